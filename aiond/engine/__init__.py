@@ -1,0 +1,181 @@
+"""The asyncio dependency engine (``mx.engine``).
+
+Public API, with MXNet's names where MXNet has them::
+
+    mx.engine.set_bulk_size(n) / with mx.engine.bulk(n):   group ready ops
+    mx.engine.waitall()          (also mx.nd.waitall())
+    mx.engine.statistics()       pending ops, bytes held, peaks, workers busy
+    mx.engine.set_limits(max_pending_ops=, max_pending_bytes=)
+    with mx.engine.naive():      run every op synchronously at push
+    mx.engine.push(fn, reads, writes, name=)   low-level: run fn() in order
+
+``AIOND_ENGINE=naive`` makes the naive mode the default;
+``AIOND_MAX_PENDING_OPS`` / ``AIOND_MAX_PENDING_BYTES`` set the bounds;
+``AIOND_CPU_WORKERS`` the number of CPU worker threads.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+
+from .scheduler import Engine
+from .storage import Storage, pool
+from .var import Var
+
+__all__ = ["Engine", "Var", "Storage", "get", "waitall", "set_bulk_size", "bulk",
+           "statistics", "EngineStatistics", "set_limits", "naive", "push", "engine_loop",
+           "is_naive"]
+
+_engine = None
+
+
+def get() -> Engine:
+    global _engine
+    if _engine is None:
+        _engine = Engine()
+    return _engine
+
+
+_engine = get()
+
+
+def engine_loop():
+    from .loop import engine_loop as _el
+    return _el()
+
+
+def waitall():
+    """Wait for all pushed ops; raise the first failure not yet reported."""
+    _engine.wait_all()
+
+
+def set_bulk_size(size: int) -> int:
+    """Hand ready ops to workers in batches of ``size`` (0 or 1: one by one).
+    Returns the previous size, as MXNet does."""
+    size = int(size)
+    if size < 0:
+        raise ValueError("bulk size must be >= 0, got %d" % size)
+    prev = _engine.bulk_size
+    if size <= 1 and prev > 1:
+        _engine.flush_bulk()
+    _engine.bulk_size = size
+    return prev
+
+
+@contextlib.contextmanager
+def bulk(size: int):
+    """``with mx.engine.bulk(n):`` - batch ready ops by ``n`` inside the block."""
+    prev = set_bulk_size(size)
+    try:
+        yield
+    finally:
+        set_bulk_size(prev)
+        _engine.flush_bulk()
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineStatistics:
+    pending_ops: int
+    bytes_held: int
+    peak_pending_ops: int
+    peak_bytes_held: int
+    max_pending_ops: int
+    max_pending_bytes: int
+    workers: int
+    workers_busy: int
+    ops_pushed: int
+    ops_inline: int
+    pool_cached_bytes: int
+    pool_hits: int
+    pool_misses: int
+    naive: bool
+
+
+def statistics() -> EngineStatistics:
+    """A snapshot of the engine's counters."""
+    e = _engine
+    with e.lock:
+        return EngineStatistics(
+            pending_ops=e.pending, bytes_held=e.bytes, peak_pending_ops=e.peak_pending,
+            peak_bytes_held=e.peak_bytes, max_pending_ops=e.max_pending,
+            max_pending_bytes=e.max_bytes, workers=e.cpu.nworkers, workers_busy=e.cpu.busy,
+            ops_pushed=e.ops_pushed, ops_inline=e.ops_inline,
+            pool_cached_bytes=pool.cached_bytes, pool_hits=pool.hits, pool_misses=pool.misses,
+            naive=bool(e.naive_depth))
+
+
+def reset_peaks():
+    with _engine.lock:
+        _engine.peak_pending = _engine.pending
+        _engine.peak_bytes = _engine.bytes
+
+
+def set_limits(max_pending_ops: int | None = None, max_pending_bytes: int | None = None):
+    """Set the bounds a producer is held to at push; returns the previous
+    ``(max_pending_ops, max_pending_bytes)``."""
+    prev = (_engine.max_pending, _engine.max_bytes)
+    if max_pending_ops is not None:
+        if int(max_pending_ops) < 1:
+            raise ValueError("max_pending_ops must be >= 1, got %r" % (max_pending_ops,))
+        _engine.max_pending = int(max_pending_ops)
+    if max_pending_bytes is not None:
+        if int(max_pending_bytes) < 1:
+            raise ValueError("max_pending_bytes must be >= 1, got %r" % (max_pending_bytes,))
+        _engine.max_bytes = int(max_pending_bytes)
+    return prev
+
+
+def is_naive() -> bool:
+    return bool(_engine.naive_depth)
+
+
+@contextlib.contextmanager
+def naive():
+    """Run every op synchronously at push (process-wide) inside the block,
+    so a failing op raises at the line that pushed it."""
+    _engine.wait_all()
+    _engine.naive_depth += 1
+    try:
+        yield
+    finally:
+        _engine.naive_depth -= 1
+
+
+def push(fn, reads=(), writes=(), name="custom", executor=None):
+    """Push ``fn()`` to run after earlier ops on the vars it reads/writes.
+
+    ``reads``/``writes`` are NDArrays (or Vars). Returns the ``Opr`` at once;
+    ``fn``'s result is ``opr.result`` once ``opr.done``. With
+    ``executor='async'`` ``fn`` returns an awaitable that runs on the engine loop.
+    """
+    rv = tuple(dict.fromkeys(_var_of(x) for x in reads))
+    wv = tuple(dict.fromkeys(_var_of(x) for x in writes))
+    rw = any(v in wv for v in rv)
+    if rw:
+        rv = tuple(v for v in rv if v not in wv)
+    ex = None
+    if executor == "async":
+        ex = _async_executor()
+    elif executor is not None:
+        ex = executor
+    return _engine.push(fn, rv, wv, name, executor=ex, rw=rw)
+
+
+def _var_of(x):
+    if isinstance(x, Var):
+        return x
+    st = getattr(x, "_st", None)
+    if st is None:
+        raise TypeError("engine.push takes NDArrays or Vars, got %s" % type(x).__name__)
+    return st.var
+
+
+_async_ex = None
+
+
+def _async_executor():
+    global _async_ex
+    if _async_ex is None:
+        from .loop import AsyncExecutor
+        _async_ex = AsyncExecutor(_engine, engine_loop())
+    return _async_ex

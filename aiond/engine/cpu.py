@@ -1,0 +1,190 @@
+"""The CPU executor: a pool of worker threads running ready ops over numpy.
+
+* Workers are sized to the cores (``AIOND_CPU_WORKERS``) and pin BLAS to one
+  thread each (threadpoolctl), so workers x BLAS threads never exceed cores.
+* A worker that finishes an op runs one newly ready successor itself (no
+  queue hop for a dependent chain) and queues the rest.
+* Large elementwise kernels are split into one flat range per worker.
+* A thread blocked in a wait may ``steal`` queued ops and run them itself.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+
+from .var import Failure
+
+__all__ = ["CPUExecutor"]
+
+SPLIT_MIN = 1 << 18     # elements; below this a hand-off costs more than it saves
+
+
+class _Batch:
+    """Several ready ops handed over as one work item (bulk mode)."""
+    __slots__ = ("oprs",)
+
+    def __init__(self, oprs):
+        self.oprs = oprs
+
+
+class _Chunk:
+    """One flat range ``[lo, hi)`` of a split op."""
+    __slots__ = ("job", "lo", "hi")
+
+    def __init__(self, job, lo, hi):
+        self.job, self.lo, self.hi = job, lo, hi
+
+
+class _SplitJob:
+    __slots__ = ("opr", "run", "left", "fail", "lock")
+
+    def __init__(self, opr, run, parts):
+        self.opr, self.run, self.left = opr, run, parts
+        self.fail = None
+        self.lock = threading.Lock()
+
+
+class CPUExecutor:
+    """Runs CPU ops for one ``Engine`` on ``nworkers`` daemon threads."""
+
+    def __init__(self, engine, nworkers: int):
+        self.engine = engine
+        self.nworkers = max(1, int(nworkers))
+        self._q = queue.SimpleQueue()
+        self._started = False
+        self._start_lock = threading.Lock()
+        self.busy = 0
+
+    # ------------------------------------------------------------ lifecycle
+    def _start(self):
+        with self._start_lock:
+            if self._started:
+                return
+            for i in range(self.nworkers):
+                t = threading.Thread(target=self._work, name="aiond-cpu-%d" % i, daemon=True)
+                t.start()
+            self._started = True
+
+    def _work(self):
+        self.engine.threads.add(threading.get_ident())
+        _limit_blas_threads()
+        get = self._q.get
+        while True:
+            item = get()
+            self.busy += 1
+            try:
+                self._run(item)
+            finally:
+                self.busy -= 1
+
+    # ------------------------------------------------------------ interface
+    def submit(self, opr):
+        if not self._started:
+            self._start()
+        self._q.put(opr)
+
+    def submit_batch(self, oprs):
+        if not self._started:
+            self._start()
+        self._q.put(_Batch(oprs))
+
+    def steal(self):
+        if not self._started:
+            return None
+        try:
+            return self._q.get_nowait()
+        except queue.Empty:
+            return None
+
+    def run_stolen(self, item):
+        from .scheduler import _tls
+        prev = getattr(_tls, "in_kernel", False)
+        _tls.in_kernel = True
+        try:
+            self._run(item)
+        finally:
+            _tls.in_kernel = prev
+
+    # ------------------------------------------------------------ running
+    def _run(self, item):
+        t = type(item)
+        if t is _Chunk:
+            self._run_chunk(item)
+            return
+        if t is _Batch:
+            for opr in item.oprs:
+                self._run_chain(opr)
+            return
+        self._run_chain(item)
+
+    def _run_chain(self, opr):
+        engine = self.engine
+        while opr is not None:
+            ready = engine.execute(opr)
+            opr = None
+            if ready:
+                # keep one CPU successor on this thread, hand the rest over
+                for r in ready:
+                    if opr is None and r.executor is None and not engine.bulk_size > 1:
+                        opr = r
+                    else:
+                        engine._dispatch(r)
+
+    def can_split(self, opr) -> bool:
+        return self.nworkers > 1 and self._started
+
+    def run_split(self, opr):
+        """Run ``opr`` as one chunk per worker; the last chunk finishes it."""
+        n, run = opr.split()
+        if n < SPLIT_MIN or run is None:
+            # not worth splitting after all: run whole here
+            fail = None
+            try:
+                opr.result = opr.fn()
+            except BaseException as e:  # noqa: BLE001
+                fail = Failure(opr.name, opr.origin, e)
+                self.engine.failures.append(fail)
+            self.engine.dispatch_all(self.engine.finish(opr, fail) or ())
+            return
+        parts = self.nworkers
+        step = -(-n // parts)
+        step = -(-step // 64) * 64       # chunk edges on cache lines
+        bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+        job = _SplitJob(opr, run, len(bounds))
+        for lo, hi in bounds[1:]:
+            self._q.put(_Chunk(job, lo, hi))
+        self._run_chunk(_Chunk(job, *bounds[0]))
+
+    def _run_chunk(self, chunk):
+        job = chunk.job
+        try:
+            job.run(chunk.lo, chunk.hi)
+        except BaseException as e:  # noqa: BLE001
+            with job.lock:
+                if job.fail is None:
+                    job.fail = Failure(job.opr.name, job.opr.origin, e)
+        with job.lock:
+            job.left -= 1
+            last = job.left == 0
+        if last:
+            if job.fail is not None:
+                self.engine.failures.append(job.fail)
+            self.engine.dispatch_all(self.engine.finish(job.opr, job.fail) or ())
+
+
+_blas_lock = threading.Lock()
+_blas_limited = False
+
+
+def _limit_blas_threads():
+    """Pin BLAS to one thread per worker (process-wide, done once)."""
+    global _blas_limited
+    with _blas_lock:
+        if _blas_limited:
+            return
+        _blas_limited = True
+        try:
+            from threadpoolctl import threadpool_limits
+            threadpool_limits(limits=1, user_api="blas")
+        except Exception:  # threadpoolctl missing or no BLAS found: nothing to pin
+            pass

@@ -1,0 +1,376 @@
+"""Dependency tracking: who may run when (MXNet's ThreadedEngine rules).
+
+Per var, ops run in push order: a read waits for earlier writes, a write
+waits for every earlier read and write, consecutive reads run together.
+Tracking is separated from running policy: this file grants vars and counts
+what is pending; executors (``cpu.py``, ``loop.py``) only run ready ops and
+call ``finish``.
+
+Threading invariants:
+* every field of a ``Var``, and ``pending``/``bytes`` here, is touched only
+  with ``self.lock`` held;
+* a kernel never runs with the lock held, and nothing blocks while holding it;
+* ``finish`` is called exactly once per op, from whichever thread ran it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from ..base import DeadlockError, MXNetError
+from .var import Failure, Opr, user_origin
+
+__all__ = ["Engine"]
+
+_tls = threading.local()
+
+
+def _env_int(name, default):
+    v = os.environ.get(name)
+    if v is None or v == "":
+        return default
+    try:
+        return int(float(v))
+    except ValueError:
+        raise MXNetError("environment variable %s=%r is not a number" % (name, v)) from None
+
+
+class Engine:
+    """The process-wide dependency engine (one per process, see ``engine.get``)."""
+
+    def __init__(self):
+        from .cpu import CPUExecutor
+        self.lock = threading.Lock()
+        self.cv = threading.Condition(self.lock)
+        self.cv_waiters = 0
+        self.pending = 0            # pushed, not finished (inline ops excluded)
+        self.bytes = 0              # output bytes those ops will write
+        self.peak_pending = 0
+        self.peak_bytes = 0
+        self.ops_pushed = 0
+        self.ops_inline = 0
+        self.max_pending = _env_int("AIOND_MAX_PENDING_OPS", 4096)
+        self.max_bytes = _env_int("AIOND_MAX_PENDING_BYTES", 1 << 30)
+        self.failures = []          # failures not yet reported, in order
+        self.threads = set()        # idents of engine-owned threads
+        self.naive_depth = 1 if os.environ.get("AIOND_ENGINE", "").lower() == "naive" else 0
+        self.bulk_size = 0
+        self.bulk_batch = []
+        self.cpu = CPUExecutor(self, _env_int("AIOND_CPU_WORKERS", os.cpu_count() or 1))
+        self._throttled = False
+
+    # ------------------------------------------------------------------ push
+    def push(self, fn, reads, writes, name, nbytes=0, inline=False, rw=False,
+             split=None, executor=None):
+        """Queue ``fn()`` to run after the vars it reads and writes allow it.
+
+        Returns at once with the ``Opr``. ``reads`` and ``writes`` must be
+        disjoint tuples of vars (``rw=True`` marks that a written var is also
+        read, for poisoning). A ready op marked ``inline`` runs right here on
+        the caller's thread (a thread hop would cost more than the kernel);
+        every other op runs on its executor. Blocks only when the pending
+        bound is exceeded, and never on an engine thread.
+        """
+        opr = Opr(fn, reads, writes, name, nbytes, rw)
+        opr.split = split
+        opr.executor = executor
+        if self.naive_depth:
+            return self._push_naive(opr)
+        wait = 0
+        with self.lock:
+            for v in reads:
+                if v.queue is None and not v.writing:
+                    v.nreads += 1
+                else:
+                    self._enqueue(v, opr, False)
+                    wait += 1
+            for v in writes:
+                if v.queue is None and not v.writing and not v.nreads:
+                    v.writing = True
+                else:
+                    self._enqueue(v, opr, True)
+                    wait += 1
+            opr.wait = wait
+            if wait or not inline:
+                opr.counted = True
+                self.pending += 1
+                self.bytes += nbytes
+                self.ops_pushed += 1
+                if self.pending > self.peak_pending:
+                    self.peak_pending = self.pending
+                if self.bytes > self.peak_bytes:
+                    self.peak_bytes = self.bytes
+        if not opr.counted:
+            self.ops_inline += 1
+            self._run_inline(opr)
+            return opr
+        opr.origin = user_origin(2)
+        if not wait:
+            self._dispatch(opr)
+        if self.pending > self.max_pending or self.bytes > self.max_bytes:
+            self._throttle()
+        return opr
+
+    def _enqueue(self, v, opr, is_write):
+        if v.queue is None:
+            v.queue = [(opr, is_write)]
+            v.head = 0
+        else:
+            v.queue.append((opr, is_write))
+
+    def _grant(self, v, ready):
+        """Grant queued ops of ``v`` that may now run (lock held)."""
+        q = v.queue
+        i = v.head
+        n = len(q)
+        while i < n:
+            opr, is_write = q[i]
+            if is_write:
+                if v.writing or v.nreads:
+                    break
+                v.writing = True
+                i += 1
+                opr.wait -= 1
+                if not opr.wait:
+                    ready.append(opr)
+                break
+            if v.writing:
+                break
+            v.nreads += 1
+            i += 1
+            opr.wait -= 1
+            if not opr.wait:
+                ready.append(opr)
+        if i >= n:
+            v.queue = None
+            v.head = 0
+        else:
+            v.head = i
+
+    # ------------------------------------------------------------- execution
+    def _poisoned(self, opr):
+        for v in opr.reads:
+            if v.exc is not None:
+                return v.exc
+        if opr.rw:
+            for v in opr.writes:
+                if v.exc is not None:
+                    return v.exc
+        return None
+
+    def _run_inline(self, opr):
+        fail = self._poisoned(opr)
+        if fail is None and opr.fn is not None:
+            try:
+                opr.result = opr.fn()
+            except BaseException as e:  # noqa: BLE001 - every failure poisons
+                fail = Failure(opr.name, user_origin(3), e)
+                self.failures.append(fail)
+        ready = self.finish(opr, fail)
+        if ready:
+            for r in ready:
+                self._dispatch(r)
+
+    def execute(self, opr):
+        """Run a ready op on an engine thread. Returns ready successors."""
+        fail = self._poisoned(opr)
+        if fail is None:
+            if opr.split is not None and self.cpu.can_split(opr):
+                self.cpu.run_split(opr)
+                return None
+            if opr.fn is not None:
+                _tls.in_kernel = True
+                try:
+                    opr.result = opr.fn()
+                except BaseException as e:  # noqa: BLE001
+                    fail = Failure(opr.name, opr.origin, e)
+                    self.failures.append(fail)
+                finally:
+                    _tls.in_kernel = False
+        return self.finish(opr, fail)
+
+    def finish(self, opr, fail):
+        """Release ``opr``'s vars and return the ops that became ready."""
+        ready = []
+        with self.lock:
+            for v in opr.reads:
+                v.nreads -= 1
+                if v.queue is not None and not v.nreads:
+                    self._grant(v, ready)
+            for v in opr.writes:
+                v.writing = False
+                v.version += 1
+                v.exc = fail
+                if v.queue is not None:
+                    self._grant(v, ready)
+            opr.failure = fail
+            opr.done = True
+            if opr.counted:
+                self.pending -= 1
+                self.bytes -= opr.nbytes
+                if self.cv_waiters:
+                    self.cv.notify_all()
+            cb = opr.on_done
+        if cb is not None:
+            cb(opr)
+        return ready
+
+    def _dispatch(self, opr):
+        ex = opr.executor
+        if ex is not None:
+            ex.submit(opr)
+        elif self.bulk_size > 1:
+            self._bulk_add(opr)
+        else:
+            self.cpu.submit(opr)
+
+    def dispatch_all(self, ready):
+        for r in ready:
+            self._dispatch(r)
+
+    # ------------------------------------------------------------ bulk mode
+    def _bulk_add(self, opr):
+        with self.lock:
+            batch = self.bulk_batch
+            batch.append(opr)
+            first = len(batch) == 1
+            full = len(batch) >= self.bulk_size
+        if full:
+            self.flush_bulk()
+        elif first:
+            from .loop import engine_loop
+            engine_loop().call_soon(self.flush_bulk)
+
+    def flush_bulk(self):
+        with self.lock:
+            batch, self.bulk_batch = self.bulk_batch, []
+        if batch:
+            self.cpu.submit_batch(batch)
+
+    # ---------------------------------------------------------------- waits
+    def in_engine_thread(self) -> bool:
+        return threading.get_ident() in self.threads or getattr(_tls, "in_kernel", False)
+
+    def check_blocking(self, what: str):
+        if self.in_engine_thread():
+            raise DeadlockError(
+                "%s was called on an aiond engine thread (inside a kernel or on the "
+                "engine's event loop), where it would wait for itself. Use "
+                "`await arr.read()` in coroutines on the engine loop, and do not "
+                "read arrays from inside a kernel." % what)
+
+    def wait_opr(self, opr, what: str):
+        """Block the calling thread until ``opr`` has finished; run ready ops
+        from the CPU queue meanwhile rather than sleep on a hand-off."""
+        if opr.done:
+            return
+        self.check_blocking(what)
+        if self.bulk_batch:
+            self.flush_bulk()
+        ev = threading.Event()
+        with self.lock:
+            if opr.done:
+                return
+            prev = opr.on_done
+
+            def cb(o, prev=prev):
+                if prev is not None:
+                    prev(o)
+                ev.set()
+            opr.on_done = cb
+        cpu = self.cpu
+        while not ev.is_set():
+            item = cpu.steal()
+            if item is None:
+                ev.wait()
+            else:
+                cpu.run_stolen(item)
+
+    def wait_all(self):
+        """Block until every pushed op has finished; raise the first failure
+        not yet reported (each failure is reported once)."""
+        self.check_blocking("waitall()")
+        if self.bulk_batch:
+            self.flush_bulk()
+        cpu = self.cpu
+        while True:
+            with self.lock:
+                if not self.pending:
+                    break
+            item = cpu.steal()
+            if item is not None:
+                cpu.run_stolen(item)
+                continue
+            with self.lock:
+                if not self.pending:
+                    break
+                self.cv_waiters += 1
+                try:
+                    self.cv.wait(0.05)
+                finally:
+                    self.cv_waiters -= 1
+        self.raise_unreported("waitall()")
+
+    def raise_unreported(self, what):
+        with self.lock:
+            fails = [f for f in self.failures if not f.reported]
+            self.failures = []
+            for f in fails:
+                f.reported = True
+        if fails:
+            err = fails[0].error(what)
+            if len(fails) > 1:
+                err.args = (err.args[0] + " (and %d more failed op(s))" % (len(fails) - 1),)
+            raise err
+
+    def _throttle(self):
+        """Slow a producer down until the pending bound holds again."""
+        if self.in_engine_thread():
+            return
+        cpu = self.cpu
+        while self.pending > self.max_pending or self.bytes > self.max_bytes:
+            item = cpu.steal()
+            if item is not None:
+                cpu.run_stolen(item)
+                continue
+            with self.lock:
+                if self.pending <= self.max_pending and self.bytes <= self.max_bytes:
+                    return
+                self._throttled = True
+                self.cv_waiters += 1
+                try:
+                    self.cv.wait(0.05)
+                finally:
+                    self.cv_waiters -= 1
+
+    # ---------------------------------------------------------------- naive
+    def _push_naive(self, opr):
+        with self.lock:
+            wait = 0
+            for v in opr.reads:
+                if v.queue is None and not v.writing:
+                    v.nreads += 1
+                else:
+                    self._enqueue(v, opr, False)
+                    wait += 1
+            for v in opr.writes:
+                if v.queue is None and not v.writing and not v.nreads:
+                    v.writing = True
+                else:
+                    self._enqueue(v, opr, True)
+                    wait += 1
+            opr.wait = wait
+            if wait:
+                opr.counted = True
+                self.pending += 1
+                self.bytes += opr.nbytes
+        if wait:
+            # earlier asynchronous work still holds a var: run ours right after
+            opr.origin = user_origin(3)
+            self.wait_opr(opr, "the naive engine")
+        else:
+            self._run_inline(opr)
+        fail = opr.failure
+        if fail is not None and not fail.reported:
+            raise fail.error("the naive engine, at push")
+        return opr

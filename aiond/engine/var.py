@@ -1,0 +1,117 @@
+"""The engine's unit records: a storage buffer's ``Var``, a pushed ``Opr``
+and the ``Failure`` that poisons what a failed op wrote.
+
+These are plain slotted objects touched only under the engine lock; they
+carry no behaviour of their own, so the scheduler's rules stay in one file.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["Var", "Opr", "Failure", "user_origin"]
+
+
+class Var:
+    """Dependency state of one storage buffer (MXNet's ThreadedVar).
+
+    Invariant (engine lock held): ``queue`` is None or a non-empty list of
+    ``(opr, is_write)`` not yet granted, in push order; ``nreads`` granted
+    reads are running; ``writing`` is True while a granted write runs. A
+    read is granted when nothing is queued and nothing writes; a write when
+    nothing is queued, nothing writes and no read runs.
+    """
+    __slots__ = ("queue", "head", "nreads", "writing", "version", "exc")
+
+    def __init__(self):
+        self.queue = None
+        self.head = 0
+        self.nreads = 0
+        self.writing = False
+        self.version = 0
+        self.exc = None
+
+    def pending_write(self) -> bool:
+        """True if a write pushed earlier has not finished (lock held)."""
+        if self.writing:
+            return True
+        q = self.queue
+        if q is None:
+            return False
+        for i in range(self.head, len(q)):
+            if q[i][1]:
+                return True
+        return False
+
+
+class Opr:
+    """One pushed operation: ``fn()`` plus the vars it reads and writes.
+
+    ``reads`` and ``writes`` are disjoint tuples; ``rw`` says some written
+    var is also read (in-place ops), which matters for poisoning only.
+    ``wait`` counts vars not granted yet; the op is ready at 0.
+    """
+    __slots__ = ("fn", "reads", "writes", "rw", "name", "nbytes", "wait", "origin",
+                 "split", "executor", "done", "failure", "result", "on_done", "counted")
+
+    def __init__(self, fn, reads, writes, name, nbytes=0, rw=False):
+        self.fn = fn
+        self.reads = reads
+        self.writes = writes
+        self.rw = rw
+        self.name = name
+        self.nbytes = nbytes
+        self.wait = 0
+        self.origin = None
+        self.split = None
+        self.executor = None
+        self.done = False
+        self.failure = None
+        self.result = None
+        self.on_done = None
+        self.counted = False
+
+    def __repr__(self):
+        return "<Opr %s wait=%d done=%s>" % (self.name, self.wait, self.done)
+
+
+class Failure:
+    """Why a var is poisoned: the op that failed, where the user pushed it,
+    and the original exception. ``reported`` turns True once the error was
+    raised to the user, so ``waitall()`` reports each failure once while
+    readers of a poisoned var keep failing."""
+    __slots__ = ("op", "origin", "exc", "reported")
+
+    def __init__(self, op, origin, exc):
+        self.op = op
+        self.origin = origin
+        self.exc = exc
+        self.reported = False
+
+    def error(self, during: str = ""):
+        from ..base import MXNetError
+        f, line = self.origin or ("<unknown>", 0)
+        msg = "operator %s, pushed at %s:%d, failed: %s: %s" % (
+            self.op, f, line, type(self.exc).__name__, self.exc)
+        if during:
+            msg += " (raised by %s)" % during
+        err = MXNetError(msg)
+        err.__cause__ = self.exc
+        self.reported = True
+        return err
+
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_origin(depth: int = 2):
+    """(filename, lineno) of the innermost frame outside the aiond package."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return ("<unknown>", 0)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return ("<unknown>", 0)
+    return (f.f_code.co_filename, f.f_lineno)

@@ -1,0 +1,294 @@
+"""``NDArray.__getitem__``/``__setitem__`` with MXNet 1.9.1's rules.
+
+Basic keys (ints, slices, None, Ellipsis) whose result is contiguous in
+memory give a view sharing the base's storage and var; other basic keys give
+a copy; advanced keys (lists, numpy arrays, NDArrays) follow numpy's
+advanced indexing and give a copy. A scalar result has shape (1,).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import MXNetError, integer_types, numeric_types
+from ..engine import get as _get_engine
+from ._invoke import INLINE_MAX, data_of, invoke
+from .ndarray import NDArray, _cached, _copy_into, _view
+
+_engine = _get_engine()
+_prod = math.prod
+
+
+def _is_advanced(k):
+    return isinstance(k, (list, np.ndarray, NDArray, range)) or (
+        isinstance(k, np.generic) and k.dtype == np.bool_)
+
+
+def _normalize(arr, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(_is_advanced(k) for k in key):
+        return key, True
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, (slice,) + integer_types)):
+            raise IndexError("NDArray index of type %s is not supported; use ints, slices, "
+                             "None, Ellipsis, lists, numpy arrays or NDArrays" % type(k).__name__)
+    return key, False
+
+
+def _expand_basic(shape, key):
+    """Key -> (one slice or int per axis, positions of None) with Ellipsis
+    expanded; raises IndexError as numpy does."""
+    nreal = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if nreal > len(shape):
+        raise IndexError("too many indices (%d) for array with %d dimensions" % (nreal, len(shape)))
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (len(shape) - nreal))
+        else:
+            out.append(k)
+    if Ellipsis not in key:
+        out.extend([slice(None)] * (len(shape) - nreal))
+    real = [k for k in out if k is not None]
+    for ax, (k, n) in enumerate(zip(real, shape)):
+        if isinstance(k, integer_types) and not -n <= k < n:
+            raise IndexError("index %d is out of bounds for axis %d with size %d" % (k, ax, n))
+    return out, real
+
+
+def _contiguous(real, shape):
+    """MXNet's rule: from the right, once an axis is a proper subset the axes
+    to its left must select at most one element. Returns the flat begin or None."""
+    lens = []
+    starts = []
+    for k, n in zip(real, shape):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            ln = len(range(start, stop, step))
+            if ln > 1 and step != 1:
+                return None
+            lens.append(ln)
+            starts.append(start if ln else 0)
+        else:
+            lens.append(1)
+            starts.append(k % n)
+    total = _prod(lens)
+    subset = False
+    if total > 1:
+        for ln, n in zip(reversed(lens), reversed(shape)):
+            if subset and ln > 1:
+                return None
+            if ln < n:
+                subset = True
+    off = 0
+    stride = 1
+    for st, n in zip(reversed(starts), reversed(shape)):
+        off += st * stride
+        stride *= n
+    return off
+
+
+def _basic_result_shape(shape, expanded):
+    dummy = np.broadcast_to(np.empty((), np.int8), shape)
+    return dummy[tuple(expanded)].shape
+
+
+def getitem(arr, key):
+    shape = arr._shape
+    if not shape:
+        if key == () or key is Ellipsis:
+            return arr
+        raise IndexError("too many indices for a 0-d array")
+    key, advanced = _normalize(arr, key)
+    if advanced:
+        return _advanced_get(arr, key)
+    expanded, real = _expand_basic(shape, key)
+    out_shape = _basic_result_shape(shape, expanded)
+    if not out_shape:
+        out_shape = (1,)
+    off = _contiguous(real, shape)
+    if off is not None:
+        return _view(arr, out_shape, (arr._off or 0) + off)
+    spec = _key_spec(expanded)
+    res = invoke(_cached("_index"), [arr], {"key": spec})
+    if res._shape != out_shape:
+        res = res.reshape(out_shape)
+    return res
+
+
+def _key_spec(key, arrays=None):
+    spec = []
+    for k in key:
+        if k is None:
+            spec.append(("n",))
+        elif k is Ellipsis:
+            spec.append(("e",))
+        elif isinstance(k, slice):
+            spec.append(("s", k.start, k.stop, k.step))
+        elif isinstance(k, integer_types):
+            spec.append(("i", int(k)))
+        else:
+            spec.append(("a", arrays.index(k) if arrays is not None else 0))
+    return tuple(spec)
+
+
+def _index_arrays(arr, key):
+    """Replace advanced components by NDArray inputs; returns (spec, inputs)."""
+    inputs = []
+    spec = []
+    for k in key:
+        if k is None:
+            spec.append(("n",))
+        elif k is Ellipsis:
+            spec.append(("e",))
+        elif isinstance(k, slice):
+            spec.append(("s", k.start, k.stop, k.step))
+        elif isinstance(k, integer_types):
+            spec.append(("i", int(k)))
+        else:
+            if isinstance(k, NDArray):
+                if k.context is not arr.context:
+                    k = k.as_in_context(arr.context)
+                idx = k
+            else:
+                a = np.asarray(list(k) if isinstance(k, range) else k)
+                if a.dtype == np.bool_:
+                    idx = _from_np(a, arr.context)
+                elif a.dtype.kind in "iu" or a.size == 0:
+                    idx = _from_np(a.astype(np.int64), arr.context)
+                elif a.dtype.kind == "f":
+                    idx = _from_np(a, arr.context)
+                else:
+                    raise IndexError("NDArray index of dtype %s is not supported" % a.dtype)
+            spec.append(("a", len(inputs)))
+            inputs.append(idx)
+    return tuple(spec), inputs
+
+
+def _from_np(a, ctx):
+    from .ndarray import array
+    return array(a, ctx=ctx, dtype=a.dtype)
+
+
+def _advanced_get(arr, key):
+    spec, idx = _index_arrays(arr, key)
+    return invoke(_cached("_index"), [arr] + idx, {"key": spec})
+
+
+# ------------------------------------------------------------------ setitem
+
+
+def setitem(arr, key, value):
+    shape = arr._shape
+    key, advanced = _normalize(arr, key)
+    if advanced:
+        return _advanced_set(arr, key, value)
+    if not shape:
+        if key not in ((), (Ellipsis,), (slice(None),)):
+            raise IndexError("too many indices for a 0-d array")
+        return _set_whole(arr, value)
+    expanded, real = _expand_basic(shape, key)
+    sel_shape = _basic_result_shape(shape, expanded)
+    whole = all(isinstance(k, slice) and k.indices(n) == (0, n, 1)
+                for k, n in zip(real, shape))
+    if whole:
+        return _set_whole(arr, value)
+    off = _contiguous(real, shape)
+    if off is not None:
+        view = _view(arr, sel_shape or (1,), (arr._off or 0) + off)
+        return _set_whole(view, value, partial=True)
+    spec = _key_spec(expanded)
+    if isinstance(value, numeric_types) and not isinstance(value, np.ndarray):
+        invoke(_cached("_index_assign_scalar"), [arr], {"key": spec, "scalar": float(value)}, arr)
+    else:
+        v = _value_nd(value, arr, sel_shape)
+        invoke(_cached("_index_assign"), [arr, v], {"key": spec}, arr)
+
+
+def _value_nd(value, arr, target_shape):
+    from .ndarray import array
+    if isinstance(value, NDArray):
+        v = value if value.context is arr.context else value.as_in_context(arr.context)
+        if v._dtype != arr._dtype:
+            v = v.astype(arr._dtype)
+    else:
+        v = array(np.asarray(value), ctx=arr.context, dtype=arr._dtype)
+    if v._shape != tuple(target_shape):
+        try:
+            np.broadcast_shapes(v._shape, tuple(target_shape))
+        except ValueError:
+            raise MXNetError("cannot assign a value of shape %s to a selection of shape %s"
+                             % (v._shape, tuple(target_shape))) from None
+    return v
+
+
+def _set_whole(dst, value, partial=False):
+    """dst[...] = value where dst is a whole array or a contiguous view."""
+    shape = dst._shape
+    if isinstance(value, NDArray):
+        if value._st is dst._st and value._off == dst._off and value._shape == shape:
+            return
+        if value._shape != shape:
+            value = _broadcast_value(value, shape)
+        _copy_into(value, dst)
+        return
+    if isinstance(value, numeric_types) and not isinstance(value, np.ndarray):
+        invoke(_cached("_full"), [], {"shape": shape, "dtype": dst._dtype,
+                                      "value": float(value)}, dst, dst.context)
+        return
+    # numpy or array-like: copy it now, so later changes by the caller don't leak in
+    try:
+        src = np.asarray(value)
+        src = np.array(np.broadcast_to(src.reshape(_squeeze_to(src.shape, shape)), shape),
+                       dtype=dst._dtype, copy=True)
+    except ValueError:
+        raise MXNetError("cannot assign a value of shape %s to an array (or selection) of "
+                         "shape %s" % (np.shape(value), shape)) from None
+    n = src.size
+
+    def copy_in():
+        np.copyto(data_of(dst), src)
+    rw = partial or dst._off is not None or dst._st.shape != shape
+    _engine.push(copy_in, (), (dst._st.var,), "_sync_copyfrom", src.nbytes, n <= INLINE_MAX, rw)
+
+
+def _squeeze_to(src_shape, shape):
+    # allow extra leading 1s in the value (MXNet drops them)
+    s = tuple(src_shape)
+    while len(s) > len(shape) and s[0] == 1:
+        s = s[1:]
+    return s
+
+
+def _broadcast_value(value, shape):
+    vs = value._shape
+    s = vs
+    while len(s) > len(shape) and s[0] == 1:
+        s = s[1:]
+    if s != vs:
+        value = value.reshape(s)
+    try:
+        np.broadcast_shapes(s, shape)
+    except ValueError:
+        raise MXNetError("cannot assign a value of shape %s to an array (or selection) of shape %s"
+                         % (vs, shape)) from None
+    return value.broadcast_to(shape)
+
+
+def _advanced_set(arr, key, value):
+    spec, idx = _index_arrays(arr, key)
+    if isinstance(value, numeric_types) and not isinstance(value, np.ndarray):
+        invoke(_cached("_index_assign_scalar"), [arr] + idx, {"key": spec, "scalar": float(value)}, arr)
+        return
+    from .ndarray import array
+    if isinstance(value, NDArray):
+        v = value.as_in_context(arr.context)
+        if v._dtype != arr._dtype:
+            v = v.astype(arr._dtype)
+    else:
+        v = array(np.asarray(value), ctx=arr.context, dtype=arr._dtype)
+    invoke(_cached("_index_assign"), [arr, v] + idx, {"key": spec}, arr)

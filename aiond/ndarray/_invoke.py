@@ -1,0 +1,194 @@
+"""``invoke``: from an op, its inputs and attrs to pushed work and result
+handles. The hottest path in the project: the shape rule runs now (a bad
+shape raises at the user's line), outputs are thin handles over lazily
+allocated storage, and the engine push is O(1)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import engine as _engine_mod
+from ..base import MXNetError, OpError
+from ..context import Context, current_context
+from ..engine.cpu import SPLIT_MIN
+from ..engine.storage import Storage
+
+__all__ = ["invoke", "data_of", "new_array", "INLINE_MAX", "hooks"]
+
+INLINE_MAX = 1 << 14          # elements touched; below this a thread hop costs more
+_engine = _engine_mod.get()
+_push = _engine.push
+_prod = math.prod
+_np = np
+_EMPTY = {}
+
+
+class hooks:
+    """Set by higher layers (autograd installs ``record``); ndarray never
+    imports them."""
+    record = None
+
+
+def data_of(h):
+    """The numpy array behind handle ``h`` (a view for sliced/reshaped handles)."""
+    st = h._st
+    a = st.arr
+    if a is None:
+        a = st._alloc()
+    off = h._off
+    if off is None:
+        return a
+    return a.reshape(-1)[off:off + _prod(h._shape)].reshape(h._shape)
+
+
+def new_array(shape, dtype, ctx):
+    from .ndarray import NDArray
+    h = NDArray.__new__(NDArray)
+    h._st = Storage(shape, dtype, ctx)
+    h._shape = shape
+    h._dtype = dtype
+    h._off = None
+    h._ag = None
+    return h
+
+
+class _Call:
+    """The deferred kernel call of one pushed op."""
+    __slots__ = ("op", "ins", "outs", "attrs", "rng")
+
+    def __init__(self, op, ins, outs, attrs, rng=None):
+        self.op, self.ins, self.outs, self.attrs, self.rng = op, ins, outs, attrs, rng
+
+    def __call__(self):
+        ins = [data_of(x) for x in self.ins]
+        outs = self.outs
+        out = data_of(outs[0]) if len(outs) == 1 else [data_of(y) for y in outs]
+        if self.rng is not None:
+            self.op.kernel(_np, *ins, out=out, rng=self.rng, **self.attrs)
+        else:
+            self.op.kernel(_np, *ins, out=out, **self.attrs)
+
+    def split(self):
+        """(n, run(lo, hi)) over flat ranges, for same-shaped elementwise ops."""
+        out = data_of(self.outs[0])
+        ins = [data_of(x) for x in self.ins]
+        for a in ins:
+            if a.shape != out.shape:
+                return 0, None
+        fo = out.reshape(-1)
+        fi = [a.reshape(-1) for a in ins]
+        kern, attrs = self.op.kernel, self.attrs
+
+        def run(lo, hi):
+            kern(_np, *[a[lo:hi] for a in fi], out=fo[lo:hi], **attrs)
+        return fo.size, run
+
+
+def _ctx_error(op, inputs):
+    ctxs = ", ".join("%s on %s" % (op.inputs[i] if i < len(op.inputs) else "input %d" % i,
+                                   x._st.ctx) for i, x in enumerate(inputs))
+    return MXNetError("%s: all inputs must be on the same context, got %s; move them with "
+                      ".as_in_context(ctx) or .copyto(ctx)" % (op.name, ctxs))
+
+
+def invoke(op, inputs, attrs, out=None, ctx=None):
+    """Push ``op`` on NDArray ``inputs``; returns the output handle (a list
+    for multi-output ops). ``out`` (an NDArray or list) receives the result
+    in place; ``ctx`` places ops without inputs."""
+    if inputs:
+        ctx = inputs[0]._st.ctx
+        for x in inputs:
+            if x._st.ctx is not ctx:
+                raise _ctx_error(op, inputs)
+        shapes = [x._shape for x in inputs]
+        dtypes = [x._dtype for x in inputs]
+    else:
+        if ctx is None:
+            ctx = current_context()
+        elif not isinstance(ctx, Context):
+            ctx = Context(ctx)
+        shapes = dtypes = ()
+    try:
+        oshapes, odtypes = op.infer(attrs, shapes, dtypes)
+    except OpError as e:
+        raise type(e)("%s: %s" % (op.name, e)) from None
+    if ctx.device_typeid == 2:
+        _no_gpu(ctx)
+    if out is None:
+        outs = [new_array(s, d, ctx) for s, d in zip(oshapes, odtypes)]
+        fresh = True
+    else:
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        _check_out(op, outs, oshapes, odtypes, ctx)
+        fresh = False
+    rng = None
+    if op.needs_rng:
+        from ..ops.random import rng_state
+        rng = rng_state(ctx)
+    call = _Call(op, inputs, outs, attrs, rng)
+    # vars: reads and writes disjoint, each var once
+    reads = []
+    for x in inputs:
+        v = x._st.var
+        if v not in reads:
+            reads.append(v)
+    writes = []
+    for y in outs:
+        v = y._st.var
+        if v not in writes:
+            writes.append(v)
+    rw = False
+    if not fresh:
+        for v in writes:
+            if v in reads:
+                reads.remove(v)
+                rw = True
+        # an out= that is a view of a bigger buffer keeps the rest: read-modify-write
+        for y in outs:
+            if y._off is not None or y._st.shape != y._shape:
+                rw = True
+    if rng is not None:
+        writes.append(rng.var)
+    nbytes = 0
+    work = 0
+    for s, d in zip(oshapes, odtypes):
+        n = _prod(s)
+        work += n
+        nbytes += n * d.itemsize
+    for s in shapes:
+        work += _prod(s)
+    split = call.split if (op.elemwise and work >= SPLIT_MIN and len(outs) == 1) else None
+    _push(call, tuple(reads), tuple(writes), op.name, nbytes,
+          op.inline and work <= INLINE_MAX, rw, split)
+    rec = hooks.record
+    if rec is not None:
+        rec(op, inputs, attrs, outs)
+    if op.num_outputs == 1 and len(outs) == 1:
+        return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
+    return outs
+
+
+def _check_out(op, outs, oshapes, odtypes, ctx):
+    if len(outs) != len(oshapes):
+        raise OpError("%s: out= has %d array(s) but the op has %d output(s)"
+                      % (op.name, len(outs), len(oshapes)))
+    for y, s, d in zip(outs, oshapes, odtypes):
+        if y._shape != tuple(s):
+            raise OpError("%s: out= has shape %s but the result has shape %s"
+                          % (op.name, y._shape, tuple(s)))
+        if y._dtype != d:
+            raise OpError("%s: out= has dtype %s but the result has dtype %s"
+                          % (op.name, y._dtype.name, np.dtype(d).name))
+        if y._st.ctx is not ctx:
+            raise OpError("%s: out= is on %s but the inputs are on %s" % (op.name, y._st.ctx, ctx))
+
+
+def _no_gpu(ctx):
+    from ..context import num_gpus
+    n = num_gpus()
+    if ctx.device_id >= n:
+        raise MXNetError("%s is not available: %s. Use mx.cpu(), or install CuPy "
+                         "(pip install aiond[gpu]) on a machine with a GPU."
+                         % (ctx, "no GPU was found" if n == 0 else "only %d GPU(s) found" % n))
+    raise MXNetError("%s: GPU kernels are not available in this build of aiond yet" % ctx)

@@ -1,0 +1,105 @@
+"""Builds ``mx.nd.<op>`` functions from the op registry: real Python
+functions with a signature and docstring (no code strings passed to exec)."""
+from __future__ import annotations
+
+import inspect
+
+from ..ops import registry as _reg
+from ..ops.registry import Null
+from ._invoke import invoke
+
+__all__ = ["make_function", "populate"]
+
+
+def make_function(op, public_name=None):
+    """A function ``name(*inputs, **params, out=None, name=None)`` for ``op``."""
+    variadic = op.variadic
+    in_names = [n.lstrip("*") for n in op.inputs]
+    fixed = [n for n in op.inputs if not n.startswith("*")]
+    pnames = [p.name for p in op.params]
+    fname = public_name or op.name
+
+    def fn(*args, **kwargs):
+        from .ndarray import NDArray
+        out = kwargs.pop("out", None)
+        kwargs.pop("name", None)
+        ctx = kwargs.pop("ctx", None) if "ctx" not in op.pindex else kwargs.get("ctx")
+        inputs = []
+        args = list(args)
+        if variadic:
+            while args and isinstance(args[0], NDArray):
+                inputs.append(args.pop(0))
+            for n in in_names:
+                if n in kwargs:
+                    v = kwargs.pop(n)
+                    inputs.extend(v if isinstance(v, (list, tuple)) else [v])
+            kwargs.pop("num_args", None)
+        else:
+            for n in fixed:
+                if args:
+                    inputs.append(args.pop(0))
+                elif n in kwargs:
+                    inputs.append(kwargs.pop(n))
+                else:
+                    raise TypeError("%s() missing input %r" % (fname, n))
+        for i, x in enumerate(inputs):
+            if not isinstance(x, NDArray):
+                raise TypeError("%s(): input %s must be an NDArray, got %s"
+                                % (fname, in_names[min(i, len(in_names) - 1)], type(x).__name__))
+        for p, v in zip(pnames, args):
+            if p in kwargs:
+                raise TypeError("%s() got multiple values for %r" % (fname, p))
+            kwargs[p] = v
+        if len(args) > len(pnames):
+            raise TypeError("%s() takes at most %d positional arguments"
+                            % (fname, len(fixed) + len(pnames)))
+        attrs = op.parse(kwargs)
+        if "ctx" in attrs:
+            ctx = attrs.pop("ctx")
+            attrs["ctx"] = None
+        if ctx is not None and not inputs:
+            from .ndarray import _ctx_arg
+            ctx = _ctx_arg(ctx)
+        return invoke(op, inputs, attrs, out, ctx)
+
+    params = []
+    for n in op.inputs:
+        if n.startswith("*"):
+            params.append(inspect.Parameter(n[1:], inspect.Parameter.VAR_POSITIONAL))
+        else:
+            params.append(inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None))
+    kind = inspect.Parameter.KEYWORD_ONLY if variadic else inspect.Parameter.POSITIONAL_OR_KEYWORD
+    for p in op.params:
+        d = p.default
+        params.append(inspect.Parameter(p.name, kind, default=None if d is Null else d))
+    params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    params.append(inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None))
+    fn.__signature__ = inspect.Signature(params)
+    fn.__name__ = fname
+    fn.__qualname__ = fname
+    fn.__doc__ = _doc(op)
+    fn.__module__ = "aiond.ndarray"
+    return fn
+
+
+def _doc(op):
+    lines = [op.doc or op.name, "", "Parameters", "----------"]
+    for n in op.inputs:
+        lines.append("%s : NDArray" % n.lstrip("*"))
+    for p in op.params:
+        d = "required" if p.default is Null else "default %r" % (p.default,)
+        lines.append("%s : %s" % (p.name, d))
+        if p.doc:
+            lines.append("    " + p.doc)
+    lines.append("out : NDArray, optional\n    The output array.")
+    return "\n".join(lines)
+
+
+def populate(namespace: dict, internal: dict):
+    """Fill the ``nd`` and ``nd._internal`` namespaces from the registry."""
+    for name, op in _reg.ops().items():
+        fn = make_function(op, name)
+        if name.startswith("_"):
+            internal[name] = fn
+        elif name not in namespace:
+            namespace[name] = fn

@@ -1,0 +1,575 @@
+"""The NDArray handle: a thin slotted object over engine-tracked storage.
+
+Every op returns at once; ``c.shape``/``c.dtype``/``c.context`` never wait.
+Reading the value waits: ``await arr.read()`` on the caller's own event loop,
+``asnumpy()``/``asscalar()``/``wait_to_read()`` blocking only the calling
+thread. Basic contiguous slices and ``reshape`` are views sharing their
+base's storage and engine var, as in MXNet; other slices are copies.
+"""
+from __future__ import annotations
+
+import asyncio
+import math
+import operator
+import threading
+import warnings
+
+import numpy as np
+
+from .. import engine as _engine_mod
+from ..base import MXNetError, numeric_types
+from ..context import Context, current_context
+from ..engine.storage import Storage
+from ..ops import registry as _reg
+from ..ops.matrix import infer_reshape
+from ..ops.registry import to_dtype
+from ._invoke import INLINE_MAX, data_of, invoke, new_array
+
+__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
+           "waitall", "concatenate", "from_numpy"]
+
+_engine = _engine_mod.get()
+_prod = math.prod
+_F32 = np.dtype(np.float32)
+_get = _reg.get
+
+
+def _op(name):
+    return _get(name)
+
+
+class NDArray:
+    """An n-dimensional array on a device, computed asynchronously.
+
+    >>> a = mx.nd.ones((2, 3))
+    >>> (a * 2 + 1).asnumpy()
+    array([[3., 3., 3.],
+           [3., 3., 3.]], dtype=float32)
+    """
+    __slots__ = ("_st", "_shape", "_dtype", "_off", "_ag", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, handle=None, writable=True):
+        # MXNet code never builds an NDArray directly; pickling passes None
+        if handle is not None:
+            raise MXNetError("NDArray(handle) is not supported; create arrays with "
+                             "mx.nd.array(), mx.nd.zeros(), ...")
+        self._st = Storage((0,), _F32, current_context())
+        self._shape = (0,)
+        self._dtype = _F32
+        self._off = None
+        self._ag = None
+
+    # ------------------------------------------------------------ properties
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype.type
+
+    @property
+    def context(self) -> Context:
+        return self._st.ctx
+
+    ctx = context
+
+    @property
+    def size(self) -> int:
+        return _prod(self._shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def stype(self) -> str:
+        return "default"
+
+    @property
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def handle(self):
+        return self._st
+
+    @property
+    def T(self):
+        if len(self._shape) < 2:
+            return self
+        return invoke(_op("transpose"), [self], {"axes": ()})
+
+    # -------------------------------------------------------------- reading
+    def _push_copy(self, on_done=None):
+        st = self._st
+        n = _prod(self._shape)
+
+        def copy():
+            return np.array(data_of(self), copy=True)
+        return _engine.push(copy, (st.var,), (), "read", 0, n <= INLINE_MAX * 4)
+
+    def asnumpy(self) -> np.ndarray:
+        """A numpy copy of the value; blocks the calling thread until it is computed."""
+        opr = self._push_copy()
+        if not opr.done:
+            _engine.wait_opr(opr, "asnumpy()")
+        if opr.failure is not None:
+            raise opr.failure.error("asnumpy()")
+        return opr.result
+
+    def asscalar(self):
+        """The value of a size-1 array as a numpy scalar."""
+        if _prod(self._shape) != 1:
+            raise ValueError("The current array is not a scalar")
+        return self.asnumpy().reshape(-1)[0]
+
+    def wait_to_read(self):
+        """Block until every write pushed before this call has finished."""
+        opr = _engine.push(None, (self._st.var,), (), "wait_to_read", 0, True)
+        if not opr.done:
+            _engine.wait_opr(opr, "wait_to_read()")
+        if opr.failure is not None:
+            raise opr.failure.error("wait_to_read()")
+
+    async def read(self) -> np.ndarray:
+        """Await the value as the caller's own numpy copy.
+
+        Resolves on the running loop of the caller (any loop, any thread)
+        without blocking it. The read observes exactly the writes pushed
+        before the call. Cancelling the await cancels only the wait: the
+        computation and the array are untouched and later reads work.
+        """
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        armed = []
+
+        def on_done(opr):
+            if armed and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(_resolve, fut, opr)
+                except RuntimeError:  # loop closed meanwhile: nobody waits
+                    pass
+        opr = self._push_copy()
+        with _engine.lock:
+            if not opr.done:
+                opr.on_done = on_done
+                armed.append(True)
+        if opr.done:
+            if opr.failure is not None:
+                raise opr.failure.error("read()")
+            return opr.result
+        return await fut
+
+    # ------------------------------------------------------------ copying
+    def copyto(self, other):
+        """Copy into ``other`` (an NDArray of the same shape, or a Context)."""
+        if isinstance(other, NDArray):
+            if other is self or (other._st is self._st and other._off == self._off
+                                 and other._shape == self._shape):
+                warnings.warn("You are attempting to copy an array to itself", RuntimeWarning)
+                return False
+            if other._shape != self._shape:
+                raise MXNetError("copyto: shape mismatch, source %s and target %s"
+                                 % (self._shape, other._shape))
+            return _copy_into(self, other)
+        if isinstance(other, Context):
+            dst = new_array(self._shape, self._dtype, other)
+            return _copy_into(self, dst)
+        raise TypeError("copyto does not support type " + str(type(other)))
+
+    def copy(self):
+        return self.copyto(self._st.ctx)
+
+    def as_in_context(self, context):
+        if self._st.ctx == context:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def astype(self, dtype, copy=True):
+        dt = to_dtype(dtype)
+        if not copy and dt == self._dtype:
+            return self
+        return invoke(_op("Cast"), [self], {"dtype": dt})
+
+    def detach(self):
+        h = _view(self, self._shape, self._off)
+        return h
+
+    # ----------------------------------------------------------- shaping
+    def reshape(self, *shape, **kwargs):
+        """A view with a new shape; MXNet's codes 0, -1, -2, -3, -4 and
+        ``reverse=True`` apply."""
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = tuple(shape[0])
+        elif not shape:
+            shape = kwargs.pop("shape", None)
+            if shape is None:
+                raise TypeError("reshape() needs a shape")
+            shape = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
+        reverse = kwargs.pop("reverse", False)
+        if kwargs:
+            raise TypeError("reshape() got unexpected arguments %s" % sorted(kwargs))
+        try:
+            new = infer_reshape(self._shape, shape, reverse)
+        except MXNetError as e:
+            raise type(e)("reshape: %s" % e) from None
+        return _view(self, new, self._off or 0)
+
+    def reshape_like(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, inplace=False):
+        return invoke(_op("Flatten"), [self], {})
+
+    def expand_dims(self, axis, inplace=False):
+        s = self._shape
+        nd = len(s) + 1
+        if not -nd <= axis < nd:
+            raise MXNetError("expand_dims: axis=%d is out of range for the %d-D result" % (axis, nd))
+        axis %= nd
+        return _view(self, s[:axis] + (1,) + s[axis:], self._off or 0)
+
+    def squeeze(self, axis=None, inplace=False):
+        return invoke(_op("squeeze"), [self], _op("squeeze").parse({"axis": axis}))
+
+    def broadcast_to(self, shape):
+        return invoke(_op("broadcast_to"), [self], {"shape": tuple(shape)})
+
+    def broadcast_like(self, other):
+        return self.broadcast_to(other.shape)
+
+    # ---------------------------------------------------------- container
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __bool__(self):
+        n = _prod(self._shape)
+        if n == 0:
+            warnings.warn("The truth value of an empty array is ambiguous. Returning False, "
+                          "but in future this will result in an error.", DeprecationWarning)
+            return False
+        if n == 1:
+            return bool(self.asscalar())
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __hash__(self):
+        return id(self) // 16
+
+    def __repr__(self):
+        shape_info = "x".join("%d" % x for x in self._shape)
+        return "\n%s\n<%s %s @%s>" % (str(self.asnumpy()), type(self).__name__, shape_info,
+                                      self._st.ctx)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __reduce__(self):
+        return (_rebuild, (self.asnumpy(), self._st.ctx.device_type, self._st.ctx.device_id))
+
+    def __getitem__(self, key):
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+    # --------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return _ufunc(self, other, "broadcast_add", "_plus_scalar", None)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _ufunc(self, other, "broadcast_sub", "_minus_scalar", None)
+
+    def __rsub__(self, other):
+        return _ufunc(self, other, "broadcast_sub", "_rminus_scalar", None, reverse=True)
+
+    def __mul__(self, other):
+        return _ufunc(self, other, "broadcast_mul", "_mul_scalar", None)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _ufunc(self, other, "broadcast_div", "_div_scalar", None)
+
+    __div__ = __truediv__
+
+    def __rtruediv__(self, other):
+        return _ufunc(self, other, "broadcast_div", "_rdiv_scalar", None, reverse=True)
+
+    __rdiv__ = __rtruediv__
+
+    def __mod__(self, other):
+        return _ufunc(self, other, "broadcast_mod", "_mod_scalar", None)
+
+    def __rmod__(self, other):
+        return _ufunc(self, other, "broadcast_mod", "_rmod_scalar", None, reverse=True)
+
+    def __pow__(self, other):
+        return _ufunc(self, other, "broadcast_power", "_power_scalar", None)
+
+    def __rpow__(self, other):
+        return _ufunc(self, other, "broadcast_power", "_rpower_scalar", None, reverse=True)
+
+    def __neg__(self):
+        return invoke(_op("_mul_scalar"), [self], {"scalar": -1.0, "is_int": False})
+
+    def __abs__(self):
+        return invoke(_op("abs"), [self], {})
+
+    def __pos__(self):
+        return self
+
+    def __eq__(self, other):
+        return _ufunc(self, other, "broadcast_equal", "_equal_scalar", None)
+
+    def __ne__(self, other):
+        return _ufunc(self, other, "broadcast_not_equal", "_not_equal_scalar", None)
+
+    def __gt__(self, other):
+        return _ufunc(self, other, "broadcast_greater", "_greater_scalar", None)
+
+    def __ge__(self, other):
+        return _ufunc(self, other, "broadcast_greater_equal", "_greater_equal_scalar", None)
+
+    def __lt__(self, other):
+        return _ufunc(self, other, "broadcast_lesser", "_lesser_scalar", None)
+
+    def __le__(self, other):
+        return _ufunc(self, other, "broadcast_lesser_equal", "_lesser_equal_scalar", None)
+
+    def __iadd__(self, other):
+        return _ufunc(self, other, "broadcast_add", "_plus_scalar", self)
+
+    def __isub__(self, other):
+        return _ufunc(self, other, "broadcast_sub", "_minus_scalar", self)
+
+    def __imul__(self, other):
+        return _ufunc(self, other, "broadcast_mul", "_mul_scalar", self)
+
+    def __itruediv__(self, other):
+        return _ufunc(self, other, "broadcast_div", "_div_scalar", self)
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, other):
+        return _ufunc(self, other, "broadcast_mod", "_mod_scalar", self)
+
+    def __ipow__(self, other):
+        return _ufunc(self, other, "broadcast_power", "_power_scalar", self)
+
+
+# ops resolved once; the arithmetic path must not look them up per call
+_OPS = {}
+
+
+def _cached(name):
+    op = _OPS.get(name)
+    if op is None:
+        op = _OPS[name] = _get(name)
+    return op
+
+
+def _ufunc(lhs, rhs, array_op, scalar_op, out, reverse=False):
+    """MXNet's scalar/array split: ``a + 1`` -> _plus_scalar, ``a + b`` ->
+    broadcast_add (the source of symbol auto-names)."""
+    if isinstance(rhs, NDArray):
+        if reverse:
+            lhs, rhs = rhs, lhs
+        return invoke(_cached(array_op), [lhs, rhs], _EMPTY, out)
+    if isinstance(rhs, numeric_types) and not isinstance(rhs, np.ndarray):
+        if isinstance(rhs, np.generic) and rhs.ndim:  # pragma: no cover
+            raise TypeError("type %s not supported" % type(rhs))
+        return invoke(_cached(scalar_op), [lhs], {"scalar": float(rhs)}, out)
+    raise TypeError("type %s not supported" % str(type(rhs)))
+
+
+_EMPTY = {}
+
+
+def _view(base, shape, off):
+    h = NDArray.__new__(NDArray)
+    h._st = base._st
+    h._shape = tuple(shape)
+    h._dtype = base._dtype
+    h._off = off
+    h._ag = None
+    return h
+
+
+def _copy_into(src, dst):
+    op = _cached("_copy")
+    if src._dtype != dst._dtype:
+        return invoke(_cached("Cast"), [src], {"dtype": dst._dtype}, dst) if src._st.ctx is dst._st.ctx \
+            else _cross_ctx_copy(src, dst)
+    if src._st.ctx is not dst._st.ctx:
+        return _cross_ctx_copy(src, dst)
+    return invoke(op, [src], _EMPTY, dst)
+
+
+def _cross_ctx_copy(src, dst):
+    """Copy between contexts: one op reading src's var and writing dst's."""
+    rw = dst._off is not None or dst._st.shape != dst._shape
+
+    def copy():
+        np.copyto(data_of(dst), data_of(src), casting="unsafe")
+    reads = (src._st.var,)
+    writes = (dst._st.var,)
+    if src._st.var is dst._st.var:
+        reads = ()
+        rw = True
+    _engine.push(copy, reads, writes, "_copyto", _prod(dst._shape) * dst._dtype.itemsize,
+                 _prod(dst._shape) <= INLINE_MAX, rw)
+    return dst
+
+
+def _resolve(fut, opr):
+    if fut.done():
+        return
+    if opr.failure is not None:
+        fut.set_exception(opr.failure.error("read()"))
+    else:
+        fut.set_result(opr.result)
+
+
+def _rebuild(value, dev_type, dev_id):
+    return array(value, ctx=Context(dev_type, dev_id), dtype=value.dtype)
+
+
+# ------------------------------------------------------------- creation
+
+
+def _shape_arg(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        s = tuple(int(d) for d in shape)
+    except TypeError:
+        raise TypeError("shape must be an int or a tuple of ints, got %r" % (shape,)) from None
+    for d in s:
+        if d < 0:
+            raise MXNetError("shape %s has a negative dimension" % (s,))
+    return s
+
+
+def _ctx_arg(ctx):
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, str):
+        name, _, rest = ctx.partition("(")
+        return Context(name, int(rest.rstrip(")") or 0))
+    raise TypeError("ctx must be a Context, got %r" % (ctx,))
+
+
+def empty(shape, ctx=None, dtype=None):
+    """An uninitialised array."""
+    ctx = _ctx_arg(ctx)
+    if ctx.device_typeid == 2:
+        from ._invoke import _no_gpu
+        _no_gpu(ctx)
+    return new_array(_shape_arg(shape), to_dtype(dtype or "float32"), ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs):
+    """An array of zeros (float32 unless ``dtype``)."""
+    return invoke(_cached("_zeros"), [], {"shape": _shape_arg(shape),
+                                          "dtype": to_dtype(dtype or "float32")},
+                  kwargs.get("out"), _ctx_arg(ctx))
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An array of ones (float32 unless ``dtype``)."""
+    return invoke(_cached("_ones"), [], {"shape": _shape_arg(shape),
+                                         "dtype": to_dtype(dtype or "float32")},
+                  kwargs.get("out"), _ctx_arg(ctx))
+
+
+def full(shape, val, ctx=None, dtype=np.float32, out=None):
+    """An array filled with ``val``."""
+    if out is not None:
+        return invoke(_cached("_full"), [], {"shape": out.shape, "dtype": out._dtype,
+                                             "value": float(val)}, out, out.context)
+    return invoke(_cached("_full"), [], {"shape": _shape_arg(shape), "dtype": to_dtype(dtype),
+                                         "value": float(val)}, None, _ctx_arg(ctx))
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times."""
+    op = _cached("_arange")
+    attrs = op.parse({"start": start, "stop": stop, "step": step, "repeat": repeat,
+                      "dtype": dtype})
+    return invoke(op, [], attrs, None, _ctx_arg(ctx))
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
+    """``num`` evenly spaced values from start to stop."""
+    op = _cached("_linspace")
+    attrs = op.parse({"start": start, "stop": stop, "num": num, "endpoint": endpoint,
+                      "dtype": dtype})
+    return invoke(op, [], attrs, None, _ctx_arg(ctx))
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """A 2-D array with ones on the k-th diagonal."""
+    op = _cached("_eye")
+    attrs = op.parse({"N": N, "M": M, "k": k, "dtype": dtype or "float32"})
+    return invoke(op, [], attrs, None, _ctx_arg(ctx))
+
+
+def array(source_array, ctx=None, dtype=None):
+    """An NDArray holding a copy of ``source_array`` (float32 unless
+    ``dtype``, or the dtype of an NDArray source), as MXNet's ``nd.array``."""
+    if isinstance(source_array, NDArray):
+        dt = source_array._dtype if dtype is None else to_dtype(dtype)
+        out = new_array(source_array._shape, dt, _ctx_arg(ctx))
+        return _copy_into(source_array, out)
+    dt = _F32 if dtype is None else to_dtype(dtype)
+    try:
+        src = np.array(source_array, dtype=dt, copy=True, order="C")
+    except (TypeError, ValueError) as e:
+        raise TypeError("source_array must be array like object: %s" % e) from None
+    ctx = _ctx_arg(ctx)
+    if ctx.device_typeid == 2:
+        from ._invoke import _no_gpu
+        _no_gpu(ctx)
+    h = new_array(src.shape, dt, ctx)
+    h._st.set(src)
+    return h
+
+
+def from_numpy(ndarray, zero_copy=True):
+    return array(ndarray, dtype=ndarray.dtype)
+
+
+def waitall():
+    """Wait for every pushed op; raises the first failure not yet reported."""
+    _engine.wait_all()
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    from . import concat
+    return concat(*arrays, dim=axis)
+
+
+def _thread_ident():
+    return threading.get_ident()
+
+
+_ = operator

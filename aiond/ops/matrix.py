@@ -1,0 +1,468 @@
+"""Shape, copy and linear-algebra ops: dot, batch_dot, Reshape (MXNet's
+special codes), transpose, expand_dims, Flatten, squeeze, broadcast_to,
+slice/slice_axis, the slice-assign ops behind ``__setitem__``, Cast, clip,
+and the general indexing ops behind advanced ``__getitem__``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import OpError, ShapeError
+from ._rules import fmt, norm_axis, same_dtype, unary
+from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, register
+
+# ------------------------------------------------------------------- dot
+
+
+def _dot_rule(attrs, shapes, dtypes):
+    a, b = shapes
+    same_dtype(dtypes)
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    if len(a) == 0 or len(b) == 0:
+        raise ShapeError("dot needs arrays of at least 1 dimension, got %s and %s" % (fmt(a), fmt(b)))
+    if ta:
+        a = (a[-1],) + tuple(a[:-1]) if len(a) > 1 else a
+    if tb:
+        b = tuple(b[1:]) + (b[0],) if len(b) > 1 else b
+    if len(a) == 1 and len(b) == 1:
+        if a[0] != b[0]:
+            raise ShapeError("dot: vectors of length %d and %d" % (a[0], b[0]))
+        return ((1,),), (dtypes[0],)
+    k_a = a[-1]
+    k_b = b[0]
+    if k_a != k_b:
+        raise ShapeError("dot: shapes %s and %s do not match: %d (last axis of lhs%s) != "
+                         "%d (first axis of rhs%s)" % (fmt(shapes[0]), fmt(shapes[1]), k_a,
+                                                       ", transposed" if ta else "", k_b,
+                                                       ", transposed" if tb else ""))
+    return (tuple(a[:-1]) + tuple(b[1:]),), (dtypes[0],)
+
+
+def _t_first_last(xp, x, first_to_last):
+    if x.ndim < 2:
+        return x
+    if first_to_last:       # rhs transposed: (k, ...) means shape (..., k)
+        return xp.moveaxis(x, -1, 0)
+    return xp.moveaxis(x, 0, -1)
+
+
+@register("dot", inputs=("lhs", "rhs"), params=[
+    Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
+    Param("forward_stype", lambda v: v, None)], infer=_dot_rule, inline=False)
+def dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
+    """dot(lhs, rhs, transpose_a=False, transpose_b=False): matrix product;
+    N-D arrays contract lhs's last axis with rhs's first."""
+    if lhs.ndim == 2 and rhs.ndim == 2:
+        a = lhs.T if transpose_a else lhs
+        b = rhs.T if transpose_b else rhs
+        xp.matmul(a, b, out=out)
+        return
+    a = _t_first_last(xp, lhs, False) if transpose_a else lhs
+    b = _t_first_last(xp, rhs, True) if transpose_b else rhs
+    if a.ndim == 1 and b.ndim == 1:
+        out[...] = xp.dot(a, b)
+        return
+    r = xp.tensordot(a, b, axes=([a.ndim - 1], [0]))
+    out[...] = r.reshape(out.shape)
+
+
+def _batch_dot_rule(attrs, shapes, dtypes):
+    a, b = shapes
+    same_dtype(dtypes)
+    if len(a) != 3 or len(b) != 3:
+        raise ShapeError("batch_dot needs 3-D inputs, got %s and %s" % (fmt(a), fmt(b)))
+    m, k = (a[2], a[1]) if attrs["transpose_a"] else (a[1], a[2])
+    k2, n = (b[2], b[1]) if attrs["transpose_b"] else (b[1], b[2])
+    if a[0] != b[0] or k != k2:
+        raise ShapeError("batch_dot: shapes %s and %s do not match" % (fmt(a), fmt(b)))
+    return ((a[0], m, n),), (dtypes[0],)
+
+
+@register("batch_dot", inputs=("lhs", "rhs"), params=[
+    Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
+    Param("forward_stype", lambda v: v, None)], infer=_batch_dot_rule, inline=False)
+def batch_dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
+    """batch_dot(lhs, rhs): a matrix product per batch entry of 3-D arrays."""
+    a = lhs.transpose(0, 2, 1) if transpose_a else lhs
+    b = rhs.transpose(0, 2, 1) if transpose_b else rhs
+    xp.matmul(a, b, out=out)
+
+# --------------------------------------------------------------- reshape
+
+
+def infer_reshape(src, target, reverse=False):
+    """MXNet's Reshape rule: 0 copy, -1 infer, -2 copy rest, -3 merge two,
+    -4 split one into the next two given dims."""
+    src = list(src)
+    tgt = list(target)
+    if reverse:
+        src.reverse()
+        tgt.reverse()
+    out = []
+    si = 0
+    inf = -1
+    i = 0
+    n = len(tgt)
+    try:
+        while i < n:
+            d = tgt[i]
+            if d == 0:
+                out.append(src[si])
+                si += 1
+            elif d == -1:
+                if inf >= 0:
+                    raise ShapeError("only one dimension can be -1")
+                inf = len(out)
+                out.append(1)
+                si += 1
+            elif d == -2:
+                out.extend(src[si:])
+                si = len(src)
+            elif d == -3:
+                out.append(src[si] * src[si + 1])
+                si += 2
+            elif d == -4:
+                d0 = src[si]
+                si += 1
+                d1, d2 = tgt[i + 1], tgt[i + 2]
+                i += 2
+                if d1 == -1 and d2 == -1:
+                    raise ShapeError("-4 split dims cannot both be -1")
+                if d1 == -1:
+                    d1 = d0 // d2
+                if d2 == -1:
+                    d2 = d0 // d1
+                if d1 * d2 != d0:
+                    raise ShapeError("-4 split dims %d, %d do not divide dimension %d" % (d1, d2, d0))
+                out.extend([d1, d2])
+            elif d > 0:
+                out.append(d)
+                si += 1
+            else:
+                raise ShapeError("invalid dimension %d in shape %s" % (d, tuple(target)))
+            i += 1
+    except IndexError:
+        raise ShapeError("shape %s refers to more dimensions than the input's %s"
+                         % (tuple(target), fmt(tuple(src[::-1] if reverse else src)))) from None
+    total = 1
+    for d in src:
+        total *= d
+    if inf >= 0:
+        rest = 1
+        for j, d in enumerate(out):
+            if j != inf:
+                rest *= d
+        if rest == 0 or total % rest:
+            raise ShapeError("cannot infer the -1 dimension: %d elements do not divide into %s"
+                             % (total, tuple(target)))
+        out[inf] = total // rest
+    if reverse:
+        out.reverse()
+    size = 1
+    for d in out:
+        size *= d
+    if size != total:
+        raise ShapeError("cannot reshape array of shape %s into shape %s (%d elements vs %d)"
+                         % (fmt(tuple(src[::-1] if reverse else src)), tuple(target), total, size))
+    return tuple(out)
+
+
+def _reshape_rule(attrs, shapes, dtypes):
+    return (infer_reshape(shapes[0], attrs["shape"], attrs["reverse"]),), (dtypes[0],)
+
+
+@register("Reshape", params=[Param("shape", p_shape, ()), Param("reverse", p_bool, False),
+                             Param("target_shape", p_shape, None), Param("keep_highest", p_bool, False)],
+          infer=_reshape_rule, aliases=("reshape",), elemwise=True)
+def Reshape(xp, data, out, shape=(), reverse=False, target_shape=None, keep_highest=False):
+    """Reshape(data, shape, reverse=False): a copy with a new shape (MXNet codes)."""
+    xp.copyto(out, data.reshape(out.shape))
+
+
+def _flatten_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    rest = 1
+    for d in s[1:]:
+        rest *= d
+    return ((s[0] if s else 1, rest),), (dtypes[0],)
+
+
+@register("Flatten", infer=_flatten_rule, aliases=("flatten",))
+def Flatten(xp, data, out):
+    """Flatten(data): (d0, d1*...*dn)."""
+    xp.copyto(out, data.reshape(out.shape))
+
+
+def _expand_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    ax = attrs["axis"]
+    nd = len(s) + 1
+    if not -nd <= ax < nd:
+        raise OpError("axis=%d is out of range for the %d-D result" % (ax, nd))
+    ax %= nd
+    return (tuple(s[:ax]) + (1,) + tuple(s[ax:]),), (dtypes[0],)
+
+
+@register("expand_dims", params=[Param("axis", p_int)], infer=_expand_rule)
+def expand_dims(xp, data, out, axis):
+    """expand_dims(data, axis): insert a size-1 axis."""
+    xp.copyto(out, data.reshape(out.shape))
+
+
+def _squeeze_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    ax = attrs["axis"]
+    if ax is None:
+        out = tuple(d for d in s if d != 1)
+    else:
+        axes = (ax,) if isinstance(ax, int) else ax
+        axes = set(norm_axis(a, len(s)) for a in axes)
+        for a in axes:
+            if s[a] != 1:
+                raise ShapeError("cannot squeeze axis %d of size %d" % (a, s[a]))
+        out = tuple(d for i, d in enumerate(s) if i not in axes)
+    return (out or (1,),), (dtypes[0],)
+
+
+@register("squeeze", params=[Param("axis", p_axis, None)], infer=_squeeze_rule)
+def squeeze(xp, data, out, axis=None):
+    """squeeze(data, axis=None): drop size-1 axes."""
+    xp.copyto(out, data.reshape(out.shape))
+
+
+def _transpose_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    axes = attrs["axes"]
+    if not axes:
+        return (tuple(reversed(s)),), (dtypes[0],)
+    if sorted(a % len(s) for a in axes) != list(range(len(s))):
+        raise ShapeError("axes %s are not a permutation of the %d axes" % (tuple(axes), len(s)))
+    return (tuple(s[a] for a in axes),), (dtypes[0],)
+
+
+@register("transpose", params=[Param("axes", p_shape, ())], infer=_transpose_rule)
+def transpose(xp, data, out, axes=()):
+    """transpose(data, axes=()): permute axes (reverse them by default)."""
+    xp.copyto(out, xp.transpose(data, axes or None))
+
+
+def _bto_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    tgt = attrs["shape"]
+    if len(tgt) < len(s):
+        raise ShapeError("cannot broadcast %s to %s" % (fmt(s), fmt(tgt)))
+    ps = (1,) * (len(tgt) - len(s)) + tuple(s)
+    out = []
+    for x, t in zip(ps, tgt):
+        if t == 0:
+            t = x
+        if x != t and x != 1:
+            raise ShapeError("cannot broadcast %s to %s" % (fmt(s), fmt(tgt)))
+        out.append(t)
+    return (tuple(out),), (dtypes[0],)
+
+
+@register("broadcast_to", params=[Param("shape", p_shape, ())], infer=_bto_rule)
+def broadcast_to(xp, data, out, shape=()):
+    """broadcast_to(data, shape): broadcast to shape (0 keeps a dim)."""
+    xp.copyto(out, xp.broadcast_to(data.reshape((1,) * (out.ndim - data.ndim) + data.shape), out.shape))
+
+
+def _cast_rule(attrs, shapes, dtypes):
+    return (shapes[0],), (attrs["dtype"],)
+
+
+@register("Cast", params=[Param("dtype", p_dtype)], infer=_cast_rule, aliases=("cast",),
+          elemwise=True)
+def Cast(xp, data, out, dtype=None):
+    """Cast(data, dtype): convert to dtype."""
+    xp.copyto(out, data, casting="unsafe")
+
+
+@register("clip", params=[Param("a_min", p_float), Param("a_max", p_float)], infer=unary,
+          elemwise=True)
+def clip(xp, data, out, a_min, a_max):
+    """clip(data, a_min, a_max): limit values to [a_min, a_max]."""
+    xp.clip(data, out.dtype.type(a_min), out.dtype.type(a_max), out=out)
+
+# ------------------------------------------------------------------ slicing
+
+
+def _norm_begin_end_step(shape, begin, end, step):
+    n = len(shape)
+    if len(begin) > n or len(end) != len(begin) or (step and len(step) != len(begin)):
+        raise ShapeError("begin %s, end %s and step %s do not fit an array of shape %s"
+                         % (begin, end, step, fmt(shape)))
+    sl = []
+    for i in range(n):
+        if i < len(begin):
+            s = step[i] if step and step[i] is not None else 1
+            if s == 0:
+                raise OpError("slice step cannot be 0 (axis %d)" % i)
+            sl.append(slice(begin[i], end[i], s))
+        else:
+            sl.append(slice(None))
+    return tuple(sl)
+
+
+def _p_tuple_none(v):
+    from .registry import _lit
+    v = _lit(v)
+    if v is None:
+        return ()
+    if isinstance(v, int):
+        return (v,)
+    return tuple(None if x is None else int(x) for x in v)
+
+
+_SLICE = [Param("begin", _p_tuple_none), Param("end", _p_tuple_none), Param("step", _p_tuple_none, ())]
+
+
+def _slice_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    key = _norm_begin_end_step(s, attrs["begin"], attrs["end"], attrs["step"])
+    out = tuple(len(range(*k.indices(d))) for k, d in zip(key, s))
+    return (out,), (dtypes[0],)
+
+
+@register("slice", params=_SLICE, infer=_slice_rule, aliases=("crop",))
+def slice_op(xp, data, out, begin, end, step=()):
+    """slice(data, begin, end, step=()): a (strided) slice; None keeps a bound open."""
+    xp.copyto(out, data[_norm_begin_end_step(data.shape, begin, end, step)])
+
+
+def _slice_axis_key(attrs, shape):
+    ax = norm_axis(attrs["axis"], len(shape))
+    key = [slice(None)] * len(shape)
+    key[ax] = slice(attrs["begin"], attrs["end"])
+    return tuple(key)
+
+
+def _slice_axis_rule(attrs, shapes, dtypes):
+    s = shapes[0]
+    key = _slice_axis_key(attrs, s)
+    return (tuple(len(range(*k.indices(d))) for k, d in zip(key, s)),), (dtypes[0],)
+
+
+@register("slice_axis", params=[Param("axis", p_int), Param("begin", p_int),
+                                Param("end", lambda v: None if v in (None, "None") else p_int(v))],
+          infer=_slice_axis_rule)
+def slice_axis(xp, data, out, axis, begin, end):
+    """slice_axis(data, axis, begin, end): slice along one axis."""
+    xp.copyto(out, data[_slice_axis_key({"axis": axis, "begin": begin, "end": end}, data.shape)])
+
+
+def _assign_rule(attrs, shapes, dtypes):
+    return (shapes[0],), (dtypes[0],)
+
+
+@register("_slice_assign", inputs=("lhs", "rhs"), params=_SLICE, infer=_assign_rule,
+          aliases=("_crop_assign",))
+def _slice_assign(xp, lhs, rhs, out, begin, end, step=()):
+    """_slice_assign(lhs, rhs, begin, end, step): lhs with a slice replaced by rhs."""
+    if out is not lhs:
+        xp.copyto(out, lhs)
+    out[_norm_begin_end_step(out.shape, begin, end, step)] = rhs
+
+
+@register("_slice_assign_scalar", params=_SLICE + [Param("scalar", p_float, 0.0)],
+          infer=_assign_rule, aliases=("_crop_assign_scalar",))
+def _slice_assign_scalar(xp, data, out, begin, end, step=(), scalar=0.0):
+    """_slice_assign_scalar(data, scalar, begin, end, step): data with a slice set to scalar."""
+    if out is not data:
+        xp.copyto(out, data)
+    out[_norm_begin_end_step(out.shape, begin, end, step)] = scalar
+
+# ---------------------------------------------------- general (numpy) indexing
+# ``key`` is a tuple describing the index: ('s', start, stop, step) slices,
+# ('i', int) integers, ('n',) None, ('e',) Ellipsis and ('a', k) for the k-th
+# index array, which is an op input (so an NDArray index is a dependency).
+
+
+def _build_key(key, arrays):
+    out = []
+    for k in key:
+        t = k[0]
+        if t == "s":
+            out.append(slice(k[1], k[2], k[3]))
+        elif t == "i":
+            out.append(k[1])
+        elif t == "n":
+            out.append(None)
+        elif t == "e":
+            out.append(Ellipsis)
+        else:
+            a = arrays[k[1]]
+            out.append(a.astype(np.intp) if a.dtype.kind != "b" else a)
+    return tuple(out)
+
+
+def _index_shape(shape, key, index_shapes):
+    # evaluate the result shape with numpy on a zero-strided dummy
+    dummy = np.broadcast_to(np.empty((), dtype=np.int8), shape)
+    arrays = []
+    for s in index_shapes:
+        arrays.append(np.zeros(s, dtype=np.intp))
+    try:
+        return dummy[_build_key(key, arrays)].shape
+    except IndexError as e:
+        raise ShapeError(str(e)) from None
+
+
+def _index_rule(attrs, shapes, dtypes):
+    return (_index_shape(shapes[0], attrs["key"], shapes[1:]),), (dtypes[0],)
+
+
+@register("_index", inputs=("data", "*indices"), params=[Param("key")], infer=_index_rule,
+          variadic=True)
+def _index(xp, data, *indices, out, key):
+    """_index(data, *indices, key): numpy-style advanced indexing (a copy)."""
+    for i, a in enumerate(indices):
+        if a.dtype.kind != "b":
+            ax_bad = None
+            ia = a.astype(np.intp)
+            if ia.size and (ia.min() < -_axis_len(data.shape, key, i) or ia.max() >= _axis_len(data.shape, key, i)):
+                ax_bad = (int(ia.min()), int(ia.max()))
+            if ax_bad:
+                raise IndexError("index %s is out of bounds for an axis of size %d"
+                                 % (ax_bad, _axis_len(data.shape, key, i)))
+    r = data[_build_key(key, indices)]
+    xp.copyto(out, r.reshape(out.shape))
+
+
+def _axis_len(shape, key, k):
+    """Length of the data axis the k-th index array indexes."""
+    ax = 0
+    nreal = sum(1 for t in key if t[0] in "sia")
+    for t in key:
+        if t[0] == "e":
+            ax += len(shape) - nreal
+            continue
+        if t[0] == "n":
+            continue
+        if t[0] == "a" and t[1] == k:
+            return shape[ax]
+        ax += 1
+    return shape[-1] if shape else 0
+
+
+def _index_assign_rule(attrs, shapes, dtypes):
+    return (shapes[0],), (dtypes[0],)
+
+
+@register("_index_assign", inputs=("data", "value", "*indices"), params=[Param("key")],
+          infer=_index_assign_rule, variadic=True)
+def _index_assign(xp, data, value, *indices, out, key):
+    """_index_assign(data, value, *indices, key): data with data[key] = value."""
+    if out is not data:
+        xp.copyto(out, data)
+    out[_build_key(key, indices)] = value
+
+
+@register("_index_assign_scalar", inputs=("data", "*indices"),
+          params=[Param("key"), Param("scalar", p_float, 0.0)], infer=_index_assign_rule,
+          variadic=True)
+def _index_assign_scalar(xp, data, *indices, out, key, scalar=0.0):
+    """_index_assign_scalar(data, *indices, key, scalar): data with data[key] = scalar."""
+    if out is not data:
+        xp.copyto(out, data)
+    out[_build_key(key, indices)] = scalar

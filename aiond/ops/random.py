@@ -1,0 +1,112 @@
+"""Random sampling ops. Each context owns one generator guarded by an engine
+var that every sampling op writes, so draws happen in push order and a seeded
+program is reproducible however the engine schedules it."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..base import OpError
+from ..engine.var import Var
+from .registry import Param, p_dtype, p_float, p_int, p_shape, register
+
+__all__ = ["RNGState", "rng_state", "all_states"]
+
+
+class RNGState:
+    __slots__ = ("gen", "var")
+
+    def __init__(self, seed=None):
+        self.gen = np.random.Generator(np.random.PCG64(seed))
+        self.var = Var()
+
+
+_states: dict = {}
+_lock = threading.Lock()
+DEFAULT_SEED = [None]       # set by mx.random.seed(s): contexts seen later start from s
+
+
+def rng_state(ctx) -> RNGState:
+    st = _states.get(ctx)
+    if st is None:
+        with _lock:
+            s = DEFAULT_SEED[0]
+            seed = None if s is None else [s, ctx.device_typeid, ctx.device_id]
+            st = _states.setdefault(ctx, RNGState(seed))
+    return st
+
+
+def all_states():
+    with _lock:
+        return dict(_states)
+
+
+def _shape_rule(attrs, shapes, dtypes):
+    shape = attrs["shape"]
+    if shape is None or shape == ():
+        shape = (1,)
+    if any(d < 0 for d in shape):
+        raise OpError("shape %s has a negative dimension" % (tuple(shape),))
+    return (tuple(shape),), (attrs["dtype"] or np.dtype(np.float32),)
+
+
+_COMMON = [Param("shape", p_shape, None), Param("dtype", p_dtype, None),
+           Param("ctx", lambda v: v, None)]
+
+
+def _check_scale(op, attrs):
+    if attrs["scale"] < 0:
+        raise OpError("%s: scale must be >= 0, got %r" % (op.name, attrs["scale"]))
+
+
+def _check_uniform(op, attrs):
+    if attrs["low"] > attrs["high"]:
+        raise OpError("%s: low must be <= high, got low=%r high=%r" % (op.name, attrs["low"], attrs["high"]))
+
+
+def _fill(out, values):
+    out[...] = values
+
+
+@register("_random_uniform", inputs=(), params=[Param("low", p_float, 0.0), Param("high", p_float, 1.0)]
+          + _COMMON, infer=_shape_rule, needs_rng=True, attr_check=_check_uniform,
+          aliases=("uniform", "random_uniform"))
+def _random_uniform(xp, out, rng, low=0.0, high=1.0, shape=None, dtype=None, ctx=None):
+    """uniform(low=0, high=1, shape): samples from U[low, high)."""
+    _fill(out, rng.gen.uniform(low, high, size=out.shape))
+
+
+@register("_random_normal", inputs=(), params=[Param("loc", p_float, 0.0), Param("scale", p_float, 1.0)]
+          + _COMMON, infer=_shape_rule, needs_rng=True, attr_check=_check_scale,
+          aliases=("normal", "random_normal"))
+def _random_normal(xp, out, rng, loc=0.0, scale=1.0, shape=None, dtype=None, ctx=None):
+    """normal(loc=0, scale=1, shape): samples from N(loc, scale**2)."""
+    _fill(out, rng.gen.normal(loc, scale, size=out.shape))
+
+
+@register("_random_randint", inputs=(), params=[Param("low", p_int), Param("high", p_int)]
+          + [Param("shape", p_shape, None), Param("dtype", p_dtype, np.dtype(np.int32)),
+             Param("ctx", lambda v: v, None)],
+          infer=_shape_rule, needs_rng=True, aliases=("random_randint",))
+def _random_randint(xp, out, rng, low, high, shape=None, dtype=None, ctx=None):
+    """randint(low, high, shape): integers in [low, high)."""
+    if low >= high:
+        raise ValueError("randint: low (%d) must be < high (%d)" % (low, high))
+    _fill(out, rng.gen.integers(low, high, size=out.shape))
+
+
+@register("_random_exponential", inputs=(), params=[Param("lam", p_float, 1.0)] + _COMMON,
+          infer=_shape_rule, needs_rng=True, aliases=("random_exponential",))
+def _random_exponential(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None):
+    """exponential(lam=1, shape): samples with rate lam."""
+    if lam <= 0:
+        raise ValueError("exponential: lam must be > 0, got %r" % lam)
+    _fill(out, rng.gen.exponential(1.0 / lam, size=out.shape))
+
+
+@register("_shuffle", params=[], infer=lambda a, s, d: ((s[0],), (d[0],)), needs_rng=True,
+          aliases=("shuffle",))
+def _shuffle(xp, data, out, rng):
+    """shuffle(data): a copy with the first axis randomly permuted."""
+    out[...] = data[rng.gen.permutation(data.shape[0])] if data.ndim else data

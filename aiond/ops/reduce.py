@@ -1,0 +1,78 @@
+"""Reductions with MXNet's ``axis``/``keepdims``/``exclude`` (a full
+reduction has shape (1,)); argmax/argmin return float indices as MXNet does."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import OpError
+from ._rules import norm_axis, reduce_axes, reduce_rule
+from .registry import Param, p_axis, p_bool, p_int, p_str, register
+
+_RED = [Param("axis", p_axis, None, "axis or axes to reduce; None: all"),
+        Param("keepdims", p_bool, False, "keep reduced axes with size 1"),
+        Param("exclude", p_bool, False, "reduce over the axes NOT in axis")]
+
+
+def _reducer(fname):
+    def kernel(xp, data, out, axis=None, keepdims=False, exclude=False):
+        axes = reduce_axes({"axis": axis, "exclude": exclude}, data.ndim)
+        r = getattr(xp, fname)(data, axis=axes, keepdims=keepdims)
+        out[...] = xp.reshape(r, out.shape)
+    return kernel
+
+
+for _name, _f in (("sum", "sum"), ("mean", "mean"), ("prod", "prod"), ("max", "max"),
+                  ("min", "min"), ("nansum", "nansum"), ("nanprod", "nanprod")):
+    _k = _reducer(_f)
+    _k.__doc__ = "%s(data, axis=None, keepdims=False, exclude=False)" % _name
+    register(_name, params=_RED, infer=reduce_rule,
+             aliases={"sum": ("sum_axis",), "max": ("max_axis",), "min": ("min_axis",)}.get(_name, ()))(_k)
+
+
+def _norm_check(op, attrs):
+    if attrs["ord"] not in (1, 2):
+        raise OpError("norm: ord=%r is not supported; expected 1 or 2" % attrs["ord"])
+
+
+@register("norm", params=[Param("ord", p_int, 2), Param("axis", p_axis, None),
+                          Param("out_dtype", p_str, "None"), Param("keepdims", p_bool, False)],
+          infer=reduce_rule, attr_check=_norm_check)
+def norm(xp, data, out, ord=2, axis=None, out_dtype="None", keepdims=False):
+    """norm(data, ord=2, axis=None, keepdims=False): the L1 or L2 norm."""
+    axes = reduce_axes({"axis": axis}, data.ndim)
+    if ord == 1:
+        r = xp.sum(xp.abs(data), axis=axes, keepdims=keepdims)
+    else:
+        r = xp.sqrt(xp.sum(xp.square(data.astype(np.float64) if data.dtype == np.float16 else data),
+                           axis=axes, keepdims=keepdims))
+    out[...] = xp.reshape(r, out.shape)
+
+
+def _arg_rule(attrs, shapes, dtypes):
+    shape = shapes[0]
+    axis = attrs["axis"]
+    if axis is None:
+        return ((1,),), (np.dtype(np.float32),)
+    ax = norm_axis(axis, len(shape))
+    if attrs["keepdims"]:
+        out = tuple(1 if i == ax else d for i, d in enumerate(shape))
+    else:
+        out = tuple(d for i, d in enumerate(shape) if i != ax) or (1,)
+    return (out,), (np.dtype(np.float32),)
+
+
+def _arg(fname):
+    def kernel(xp, data, out, axis=None, keepdims=False):
+        if axis is None:
+            r = getattr(xp, fname)(data.reshape(-1))
+        else:
+            r = getattr(xp, fname)(data, axis=axis)
+        out[...] = xp.reshape(r, out.shape)
+    return kernel
+
+
+for _name in ("argmax", "argmin"):
+    _k = _arg(_name)
+    _k.__doc__ = "%s(data, axis=None, keepdims=False): indices as float32." % _name
+    register(_name, params=[Param("axis", lambda v: None if v in (None, "None") else p_int(v), None),
+                            Param("keepdims", p_bool, False)], infer=_arg_rule)(_k)

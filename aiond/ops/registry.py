@@ -1,0 +1,249 @@
+"""The op registry: one entry per operator serves every layer and device.
+
+An entry holds the op's MXNet name, its inputs, its parameters (parsed from
+Python values or from the strings of symbol JSON), a shape/dtype rule that
+runs at push time, one kernel body written against ``xp`` (numpy or CuPy)
+and a gradient slot. ``mx.nd.<op>`` (and later ``mx.sym.<op>``) are real
+Python functions built from these entries.
+
+    @register("broadcast_add", inputs=("lhs", "rhs"), infer=broadcast_rule,
+              elemwise=True)
+    def broadcast_add(xp, lhs, rhs, out):
+        xp.add(lhs, rhs, out=out)
+"""
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+import numpy as np
+
+from ..base import OpError
+
+__all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs"]
+
+
+class _NullType:
+    """MXNet's ``_Null``: an argument the caller did not give."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "_Null"
+
+    def __bool__(self):
+        return False
+
+
+Null = _NullType()
+
+_DTYPES = {
+    "float32": np.float32, "float64": np.float64, "float16": np.float16,
+    "uint8": np.uint8, "int8": np.int8, "int32": np.int32, "int64": np.int64,
+    "bool": np.bool_, "int16": np.int16, "uint16": np.uint16, "uint32": np.uint32,
+    "uint64": np.uint64, "real_t": np.float32, "float": np.float32, "double": np.float64,
+}
+
+
+def to_dtype(x) -> np.dtype:
+    """A numpy dtype from MXNet's spellings ('float32', np.float32, ...)."""
+    if isinstance(x, np.dtype):
+        return x
+    if isinstance(x, str):
+        t = _DTYPES.get(x)
+        if t is None:
+            raise TypeError("unknown dtype %r; expected one of %s" % (x, sorted(_DTYPES)))
+        return np.dtype(t)
+    try:
+        return np.dtype(x)
+    except TypeError:
+        raise TypeError("unknown dtype %r" % (x,)) from None
+
+
+def _lit(v):
+    if isinstance(v, str):
+        s = v.strip()
+        if s in ("None", ""):
+            return None
+        try:
+            return ast.literal_eval(s)
+        except (ValueError, SyntaxError):
+            return v
+    return v
+
+
+def p_int(v):
+    v = _lit(v)
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    raise TypeError("expected an int, got %r" % (v,))
+
+
+def p_float(v):
+    v = _lit(v)
+    if isinstance(v, (int, float, np.number, np.bool_)):
+        return float(v)
+    raise TypeError("expected a number, got %r" % (v,))
+
+
+def p_bool(v):
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "1"):
+            return True
+        if s in ("false", "0"):
+            return False
+        raise TypeError("expected a bool, got %r" % (v,))
+    return bool(v)
+
+
+def p_shape(v):
+    v = _lit(v)
+    if v is None:
+        return None
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    try:
+        return tuple(int(d) for d in v)
+    except TypeError:
+        raise TypeError("expected a shape (tuple of ints), got %r" % (v,)) from None
+
+
+def p_axis(v):
+    """An int, a tuple of ints, or None (all axes)."""
+    v = _lit(v)
+    if v is None or v == ():
+        return None if v is None else ()
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    try:
+        return tuple(int(d) for d in v)
+    except TypeError:
+        raise TypeError("expected an axis (int or tuple of ints), got %r" % (v,)) from None
+
+
+def p_str(v):
+    return str(v)
+
+
+def p_dtype(v):
+    if v is None or v is Null:
+        return None
+    if isinstance(v, str) and v.strip() == "None":
+        return None
+    return to_dtype(v)
+
+
+def p_any(v):
+    return _lit(v)
+
+
+class Param:
+    """One operator parameter: name, parser, default and doc line."""
+    __slots__ = ("name", "parse", "default", "doc", "choices")
+
+    def __init__(self, name, parse=p_any, default=Null, doc="", choices=None):
+        self.name, self.parse, self.default, self.doc, self.choices = name, parse, default, doc, choices
+
+
+class Op:
+    """A registry entry. See the module docstring."""
+    __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
+                 "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
+                 "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates")
+
+    def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
+                 elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
+                 needs_rng=False, output_names=None):
+        self.name = name
+        self.kernel = kernel
+        self.infer = infer
+        self.grad = grad
+        self.inputs = tuple(inputs)
+        self.params = tuple(params)
+        self.pindex = {p.name: p for p in self.params}
+        self.num_outputs = num_outputs
+        self.elemwise = elemwise
+        self.inline = inline
+        self.doc = doc
+        self.variadic = variadic
+        self.attr_check = attr_check
+        self.needs_rng = needs_rng
+        self.aux = ()
+        self.output_names = output_names or ("output",)
+
+    def __repr__(self):
+        return "<Op %s>" % self.name
+
+    def parse(self, kwargs) -> dict:
+        """Parse keyword parameters into an attrs dict, filling defaults."""
+        return parse_attrs(self, kwargs)
+
+
+_REGISTRY: dict = {}
+
+
+def parse_attrs(op, kwargs) -> dict:
+    attrs = {}
+    pindex = op.pindex
+    for k, v in kwargs.items():
+        p = pindex.get(k)
+        if p is None:
+            raise OpError("%s got an unexpected argument %r; its arguments are %s"
+                          % (op.name, k, ", ".join(list(op.inputs) + [q.name for q in op.params])))
+        if v is Null:
+            continue
+        try:
+            val = p.parse(v)
+        except (TypeError, ValueError) as e:
+            raise OpError("%s: argument %s=%r is invalid: %s" % (op.name, k, v, e)) from None
+        if p.choices is not None and val not in p.choices:
+            raise OpError("%s: %s=%r is not supported; expected one of %s"
+                          % (op.name, k, v, ", ".join(repr(c) for c in p.choices)))
+        attrs[k] = val
+    for p in op.params:
+        if p.name not in attrs:
+            if p.default is Null:
+                raise OpError("%s: required argument %r is missing" % (op.name, p.name))
+            attrs[p.name] = p.default
+    if op.attr_check is not None:
+        op.attr_check(op, attrs)
+    return attrs
+
+
+def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_outputs=1,
+             elemwise=False, inline=True, aliases=(), variadic=False, attr_check=None,
+             needs_rng=False, output_names=None) -> Callable:
+    """Decorator adding ``kernel(xp, *inputs, out, **attrs)`` as op ``name``."""
+    def deco(kernel):
+        doc = (kernel.__doc__ or "").strip()
+        op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
+                doc, variadic, attr_check, needs_rng, output_names)
+        if name in _REGISTRY:
+            raise RuntimeError("op %s registered twice" % name)
+        _REGISTRY[name] = op
+        for a in aliases:
+            _REGISTRY[a] = op
+        return kernel
+    return deco
+
+
+def alias(name, *names):
+    op = _REGISTRY[name]
+    for n in names:
+        _REGISTRY[n] = op
+
+
+def get(name) -> Op:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise OpError("operator %r is not registered in aiond" % name) from None
+
+
+def ops() -> dict:
+    """name -> Op, aliases included."""
+    return dict(_REGISTRY)
