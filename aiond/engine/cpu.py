@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 
@@ -35,6 +36,9 @@ class _Chunk:
         self.job, self.lo, self.hi = job, lo, hi
 
 
+_CHUNK = object()    # wake-up token: a chunk waits in ``_chunks``
+
+
 class _SplitJob:
     __slots__ = ("opr", "run", "left", "fail", "lock")
 
@@ -51,6 +55,9 @@ class CPUExecutor:
         self.engine = engine
         self.nworkers = max(1, int(nworkers))
         self._q = queue.SimpleQueue()
+        # chunks of split ops jump the queue: an op's output stays allocated
+        # until its last chunk runs, so chunks must not wait behind new ops
+        self._chunks = collections.deque()
         self._started = False
         self._start_lock = threading.Lock()
         self.busy = 0
@@ -92,9 +99,14 @@ class CPUExecutor:
         if not self._started:
             return None
         try:
-            return self._q.get_nowait()
+            return self._chunks.popleft()
+        except IndexError:
+            pass
+        try:
+            item = self._q.get_nowait()
         except queue.Empty:
             return None
+        return None if item is _CHUNK else item
 
     def run_stolen(self, item):
         from .scheduler import _tls
@@ -107,6 +119,11 @@ class CPUExecutor:
 
     # ------------------------------------------------------------ running
     def _run(self, item):
+        if item is _CHUNK:
+            try:
+                item = self._chunks.popleft()
+            except IndexError:
+                return
         t = type(item)
         if t is _Chunk:
             self._run_chunk(item)
@@ -151,9 +168,18 @@ class CPUExecutor:
         step = -(-step // 64) * 64       # chunk edges on cache lines
         bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
         job = _SplitJob(opr, run, len(bounds))
+        chunks = self._chunks
         for lo, hi in bounds[1:]:
-            self._q.put(_Chunk(job, lo, hi))
+            chunks.append(_Chunk(job, lo, hi))
+            self._q.put(_CHUNK)
         self._run_chunk(_Chunk(job, *bounds[0]))
+        # run what no idle worker took (our own chunks or others')
+        while True:
+            try:
+                c = chunks.popleft()
+            except IndexError:
+                return
+            self._run_chunk(c)
 
     def _run_chunk(self, chunk):
         job = chunk.job
@@ -167,6 +193,10 @@ class CPUExecutor:
             job.left -= 1
             last = job.left == 0
         if last:
+            # the closure holds views of the buffers: drop it before the op's
+            # storage may die, or the pool must refuse the buffer
+            job.run = None
+            chunk.job = None
             if job.fail is not None:
                 self.engine.failures.append(job.fail)
             self.engine.dispatch_all(self.engine.finish(job.opr, job.fail) or ())
