@@ -148,7 +148,9 @@ class CPUExecutor:
                         engine._dispatch(r)
 
     def can_split(self, opr) -> bool:
-        return self.nworkers > 1 and self._started
+        # only when a worker would otherwise idle: queued independent ops
+        # already fill the cores, and chunks would only add hand-offs
+        return self.nworkers > 1 and self._started and self._q.empty()
 
     def run_split(self, opr):
         """Run ``opr`` as one chunk per worker; the last chunk finishes it."""

@@ -72,12 +72,34 @@ class Engine:
         bound is exceeded, and never on an engine thread.
         """
         opr = Opr(fn, reads, writes, name, nbytes, rw)
+        if self.naive_depth:
+            opr.split = split
+            opr.executor = executor
+            return self._push_naive(opr)
+        lock = self.lock
+        if inline and executor is None:
+            # Fast path: a tiny kernel whose vars are all free runs right here
+            # with the lock held - cheaper than marking and unmarking them.
+            # Inline kernels are registry kernels: they never push or wait.
+            lock.acquire()
+            for v in reads:
+                if v.queue is not None or v.writing:
+                    break
+            else:
+                for v in writes:
+                    if v.queue is not None or v.writing or v.nreads:
+                        break
+                else:
+                    try:
+                        self._run_locked(opr)
+                    finally:
+                        lock.release()
+                    return opr
+            lock.release()
         opr.split = split
         opr.executor = executor
-        if self.naive_depth:
-            return self._push_naive(opr)
         wait = 0
-        with self.lock:
+        with lock:
             for v in reads:
                 if v.queue is None and not v.writing:
                     v.nreads += 1
@@ -110,6 +132,32 @@ class Engine:
         if self.pending > self.max_pending or self.bytes > self.max_bytes:
             self._throttle()
         return opr
+
+    def _run_locked(self, opr):
+        """Run a ready inline op with the lock held (no var was marked)."""
+        self.ops_inline += 1
+        fail = None
+        for v in opr.reads:
+            if v.exc is not None:
+                fail = v.exc
+                break
+        else:
+            if opr.rw:
+                for v in opr.writes:
+                    if v.exc is not None:
+                        fail = v.exc
+                        break
+        if fail is None and opr.fn is not None:
+            try:
+                opr.result = opr.fn()
+            except BaseException as e:  # noqa: BLE001 - every failure poisons
+                fail = Failure(opr.name, user_origin(3), e)
+                self.failures.append(fail)
+        for v in opr.writes:
+            v.version += 1
+            v.exc = fail
+        opr.failure = fail
+        opr.done = True
 
     def _enqueue(self, v, opr, is_write):
         if v.queue is None:

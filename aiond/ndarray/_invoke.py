@@ -42,9 +42,11 @@ def data_of(h):
     return a.reshape(-1)[off:off + _prod(h._shape)].reshape(h._shape)
 
 
+_NDArray = None     # set by ndarray.py (which imports this module)
+
+
 def new_array(shape, dtype, ctx):
-    from .ndarray import NDArray
-    h = NDArray.__new__(NDArray)
+    h = _NDArray.__new__(_NDArray)
     h._st = Storage(shape, dtype, ctx)
     h._shape = shape
     h._dtype = dtype
@@ -61,9 +63,33 @@ class _Call:
         self.op, self.ins, self.outs, self.attrs, self.rng = op, ins, outs, attrs, rng
 
     def __call__(self):
-        ins = [data_of(x) for x in self.ins]
         outs = self.outs
-        out = data_of(outs[0]) if len(outs) == 1 else [data_of(y) for y in outs]
+        if len(outs) == 1:
+            y = outs[0]
+            out = y._st.arr
+            if out is None or y._off is not None:
+                out = data_of(y)
+        else:
+            out = [data_of(y) for y in outs]
+        ins = self.ins
+        n = len(ins)
+        if n == 2:
+            x, z = ins
+            a = x._st.arr
+            if a is None or x._off is not None:
+                a = data_of(x)
+            b = z._st.arr
+            if b is None or z._off is not None:
+                b = data_of(z)
+            ins = (a, b)
+        elif n == 1:
+            x = ins[0]
+            a = x._st.arr
+            if a is None or x._off is not None:
+                a = data_of(x)
+            ins = (a,)
+        else:
+            ins = [data_of(x) for x in ins]
         if self.rng is not None:
             self.op.kernel(_np, *ins, out=out, rng=self.rng, **self.attrs)
         else:
@@ -96,7 +122,20 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     """Push ``op`` on NDArray ``inputs``; returns the output handle (a list
     for multi-output ops). ``out`` (an NDArray or list) receives the result
     in place; ``ctx`` places ops without inputs."""
-    if inputs:
+    n_in = len(inputs)
+    if n_in == 1:
+        x0 = inputs[0]
+        ctx = x0._st.ctx
+        shapes = (x0._shape,)
+        dtypes = (x0._dtype,)
+    elif n_in == 2:
+        x0, x1 = inputs
+        ctx = x0._st.ctx
+        if x1._st.ctx is not ctx:
+            raise _ctx_error(op, inputs)
+        shapes = (x0._shape, x1._shape)
+        dtypes = (x0._dtype, x1._dtype)
+    elif n_in:
         ctx = inputs[0]._st.ctx
         for x in inputs:
             if x._st.ctx is not ctx:
@@ -115,6 +154,59 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         raise type(e)("%s: %s" % (op.name, e)) from None
     if ctx.device_typeid == 2:
         _no_gpu(ctx)
+    if out is None and len(oshapes) == 1 and n_in <= 2 and not op.needs_rng:
+        # the common case, kept lean: one fresh output, at most two inputs
+        shape = oshapes[0]
+        dt = odtypes[0]
+        st = Storage(shape, dt, ctx)
+        y = _NDArray.__new__(_NDArray)
+        y._st = st
+        y._shape = shape
+        y._dtype = dt
+        y._off = None
+        y._ag = None
+        outs = (y,)
+        work = _prod(shape)
+        nbytes = work * dt.itemsize
+        if n_in == 2:
+            v0 = x0._st.var
+            v1 = x1._st.var
+            reads = (v0,) if v0 is v1 else (v0, v1)
+            work += _prod(shapes[0]) + _prod(shapes[1])
+        elif n_in == 1:
+            reads = (x0._st.var,)
+            work += _prod(shapes[0])
+        else:
+            reads = ()
+        call = _Call(op, inputs, outs, attrs, None)
+        _push(call, reads, (st.var,), op.name, nbytes, op.inline and work <= INLINE_MAX, False,
+              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
+        rec = hooks.record
+        if rec is not None:
+            rec(op, inputs, attrs, outs)
+        return y
+    if (out is not None and n_in and out is inputs[0] and len(oshapes) == 1 and out._off is None
+            and oshapes[0] == out._shape and odtypes[0] == out._dtype and not op.needs_rng):
+        # in place on a whole array (``a += 1``, ``a += b``): write its var, read the rest
+        v = out._st.var
+        work = _prod(out._shape)
+        if n_in == 2 and x1._st.var is not v:
+            reads = (x1._st.var,)
+            work += _prod(shapes[1])
+        else:
+            reads = ()
+        work *= 2
+        call = _Call(op, inputs, (out,), attrs, None)
+        _push(call, reads, (v,), op.name, 0, op.inline and work <= INLINE_MAX, True,
+              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
+        rec = hooks.record
+        if rec is not None:
+            rec(op, inputs, attrs, [out])
+        return out
+    return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
+
+
+def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     if out is None:
         outs = [new_array(s, d, ctx) for s, d in zip(oshapes, odtypes)]
         fresh = True
@@ -150,8 +242,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                 rw = True
     if rng is not None:
         writes.append(rng.var)
-    nbytes = 0
-    work = 0
+    nbytes = work = 0
     for s, d in zip(oshapes, odtypes):
         n = _prod(s)
         work += n

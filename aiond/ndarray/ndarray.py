@@ -374,6 +374,9 @@ class NDArray:
         return _ufunc(self, other, "broadcast_power", "_power_scalar", self)
 
 
+from . import _invoke as _invoke_mod  # noqa: E402
+_invoke_mod._NDArray = NDArray
+
 # ops resolved once; the arithmetic path must not look them up per call
 _OPS = {}
 

@@ -8,7 +8,12 @@ import numpy as np
 from ._rules import broadcast, elemwise_same, unary
 from .registry import Param, p_float, register
 
-# name -> (numpy function of (xp, a, b, out), MXNet aliases)
+
+
+def _copy_fn(fn):
+    import types
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
 
 
 def _div(xp, a, b, out):
@@ -37,8 +42,8 @@ def _power(xp, a, b, out):
 
 
 def _ufunc(name):
-    def fn(xp, a, b, out):
-        getattr(xp, name)(a, b, out=out)
+    def fn(xp, lhs, rhs, out):
+        getattr(xp, name)(lhs, rhs, out=out)
     return fn
 
 
@@ -68,6 +73,8 @@ BINARY = {
 def _make_binary(opname, fn, infer, inputs=("lhs", "rhs")):
     def kernel(xp, lhs, rhs, out):
         fn(xp, lhs, rhs, out)
+    if fn.__code__.co_varnames[:4] == ("xp", "lhs", "rhs", "out"):
+        kernel = _copy_fn(fn)          # no extra call level on the hot path
     kernel.__doc__ = "%s(lhs, rhs): elementwise %s of two arrays." % (opname, opname.split("_", 1)[-1])
     register(opname, inputs=inputs, infer=infer, elemwise=True)(kernel)
 
