@@ -16,6 +16,7 @@ from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  #
 from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import random  # noqa: F401
+from . import profiler  # noqa: F401
 
 import importlib as _importlib
 

@@ -13,6 +13,7 @@ import collections
 import queue
 import threading
 
+from .executor import Executor
 from .var import Failure
 
 __all__ = ["CPUExecutor"]
@@ -48,7 +49,7 @@ class _SplitJob:
         self.lock = threading.Lock()
 
 
-class CPUExecutor:
+class CPUExecutor(Executor):
     """Runs CPU ops for one ``Engine`` on ``nworkers`` daemon threads."""
 
     def __init__(self, engine, nworkers: int):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
+from .executor import Executor
 from .var import Failure
 
 __all__ = ["EngineLoop", "AsyncExecutor", "engine_loop"]
@@ -60,7 +61,7 @@ class EngineLoop:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
 
-class AsyncExecutor:
+class AsyncExecutor(Executor):
     """Runs ops whose ``fn`` returns an awaitable, on the engine loop.
 
     The op holds its vars until the awaitable finishes, so ordering is the

@@ -58,6 +58,7 @@ class Engine:
         self.bulk_batch = []
         self.cpu = CPUExecutor(self, _env_int("AIOND_CPU_WORKERS", os.cpu_count() or 1))
         self._throttled = False
+        self.prof = None            # a Profiler while mx.profiler records
 
     # ------------------------------------------------------------------ push
     def push(self, fn, reads, writes, name, nbytes=0, inline=False, rw=False,
@@ -71,6 +72,9 @@ class Engine:
         every other op runs on its executor. Blocks only when the pending
         bound is exceeded, and never on an engine thread.
         """
+        if self.prof is not None:
+            fn = self.prof.wrap(fn, name, reads, writes)
+            split = None
         opr = Opr(fn, reads, writes, name, nbytes, rw)
         if self.naive_depth:
             opr.split = split

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import os
 import struct
-import tempfile
 from typing import Any, Sequence
 
 import numpy as np
@@ -316,6 +315,7 @@ def save(fname: Any, data: Any) -> None:
     pieces = _encode([v.asnumpy() for v in values], names, None)
     folder = os.path.dirname(os.path.abspath(path))
     try:
+        import tempfile  # only when saving: keeps `import aiond` light
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
                                    suffix=".tmp", dir=folder)
     except OSError as err:

@@ -8,7 +8,6 @@ base's storage and engine var, as in MXNet; other slices are copies.
 """
 from __future__ import annotations
 
-import asyncio
 import math
 import operator
 import threading
@@ -141,6 +140,7 @@ class NDArray:
         before the call. Cancelling the await cancels only the wait: the
         computation and the array are untouched and later reads work.
         """
+        import asyncio  # a caller of read() has imported it already; `import aiond` stays light
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         armed = []
