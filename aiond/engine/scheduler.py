@@ -35,6 +35,18 @@ def _env_int(name, default):
         raise MXNetError("environment variable %s=%r is not a number" % (name, v)) from None
 
 
+def _default_max_bytes():
+    """A quarter of physical memory, at most 4 GiB. Outputs are allocated
+    when their op runs, so this bounds what pending ops will allocate (and
+    roughly what they pin) without stalling a producer on chains that hold
+    little."""
+    try:
+        phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        phys = 4 << 30
+    return max(256 << 20, min(4 << 30, phys // 4))
+
+
 class Engine:
     """The process-wide dependency engine (one per process, see ``engine.get``)."""
 
@@ -50,7 +62,7 @@ class Engine:
         self.ops_pushed = 0
         self.ops_inline = 0
         self.max_pending = _env_int("AIOND_MAX_PENDING_OPS", 4096)
-        self.max_bytes = _env_int("AIOND_MAX_PENDING_BYTES", 1 << 30)
+        self.max_bytes = _env_int("AIOND_MAX_PENDING_BYTES", _default_max_bytes())
         self.failures = []          # failures not yet reported, in order
         self.threads = set()        # idents of engine-owned threads
         self.naive_depth = 1 if os.environ.get("AIOND_ENGINE", "").lower() == "naive" else 0
