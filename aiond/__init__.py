@@ -17,6 +17,7 @@ from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import random  # noqa: F401
 from . import profiler  # noqa: F401
+from . import autograd  # noqa: F401
 
 import importlib as _importlib
 

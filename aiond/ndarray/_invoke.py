@@ -25,9 +25,10 @@ _EMPTY = {}
 
 
 class hooks:
-    """Set by higher layers (autograd installs ``record``); ndarray never
-    imports them."""
+    """Set by higher layers (autograd installs ``record`` while some thread
+    records, and ``is_training``); ndarray never imports them."""
     record = None
+    is_training = staticmethod(lambda: False)
 
 
 def data_of(h):
@@ -178,12 +179,12 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             work += _prod(shapes[0])
         else:
             reads = ()
-        call = _Call(op, inputs, outs, attrs, None)
-        _push(call, reads, (st.var,), op.name, nbytes, op.inline and work <= INLINE_MAX, False,
-              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         rec = hooks.record
         if rec is not None:
             rec(op, inputs, attrs, outs)
+        call = _Call(op, inputs, outs, attrs, None)
+        _push(call, reads, (st.var,), op.name, nbytes, op.inline and work <= INLINE_MAX, False,
+              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         return y
     if (out is not None and n_in and out is inputs[0] and len(oshapes) == 1 and out._off is None
             and oshapes[0] == out._shape and odtypes[0] == out._dtype and not op.needs_rng):
@@ -196,12 +197,12 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         else:
             reads = ()
         work *= 2
-        call = _Call(op, inputs, (out,), attrs, None)
-        _push(call, reads, (v,), op.name, 0, op.inline and work <= INLINE_MAX, True,
-              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         rec = hooks.record
         if rec is not None:
             rec(op, inputs, attrs, [out])
+        call = _Call(op, inputs, (out,), attrs, None)
+        _push(call, reads, (v,), op.name, 0, op.inline and work <= INLINE_MAX, True,
+              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
 
@@ -250,11 +251,11 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     for s in shapes:
         work += _prod(s)
     split = call.split if (op.elemwise and work >= SPLIT_MIN and len(outs) == 1) else None
-    _push(call, tuple(reads), tuple(writes), op.name, nbytes,
-          op.inline and work <= INLINE_MAX, rw, split)
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)
+    _push(call, tuple(reads), tuple(writes), op.name, nbytes,
+          op.inline and work <= INLINE_MAX, rw, split)
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
     return outs

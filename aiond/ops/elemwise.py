@@ -1,6 +1,9 @@
 """Elementwise ops: binary (broadcast_*, elemwise_*), with a scalar
 (_plus_scalar, _rminus_scalar, ...) and unary math. Comparison results keep
-the input dtype (1.0 / 0.0), as in MXNet."""
+the input dtype (1.0 / 0.0), as in MXNet. Integer arrays follow MXNet's C
+casts: a scalar is cast to the array's dtype first (``int_array * 2.5``
+multiplies by 2, ``uint8 + 300`` adds 44), float math (``exp``, ``sqrt``,
+``**``) runs in float32 and is cast back."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,6 +17,29 @@ def _copy_fn(fn):
     import types
     return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
                               fn.__closure__)
+
+
+def cast_scalar(value, dtype):
+    """``static_cast<DType>(value)`` as MXNet does it: out-of-range values wrap
+    (``uint8(300.0) == 44``) instead of raising as numpy scalars do."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iub":
+        return dtype.type(value)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.array(value, dtype=np.float64).astype(dtype)[()]
+
+
+def _cast_into(xp, out, r):
+    with np.errstate(invalid="ignore", over="ignore"):
+        xp.copyto(out, r, casting="unsafe")
+
+
+def _hypot(xp, lhs, rhs, out):
+    if out.dtype.kind in "iub":
+        r = xp.hypot(xp.asarray(lhs, dtype=np.float32), xp.asarray(rhs, dtype=np.float32))
+        _cast_into(xp, out, r)
+    else:
+        xp.hypot(lhs, rhs, out=out)
 
 
 def _div(xp, a, b, out):
@@ -38,6 +64,12 @@ def _mod(xp, a, b, out):
 
 
 def _power(xp, a, b, out):
+    if out.dtype.kind in "iub":
+        # MXNet: powf on the values as float32, cast back (2 ** -1 == 0, 7 ** 11 rounded)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            r = xp.power(xp.asarray(a, dtype=np.float32), xp.asarray(b, dtype=np.float32))
+        _cast_into(xp, out, r)
+        return
     xp.power(a, b, out=out)
 
 
@@ -62,7 +94,7 @@ def _logic(name):
 BINARY = {
     "add": _ufunc("add"), "sub": _ufunc("subtract"), "mul": _ufunc("multiply"),
     "div": _div, "mod": _mod, "power": _power, "maximum": _ufunc("maximum"),
-    "minimum": _ufunc("minimum"), "hypot": _ufunc("hypot"),
+    "minimum": _ufunc("minimum"), "hypot": _hypot,
     "equal": _cmp("equal"), "not_equal": _cmp("not_equal"), "greater": _cmp("greater"),
     "greater_equal": _cmp("greater_equal"), "lesser": _cmp("less"),
     "lesser_equal": _cmp("less_equal"), "logical_and": _logic("logical_and"),
@@ -106,17 +138,24 @@ _SCALAR = [Param("scalar", p_float, 1.0, "the scalar operand"),
            Param("is_int", lambda v: bool(int(v)) if isinstance(v, str) else bool(v), True)]
 
 
+_INT64 = np.dtype(np.int64)
+_FLOAT64 = np.dtype(np.float64)
+
+
 def _scalar_rule(attrs, shapes, dtypes):
-    return (shapes[0],), (dtypes[0],)
+    d = dtypes[0]
+    if d.kind == "b":       # MXNet: a bool array with a scalar gives int64 (float64 if not is_int)
+        d = _INT64 if attrs.get("is_int", True) else _FLOAT64
+    return (shapes[0],), (d,)
 
 
 def _make_scalar(opname, fn, reverse=False):
     if reverse:
         def kernel(xp, data, out, scalar, is_int=True):
-            fn(xp, out.dtype.type(scalar), data, out)
+            fn(xp, cast_scalar(scalar, out.dtype), data, out)
     else:
         def kernel(xp, data, out, scalar, is_int=True):
-            fn(xp, data, out.dtype.type(scalar), out)
+            fn(xp, data, cast_scalar(scalar, out.dtype), out)
     kernel.__doc__ = "%s(data, scalar)" % opname
     register(opname, params=_SCALAR, infer=_scalar_rule, elemwise=True)(kernel)
 
@@ -148,9 +187,27 @@ _aliasf("_rdiv_scalar", "_RDivScalar")
 # ------------------------------------------------------------------- unary
 
 
-def _make_unary(opname, body, doc, aliases=()):
-    def kernel(xp, data, out):
-        body(xp, data, out)
+def _make_unary(opname, body, doc, aliases=(), float_math=True):
+    if opname in _INT_ROUNDING:
+        def kernel(xp, data, out):
+            if out.dtype.kind in "iu":      # already whole numbers
+                xp.copyto(out, data)
+            else:
+                body(xp, data, out)
+    elif float_math:
+        def kernel(xp, data, out):
+            if out.dtype.kind in "iu":
+                # MXNet's math:: functions on integer types: float32 math (here
+                # float64 rounded to float32), C cast back
+                tmp = xp.empty(out.shape, dtype=np.float64)
+                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                    body(xp, xp.asarray(data, dtype=np.float64), tmp)
+                    _cast_into(xp, out, tmp.astype(np.float32))
+            else:
+                body(xp, data, out)
+    else:
+        def kernel(xp, data, out):
+            body(xp, data, out)
     kernel.__doc__ = doc
     register(opname, infer=unary, elemwise=True, aliases=aliases)(kernel)
 
@@ -192,6 +249,13 @@ def _round(xp, x, out):
     xp.copysign(xp.floor(xp.abs(x) + 0.5), x, out=out)
 
 
+def _rint(xp, x, out):
+    # MXNet's rint: the nearer of floor and ceil, ties to floor (rint(-0.5) == -1, rint(1.5) == 1)
+    fl = xp.floor(x)
+    ce = xp.ceil(x)
+    xp.copyto(out, xp.where(x - fl <= ce - x, fl, ce))
+
+
 def _square(xp, x, out):
     xp.multiply(x, x, out=out)
 
@@ -200,19 +264,137 @@ def _copy(xp, x, out):
     xp.copyto(out, x)
 
 
+# unary ops that are exact on integers (no float round trip needed)
+_INT_EXACT = frozenset(("negative", "abs", "sign", "square", "relu"))
+# rounding ops leave integers as they are
+_INT_ROUNDING = frozenset(("floor", "ceil", "round", "rint", "fix", "trunc"))
+
+
 for _name, _body in (
         ("negative", _u("negative")), ("abs", _u("absolute")), ("sign", _u("sign")),
         ("exp", _u("exp")), ("log", _u("log")), ("log2", _u("log2")), ("log10", _u("log10")),
         ("log1p", _u("log1p")), ("expm1", _u("expm1")), ("sqrt", _u("sqrt")),
         ("rsqrt", _rsqrt), ("cbrt", _u("cbrt")), ("square", _square),
         ("reciprocal", _u("reciprocal")), ("floor", _u("floor")), ("ceil", _u("ceil")),
-        ("round", _round), ("rint", _u("rint")), ("fix", _fix), ("trunc", _u("trunc")),
+        ("round", _round), ("rint", _rint), ("fix", _fix), ("trunc", _u("trunc")),
         ("sin", _u("sin")), ("cos", _u("cos")), ("tan", _u("tan")), ("arcsin", _u("arcsin")),
         ("arccos", _u("arccos")), ("arctan", _u("arctan")), ("sinh", _u("sinh")),
         ("cosh", _u("cosh")), ("tanh", _u("tanh")), ("arcsinh", _u("arcsinh")),
         ("arccosh", _u("arccosh")), ("arctanh", _u("arctanh")), ("degrees", _u("degrees")),
         ("radians", _u("radians")), ("relu", _relu), ("sigmoid", _sigmoid),
         ("softsign", _softsign)):
-    _make_unary(_name, _body, "%s(data): elementwise %s." % (_name, _name))
+    _make_unary(_name, _body, "%s(data): elementwise %s." % (_name, _name),
+                float_math=_name not in _INT_EXACT)
 
-_make_unary("_copy", _copy, "_copy(data): a copy of data.", aliases=("identity",))
+_make_unary("_copy", _copy, "_copy(data): a copy of data.", aliases=("identity",),
+            float_math=False)
+
+# ------------------------------------------------------------ gradient table
+# One row per op: grad(F, attrs, inputs, outputs, out_grads) -> input grads.
+import math as _math  # noqa: E402
+
+from ._grad import set_grads, unbroadcast, zeros_grad  # noqa: E402
+
+
+def _bin(rule):
+    def grad(F, attrs, ins, outs, og):
+        a, b = ins
+        ga, gb = rule(F, a, b, outs[0], og[0])
+        return [None if ga is None else unbroadcast(F, ga, a.shape),
+                None if gb is None else unbroadcast(F, gb, b.shape)]
+    return grad
+
+
+_BIN_GRADS = {
+    "add": lambda F, a, b, y, g: (g, g),
+    "sub": lambda F, a, b, y, g: (g, -g),
+    "mul": lambda F, a, b, y, g: (g * b, g * a),
+    "div": lambda F, a, b, y, g: (g / b, -g * a / (b * b)),
+    "power": lambda F, a, b, y, g: (g * b * a ** (b - 1), g * y * F.log(a)),
+    "maximum": lambda F, a, b, y, g: (g * (a >= b), g * (a < b)),
+    "minimum": lambda F, a, b, y, g: (g * (a <= b), g * (a > b)),
+    "hypot": lambda F, a, b, y, g: (g * a / y, g * b / y),
+    "mod": lambda F, a, b, y, g: (g, -g * F.floor(a / b)),
+}
+_rows = {}
+for _k, _r in _BIN_GRADS.items():
+    _rows["broadcast_" + _k] = _bin(_r)
+    if _k in ("add", "sub", "mul", "div"):
+        _rows["elemwise_" + _k] = _bin(_r)
+    else:
+        _rows["_" + _k] = _bin(_r)
+for _k in ("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal",
+           "logical_and", "logical_or", "logical_xor"):
+    _rows["broadcast_" + _k] = _rows["_" + _k] = lambda F, at, ins, outs, og: [None, None]
+
+
+def _sc(rule):
+    def grad(F, attrs, ins, outs, og):
+        return [rule(F, ins[0], outs[0], og[0], attrs["scalar"])]
+    return grad
+
+
+_rows.update({
+    "_plus_scalar": _sc(lambda F, x, y, g, s: g),
+    "_minus_scalar": _sc(lambda F, x, y, g, s: g),
+    "_rminus_scalar": _sc(lambda F, x, y, g, s: -g),
+    "_mul_scalar": _sc(lambda F, x, y, g, s: g * s),
+    "_div_scalar": _sc(lambda F, x, y, g, s: g / s),
+    "_rdiv_scalar": _sc(lambda F, x, y, g, s: -g * s / (x * x)),
+    "_power_scalar": _sc(lambda F, x, y, g, s: g * s * x ** (s - 1)),
+    "_rpower_scalar": _sc(lambda F, x, y, g, s: g * y * _math.log(s)),
+    "_maximum_scalar": _sc(lambda F, x, y, g, s: g * (x >= s)),
+    "_minimum_scalar": _sc(lambda F, x, y, g, s: g * (x <= s)),
+    "_mod_scalar": _sc(lambda F, x, y, g, s: g),
+    "_rmod_scalar": _sc(lambda F, x, y, g, s: -g * F.floor(s / x)),
+    "_hypot_scalar": _sc(lambda F, x, y, g, s: g * x / y),
+})
+for _k in ("_equal_scalar", "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar",
+           "_lesser_scalar", "_lesser_equal_scalar", "_logical_and_scalar", "_logical_or_scalar",
+           "_logical_xor_scalar"):
+    _rows[_k] = lambda F, at, ins, outs, og: [None]
+
+
+def _un(rule):
+    def grad(F, attrs, ins, outs, og):
+        return [rule(F, ins[0], outs[0], og[0])]
+    return grad
+
+
+_LN2, _LN10 = _math.log(2.0), _math.log(10.0)
+_rows.update({
+    "negative": _un(lambda F, x, y, g: -g),
+    "abs": _un(lambda F, x, y, g: g * F.sign(x)),
+    "exp": _un(lambda F, x, y, g: g * y),
+    "log": _un(lambda F, x, y, g: g / x),
+    "log2": _un(lambda F, x, y, g: g / (x * _LN2)),
+    "log10": _un(lambda F, x, y, g: g / (x * _LN10)),
+    "log1p": _un(lambda F, x, y, g: g / (x + 1)),
+    "expm1": _un(lambda F, x, y, g: g * (y + 1)),
+    "sqrt": _un(lambda F, x, y, g: g / (2 * y)),
+    "rsqrt": _un(lambda F, x, y, g: g * -0.5 * y * y * y),
+    "cbrt": _un(lambda F, x, y, g: g / (3 * y * y)),
+    "square": _un(lambda F, x, y, g: g * 2 * x),
+    "reciprocal": _un(lambda F, x, y, g: -g * y * y),
+    "sin": _un(lambda F, x, y, g: g * F.cos(x)),
+    "cos": _un(lambda F, x, y, g: -g * F.sin(x)),
+    "tan": _un(lambda F, x, y, g: g * (1 + y * y)),
+    "arcsin": _un(lambda F, x, y, g: g / F.sqrt(1 - x * x)),
+    "arccos": _un(lambda F, x, y, g: -g / F.sqrt(1 - x * x)),
+    "arctan": _un(lambda F, x, y, g: g / (1 + x * x)),
+    "sinh": _un(lambda F, x, y, g: g * F.cosh(x)),
+    "cosh": _un(lambda F, x, y, g: g * F.sinh(x)),
+    "tanh": _un(lambda F, x, y, g: g * (1 - y * y)),
+    "arcsinh": _un(lambda F, x, y, g: g / F.sqrt(x * x + 1)),
+    "arccosh": _un(lambda F, x, y, g: g / F.sqrt(x * x - 1)),
+    "arctanh": _un(lambda F, x, y, g: g / (1 - x * x)),
+    "degrees": _un(lambda F, x, y, g: g * (180.0 / _math.pi)),
+    "radians": _un(lambda F, x, y, g: g * (_math.pi / 180.0)),
+    "relu": _un(lambda F, x, y, g: g * (x > 0)),
+    "sigmoid": _un(lambda F, x, y, g: g * y * (1 - y)),
+    "softsign": _un(lambda F, x, y, g: g / F.square(1 + F.abs(x))),
+    "_copy": _un(lambda F, x, y, g: g),
+})
+for _k in ("sign", "floor", "ceil", "round", "rint", "fix", "trunc"):
+    _rows[_k] = zeros_grad
+set_grads(_rows)

@@ -466,3 +466,110 @@ def _index_assign_scalar(xp, data, *indices, out, key, scalar=0.0):
     if out is not data:
         xp.copyto(out, data)
     out[_build_key(key, indices)] = scalar
+
+
+@register("_index_add", inputs=("data", "value", "*indices"), params=[Param("key")],
+          infer=_index_assign_rule, variadic=True)
+def _index_add(xp, data, value, *indices, out, key):
+    """_index_add(data, value, *indices, key): data with value added at data[key]
+    (repeated indices accumulate); the gradient of advanced indexing."""
+    if out is not data:
+        xp.copyto(out, data)
+    xp.add.at(out, _build_key(key, indices), value)
+
+# ------------------------------------------------------------ gradient table
+from ._grad import set_grads, unbroadcast  # noqa: E402
+
+
+def _dot_grad(F, attrs, ins, outs, og):
+    a, b = ins
+    g = og[0]
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    if a.ndim == 1 and b.ndim == 1:
+        return [g * b, g * a]
+    if a.ndim == 2 and b.ndim == 2:
+        if not ta and not tb:
+            return [F.dot(g, b, transpose_b=True), F.dot(a, g, transpose_a=True)]
+        if ta and not tb:
+            return [F.dot(b, g, transpose_b=True), F.dot(a, g)]
+        if not ta and tb:
+            return [F.dot(g, b), F.dot(g, a, transpose_a=True)]
+        return [F.dot(b, g, transpose_a=True, transpose_b=True),
+                F.dot(g, a, transpose_a=True, transpose_b=True)]
+    if ta or tb:
+        raise NotImplementedError("gradient of dot with transpose flags on arrays of more "
+                                  "than 2 dimensions")
+    a2 = a.reshape((-1, a.shape[-1])) if a.ndim > 1 else a.reshape((1, -1))
+    b2 = b.reshape((b.shape[0], -1)) if b.ndim > 1 else b.reshape((-1, 1))
+    g2 = g.reshape((a2.shape[0], b2.shape[1]))
+    return [F.dot(g2, b2, transpose_b=True).reshape(a.shape),
+            F.dot(a2, g2, transpose_a=True).reshape(b.shape)]
+
+
+def _batch_dot_grad(F, attrs, ins, outs, og):
+    a, b = ins
+    g = og[0]
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    if not ta and not tb:
+        return [F.batch_dot(g, b, transpose_b=True), F.batch_dot(a, g, transpose_a=True)]
+    if ta and not tb:
+        return [F.batch_dot(b, g, transpose_b=True), F.batch_dot(a, g)]
+    if not ta and tb:
+        return [F.batch_dot(g, b), F.batch_dot(g, a, transpose_a=True)]
+    return [F.batch_dot(b, g, transpose_a=True, transpose_b=True),
+            F.batch_dot(g, a, transpose_a=True, transpose_b=True)]
+
+
+def _reshape_back(F, attrs, ins, outs, og):
+    return [og[0].reshape(ins[0].shape)]
+
+
+def _transpose_grad(F, attrs, ins, outs, og):
+    axes = attrs["axes"]
+    if not axes:
+        return [F.transpose(og[0])]
+    nd = len(axes)
+    inv = [0] * nd
+    for i, a in enumerate(axes):
+        inv[a % nd] = i
+    return [F.transpose(og[0], axes=tuple(inv))]
+
+
+def _slice_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    return [F._internal._slice_assign(F.zeros_like(x), og[0], begin=attrs["begin"],
+                                      end=attrs["end"], step=attrs["step"])]
+
+
+def _slice_axis_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    ax = norm_axis(attrs["axis"], x.ndim)
+    begin = [None] * x.ndim
+    end = [None] * x.ndim
+    begin[ax], end[ax] = attrs["begin"], attrs["end"]
+    return [F._internal._slice_assign(F.zeros_like(x), og[0], begin=tuple(begin),
+                                      end=tuple(end), step=())]
+
+
+def _index_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    g = F._internal._index_add(F.zeros_like(x), og[0], *ins[1:], key=attrs["key"])
+    return [g] + [None] * (len(ins) - 1)
+
+
+def _slice_assign_grad(F, attrs, ins, outs, og):
+    g = og[0]
+    kw = dict(begin=attrs["begin"], end=attrs["end"], step=attrs["step"])
+    return [F._internal._slice_assign_scalar(g, scalar=0.0, **kw), F.slice(g, **kw)]
+
+
+set_grads({
+    "dot": _dot_grad, "batch_dot": _batch_dot_grad,
+    "Reshape": _reshape_back, "Flatten": _reshape_back, "expand_dims": _reshape_back,
+    "squeeze": _reshape_back, "transpose": _transpose_grad,
+    "broadcast_to": lambda F, at, ins, outs, og: [unbroadcast(F, og[0], ins[0].shape)],
+    "Cast": lambda F, at, ins, outs, og: [og[0].astype(ins[0].dtype)],
+    "clip": lambda F, at, ins, outs, og: [og[0] * (ins[0] >= at["a_min"]) * (ins[0] <= at["a_max"])],
+    "slice": _slice_grad, "slice_axis": _slice_axis_grad, "_index": _index_grad,
+    "_slice_assign": _slice_assign_grad,
+})

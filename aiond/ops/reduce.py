@@ -76,3 +76,61 @@ for _name in ("argmax", "argmin"):
     _k.__doc__ = "%s(data, axis=None, keepdims=False): indices as float32." % _name
     register(_name, params=[Param("axis", lambda v: None if v in (None, "None") else p_int(v), None),
                             Param("keepdims", p_bool, False)], infer=_arg_rule)(_k)
+
+# ------------------------------------------------------------ gradient table
+from ._grad import set_grads  # noqa: E402
+
+
+def _kept_shape(attrs, shape):
+    axes = reduce_axes(attrs, len(shape))
+    return tuple(1 if i in axes else d for i, d in enumerate(shape)), axes
+
+
+def _spread(F, g, attrs, shape):
+    """Broadcast a reduction's out-grad back to the input's shape."""
+    kept, _ = _kept_shape(attrs, shape)
+    return F.broadcast_to(g.reshape(kept), shape=shape)
+
+
+def _sum_grad(F, attrs, ins, outs, og):
+    return [_spread(F, og[0], attrs, ins[0].shape)]
+
+
+def _mean_grad(F, attrs, ins, outs, og):
+    shape = ins[0].shape
+    _, axes = _kept_shape(attrs, shape)
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return [_spread(F, og[0], attrs, shape) / max(n, 1)]
+
+
+def _extreme_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    y = _spread(F, outs[0], attrs, x.shape)
+    return [_spread(F, og[0], attrs, x.shape) * (x == y)]
+
+
+def _prod_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    return [_spread(F, og[0] * outs[0], attrs, x.shape) / x]
+
+
+def _nansum_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    return [_spread(F, og[0], attrs, x.shape) * (x == x)]
+
+
+def _norm_grad(F, attrs, ins, outs, og):
+    x = ins[0]
+    a = {"axis": attrs["axis"]}
+    g = _spread(F, og[0], a, x.shape)
+    if attrs["ord"] == 1:
+        return [g * F.sign(x)]
+    return [g * x / _spread(F, outs[0], a, x.shape)]
+
+
+set_grads({"sum": _sum_grad, "mean": _mean_grad, "max": _extreme_grad, "min": _extreme_grad,
+           "prod": _prod_grad, "nansum": _nansum_grad, "norm": _norm_grad,
+           "argmax": lambda F, at, ins, outs, og: [None],
+           "argmin": lambda F, at, ins, outs, og: [None]})

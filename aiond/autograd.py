@@ -1,0 +1,438 @@
+"""``mx.autograd``: record ops on NDArrays and compute gradients.
+
+While ``record()`` is active, every op whose inputs need gradients is put
+on a tape (``ndarray._invoke.hooks.record``; ndarray never imports this
+module). ``backward()`` walks the tape from the heads and applies each op's
+registry gradient, ``grad(F, attrs, inputs, outputs, out_grads)``, written
+with ``F = mx.nd`` functions: the gradient ops are ordinary engine ops, so
+backward returns at once and ``await x.grad.read()`` works; recorded again
+(``create_graph=True``) they give higher-order gradients.
+
+Recording and training state are per thread, as in MXNet.
+"""
+from __future__ import annotations
+
+import threading
+
+from .base import MXNetError
+from .ndarray import NDArray
+from .ndarray import _invoke
+from .ndarray.ndarray import _view
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training", "mark_variables", "backward", "grad",
+           "Function", "get_symbol"]
+
+
+class _State(threading.local):
+    recording = False
+    training = False
+
+
+_state = _State()
+_nrec = [0]                 # threads recording now; the push hook is off at 0
+_nrec_lock = threading.Lock()
+
+
+def _set_rec(flag):
+    flag = bool(flag)
+    if flag == _state.recording:
+        return
+    with _nrec_lock:
+        _state.recording = flag
+        _nrec[0] += 1 if flag else -1
+        _invoke.hooks.record = _record if _nrec[0] else None
+_GRAD_REQS = ("write", "add", "null")
+
+
+def is_recording() -> bool:
+    return _state.recording
+
+
+def is_training() -> bool:
+    return _state.training
+
+
+def set_recording(is_recording):  # noqa: A002 - MXNet's name
+    """Set recording on/off in this thread; returns the previous state."""
+    prev = _state.recording
+    _set_rec(is_recording)
+    return prev
+
+
+def set_training(train_mode):  # noqa: A002
+    """Set training/predicting in this thread; returns the previous state."""
+    prev = _state.training
+    _state.training = bool(train_mode)
+    return prev
+
+
+class _Scope:
+    def __init__(self, is_record, train_mode):
+        self._rec, self._train = is_record, train_mode
+        self._prev = None
+
+    def __enter__(self):
+        self._prev = (_state.recording, _state.training)
+        if self._rec is not None:
+            _set_rec(self._rec)
+        if self._train is not None:
+            _state.training = self._train
+        return self
+
+    def __exit__(self, *exc):
+        _set_rec(self._prev[0])
+        _state.training = self._prev[1]
+
+
+def record(train_mode=True):  # noqa: A002
+    """``with autograd.record():`` - record ops for gradients (training mode
+    by default: Dropout drops, BatchNorm uses batch statistics)."""
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):  # noqa: A002
+    """``with autograd.pause():`` - stop recording inside a record block."""
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    return _Scope(None, True)
+
+
+def predict_mode():
+    return _Scope(None, False)
+
+
+# --------------------------------------------------------------- the tape
+
+
+class _Leaf:
+    """A variable: its gradient buffer and request ('write', 'add', 'null')."""
+    __slots__ = ("grad", "req", "fresh")
+
+    def __init__(self, grad, req):
+        self.grad, self.req, self.fresh = grad, req, True
+
+
+class _Node:
+    """One recorded op: how to compute its inputs' gradients."""
+    __slots__ = ("op", "attrs", "inputs", "outputs", "edges", "fn", "freed", "__weakref__")
+
+    def __init__(self, op, attrs, inputs, outputs, edges, fn=None):
+        self.op, self.attrs, self.inputs, self.outputs = op, attrs, inputs, outputs
+        self.edges = edges      # per input: its _ag (a _Leaf, an _Entry or None)
+        self.fn = fn            # a custom Function instead of a registry op
+        self.freed = False
+
+    @property
+    def name(self):
+        return self.op.name if self.op is not None else type(self.fn).__name__
+
+
+class _Entry:
+    """An op output on the tape: (node, output index)."""
+    __slots__ = ("node", "index")
+
+    def __init__(self, node, index):
+        self.node, self.index = node, index
+
+
+def _alias(x):
+    # the value without the autograd link: no reference cycle through _ag
+    return _view(x, x._shape, x._off)
+
+
+def _is_in(y, xs):
+    for x in xs:
+        if x is y:
+            return True
+    return False
+
+
+def _record(op, inputs, attrs, outs):
+    if not _state.recording:
+        return
+    for y in outs:
+        if y._ag is not None and not _is_in(y, inputs):
+            raise MXNetError(
+                "%s: assigning to an NDArray that is already in a computational graph "
+                "(out= or an in-place operator) is not supported while recording; call "
+                "backward() first or do it outside autograd.record()" % op.name)
+    edges = [x._ag for x in inputs]
+    if not any(e is not None for e in edges):
+        return
+    if any(_is_in(y, inputs) for y in outs):
+        raise MXNetError("%s: in-place operations (+=, -=, x[:]=, out=x) on arrays that "
+                         "need gradients are not supported while recording" % op.name)
+    if op.grad is None:
+        return       # not differentiable: its outputs are constants for autograd
+    node = _Node(op, attrs, [_alias(x) for x in inputs], [_alias(y) for y in outs], edges)
+    for i, y in enumerate(outs):
+        y._ag = _Entry(node, i)
+
+
+_invoke.hooks.is_training = is_training
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    """Mark NDArrays as variables whose gradients go into ``gradients``."""
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    if not (len(variables) == len(gradients) == len(grad_reqs)):
+        raise MXNetError("mark_variables: %d variables, %d gradients and %d grad_reqs must match"
+                         % (len(variables), len(gradients), len(grad_reqs)))
+    for v, g, r in zip(variables, gradients, grad_reqs):
+        if r not in _GRAD_REQS:
+            raise MXNetError("grad_req must be one of %s, got %r" % (_GRAD_REQS, r))
+        if g is not None and g.shape != v.shape:
+            raise MXNetError("mark_variables: gradient of shape %s for a variable of shape %s"
+                             % (g.shape, v.shape))
+        v._ag = _Leaf(g, r)
+
+
+def _attach_grad(self, grad_req="write", stype=None):
+    """Allocate a zero gradient buffer and mark this array as a variable."""
+    from .ndarray import zeros
+    if grad_req not in _GRAD_REQS:
+        raise MXNetError("attach_grad: grad_req must be one of %s, got %r" % (_GRAD_REQS, grad_req))
+    g = zeros(self.shape, ctx=self.context, dtype=self.dtype)
+    self._ag = _Leaf(g, grad_req)
+
+
+def _grad_prop(self):
+    ag = self._ag
+    return ag.grad if isinstance(ag, _Leaf) else None
+
+
+def _detach(self):
+    return _alias(self)
+
+
+def _ndarray_backward(self, out_grad=None, retain_graph=False, train_mode=True):  # noqa: A002
+    """Backward from this array (``out_grad`` defaults to ones)."""
+    backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+
+NDArray.attach_grad = _attach_grad
+NDArray.grad = property(_grad_prop)
+NDArray.detach = _detach
+NDArray.backward = _ndarray_backward
+
+
+def _parse_heads(heads, head_grads):
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    heads = list(heads)
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    elif isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    head_grads = list(head_grads)
+    if len(head_grads) != len(heads):
+        raise MXNetError("backward: %d heads but %d head_grads" % (len(heads), len(head_grads)))
+    for h, g in zip(heads, head_grads):
+        if g is not None and g.shape != h.shape:
+            raise MXNetError("backward: head_grad of shape %s for a head of shape %s"
+                             % (g.shape, h.shape))
+    return heads, head_grads
+
+
+def _topo(heads):
+    """Nodes reachable from heads, in reverse topological order (heads first)."""
+    order, seen = [], set()
+    stack = []
+    for h in heads:
+        if isinstance(h._ag, _Entry):
+            stack.append((h._ag.node, False))
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for e in node.edges:
+            if isinstance(e, _Entry) and id(e.node) not in seen:
+                stack.append((e.node, False))
+    order.reverse()
+    return order
+
+
+def _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode):
+    from . import ndarray as F
+    heads, head_grads = _parse_heads(heads, head_grads)
+    for h in heads:
+        if h._ag is None:
+            raise MXNetError("backward: a head (shape %s) is not part of a recorded graph; "
+                             "compute it inside autograd.record() from arrays that called "
+                             "attach_grad()" % (h.shape,))
+    grads = {}          # id(entry or leaf) -> accumulated gradient
+
+    def add(key, g):
+        prev = grads.get(key)
+        grads[key] = g if prev is None else prev + g
+
+    leaves = {}
+    for h, g in zip(heads, head_grads):
+        if g is None:
+            g = F.ones_like(_alias(h))
+        ag = h._ag
+        key = (id(ag.node), ag.index) if isinstance(ag, _Entry) else id(ag)
+        if isinstance(ag, _Leaf):
+            leaves[id(ag)] = ag
+        add(key, g)
+    prev = (_state.recording, _state.training)
+    _set_rec(create_graph)
+    _state.training = bool(train_mode)
+    try:
+        for node in _topo(heads):
+            if node.freed:
+                raise MXNetError("backward: the graph through operator %s was already freed by "
+                                 "an earlier backward; pass retain_graph=True to the first "
+                                 "backward to differentiate twice" % node.name)
+            ograds = [grads.pop((id(node), i), None) for i in range(len(node.outputs))]
+            if all(g is None for g in ograds):
+                continue
+            ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, node.outputs)]
+            ins = node.inputs
+            if create_graph:
+                # differentiate through the inputs: keep their graph links
+                ins = [_relink(x, e) for x, e in zip(node.inputs, node.edges)]
+            if node.fn is not None:
+                igrads = node.fn._backward_entry(ograds)
+            else:
+                igrads = node.op.grad(F, node.attrs, ins, node.outputs, ograds)
+            if not isinstance(igrads, (list, tuple)):
+                igrads = [igrads]
+            if len(igrads) != len(node.edges):
+                raise MXNetError("gradient of %s returned %d arrays for %d inputs"
+                                 % (node.name, len(igrads), len(node.edges)))
+            for e, g in zip(node.edges, igrads):
+                if e is None or g is None:
+                    continue
+                if isinstance(e, _Entry):
+                    add((id(e.node), e.index), g)
+                else:
+                    leaves[id(e)] = e
+                    add(id(e), g)
+            if not retain_graph:
+                node.freed = True
+    finally:
+        _set_rec(prev[0])
+        _state.training = prev[1]
+    if variables is not None:
+        out = []
+        for v in variables:
+            g = grads.get(id(v._ag)) if isinstance(v._ag, _Leaf) else None
+            out.append(g if g is not None else F.zeros_like(_alias(v)))
+        return out
+    for key, leaf in leaves.items():
+        g = grads.get(key)
+        if g is None or leaf.req == "null" or leaf.grad is None:
+            continue
+        if leaf.req == "add":
+            leaf.grad += g
+        else:
+            leaf.grad[:] = g
+    return None
+
+
+def _relink(alias, edge):
+    if edge is None:
+        return alias
+    h = _view(alias, alias._shape, alias._off)
+    h._ag = edge
+    return h
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: A002
+    """Compute the gradients of ``heads`` into the ``.grad`` of the variables.
+
+    Returns at once: the gradient ops are pushed to the engine like any op.
+    """
+    _run_backward(heads, head_grads, None, retain_graph, False, train_mode)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):  # noqa: A002
+    """Gradients of ``heads`` w.r.t. ``variables``, returned as new arrays
+    (not written to ``.grad``). ``create_graph=True`` records them, so they
+    can be differentiated again."""
+    single = isinstance(variables, NDArray)
+    if single:
+        variables = [variables]
+    for v in variables:
+        if not isinstance(v._ag, _Leaf):
+            raise MXNetError("autograd.grad: a variable (shape %s) was not marked; call "
+                             "attach_grad() on it before recording" % (v.shape,))
+    if retain_graph is None:
+        retain_graph = create_graph
+    out = _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode)
+    return out[0] if single else out
+
+
+def get_symbol(x):
+    """The recorded graph of ``x`` as a Symbol (needs the symbol package)."""
+    try:
+        from .symbol._autograd import tape_to_symbol
+    except ImportError:
+        raise MXNetError("autograd.get_symbol needs aiond.symbol, which is not available "
+                         "in this build yet") from None
+    return tape_to_symbol(x)
+
+
+class Function:
+    """A user-defined differentiable function (MXNet's ``autograd.Function``).
+
+    Subclass it, define ``forward(*inputs)`` and ``backward(*output_grads)``
+    over NDArrays, and call an instance on NDArrays. ``save_for_backward``
+    keeps arrays for ``backward`` (``self.saved_tensors``).
+    """
+
+    def __init__(self):
+        self._used = False
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def __call__(self, *inputs):
+        if self._used:
+            raise MXNetError("an autograd.Function instance can only be called once; "
+                             "create a new instance for each call")
+        self._used = True
+        with pause(train_mode=_state.training):
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, NDArray)
+        outs = [outputs] if single else list(outputs)
+        if _state.recording and any(x._ag is not None for x in inputs):
+            node = _Node(None, None, [_alias(x) for x in inputs], [_alias(y) for y in outs],
+                         [x._ag for x in inputs], fn=self)
+            self._nin = len(inputs)
+            for i, y in enumerate(outs):
+                if y._ag is not None or any(y is x for x in inputs):
+                    raise MXNetError("Function.forward must return new arrays, not its inputs")
+                y._ag = _Entry(node, i)
+        return outputs
+
+    def _backward_entry(self, ograds):
+        with pause(train_mode=_state.training):
+            igrads = self.backward(*ograds)
+        if isinstance(igrads, NDArray):
+            igrads = [igrads]
+        igrads = list(igrads)
+        if len(igrads) != self._nin:
+            raise MXNetError("%s.backward returned %d gradients for %d inputs"
+                             % (type(self).__name__, len(igrads), self._nin))
+        return igrads
+
+    def forward(self, *inputs):
+        raise NotImplementedError("The 'forward' method must be implemented.")
+
+    def backward(self, *output_grads):
+        raise NotImplementedError("The 'backward' method must be implemented.")
