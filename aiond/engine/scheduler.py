@@ -225,11 +225,15 @@ class Engine:
     def _run_inline(self, opr):
         fail = self._poisoned(opr)
         if fail is None and opr.fn is not None:
+            prev = getattr(_tls, "in_kernel", False)
+            _tls.in_kernel = True       # a kernel that waits on itself raises, not hangs
             try:
                 opr.result = opr.fn()
             except BaseException as e:  # noqa: BLE001 - every failure poisons
                 fail = Failure(opr.name, user_origin(3), e)
                 self.failures.append(fail)
+            finally:
+                _tls.in_kernel = prev
         ready = self.finish(opr, fail)
         if ready:
             for r in ready:

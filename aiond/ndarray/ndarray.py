@@ -132,35 +132,16 @@ class NDArray:
         if opr.failure is not None:
             raise opr.failure.error("wait_to_read()")
 
-    async def read(self) -> np.ndarray:
-        """Await the value as the caller's own numpy copy.
+    def read(self):
+        """Await the value as the caller's own numpy copy: ``await x.read()``.
 
-        Resolves on the running loop of the caller (any loop, any thread)
-        without blocking it. The read observes exactly the writes pushed
-        before the call. Cancelling the await cancels only the wait: the
+        The read is pushed at the call, so it observes exactly the writes
+        pushed before the call, whenever it is awaited. It resolves on the
+        running loop of the awaiting coroutine (any loop, any thread) without
+        blocking it. Cancelling the await cancels only the wait: the
         computation and the array are untouched and later reads work.
         """
-        import asyncio  # a caller of read() has imported it already; `import aiond` stays light
-        loop = asyncio.get_running_loop()
-        fut = loop.create_future()
-        armed = []
-
-        def on_done(opr):
-            if armed and not loop.is_closed():
-                try:
-                    loop.call_soon_threadsafe(_resolve, fut, opr)
-                except RuntimeError:  # loop closed meanwhile: nobody waits
-                    pass
-        opr = self._push_copy()
-        with _engine.lock:
-            if not opr.done:
-                opr.on_done = on_done
-                armed.append(True)
-        if opr.done:
-            if opr.failure is not None:
-                raise opr.failure.error("read()")
-            return opr.result
-        return await fut
+        return _await_result(self._push_copy(), "read()")
 
     # ------------------------------------------------------------ copying
     def copyto(self, other):
@@ -439,6 +420,36 @@ def _cross_ctx_copy(src, dst):
     _engine.push(copy, reads, writes, "_copyto", _prod(dst._shape) * dst._dtype.itemsize,
                  _prod(dst._shape) <= INLINE_MAX, rw)
     return dst
+
+
+async def _await_result(opr, what):
+    if not opr.done:
+        import asyncio  # a coroutine's caller has imported it: `import aiond` stays light
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+
+        def on_done(o, prev=None):
+            if not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(_resolve, fut, o)
+                except RuntimeError:  # the loop closed meanwhile: nobody waits
+                    pass
+        with _engine.lock:
+            armed = not opr.done
+            if armed:
+                prev = opr.on_done
+                if prev is None:
+                    opr.on_done = on_done
+                else:
+                    def both(o, prev=prev):
+                        prev(o)
+                        on_done(o)
+                    opr.on_done = both
+        if armed:
+            return await fut
+    if opr.failure is not None:
+        raise opr.failure.error(what)
+    return opr.result
 
 
 def _resolve(fut, opr):

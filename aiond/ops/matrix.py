@@ -8,9 +8,16 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt, norm_axis, same_dtype, unary
+from .elemwise import cast_scalar
 from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, register
 
 # ------------------------------------------------------------------- dot
+
+
+def _dot_axes(a, b, ta, tb):
+    """The contracted axes of MXNet's dot: lhs's last (its first if
+    transpose_a), rhs's first (its last if transpose_b)."""
+    return (0 if ta else len(a) - 1), (len(b) - 1 if tb else 0)
 
 
 def _dot_rule(attrs, shapes, dtypes):
@@ -18,31 +25,16 @@ def _dot_rule(attrs, shapes, dtypes):
     same_dtype(dtypes)
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     if len(a) == 0 or len(b) == 0:
-        raise ShapeError("dot needs arrays of at least 1 dimension, got %s and %s" % (fmt(a), fmt(b)))
-    if ta:
-        a = (a[-1],) + tuple(a[:-1]) if len(a) > 1 else a
-    if tb:
-        b = tuple(b[1:]) + (b[0],) if len(b) > 1 else b
-    if len(a) == 1 and len(b) == 1:
-        if a[0] != b[0]:
-            raise ShapeError("dot: vectors of length %d and %d" % (a[0], b[0]))
-        return ((1,),), (dtypes[0],)
-    k_a = a[-1]
-    k_b = b[0]
-    if k_a != k_b:
-        raise ShapeError("dot: shapes %s and %s do not match: %d (last axis of lhs%s) != "
-                         "%d (first axis of rhs%s)" % (fmt(shapes[0]), fmt(shapes[1]), k_a,
-                                                       ", transposed" if ta else "", k_b,
-                                                       ", transposed" if tb else ""))
-    return (tuple(a[:-1]) + tuple(b[1:]),), (dtypes[0],)
-
-
-def _t_first_last(xp, x, first_to_last):
-    if x.ndim < 2:
-        return x
-    if first_to_last:       # rhs transposed: (k, ...) means shape (..., k)
-        return xp.moveaxis(x, -1, 0)
-    return xp.moveaxis(x, 0, -1)
+        raise ShapeError("needs arrays of at least 1 dimension, got %s and %s" % (fmt(a), fmt(b)))
+    ka, kb = _dot_axes(a, b, ta, tb)
+    if a[ka] != b[kb]:
+        raise ShapeError("shapes %s and %s do not match: %d (%s axis of lhs%s) != "
+                         "%d (%s axis of rhs%s)"
+                         % (fmt(a), fmt(b), a[ka], "first" if ka == 0 else "last",
+                            ", transpose_a" if ta else "", b[kb], "first" if kb == 0 else "last",
+                            ", transpose_b" if tb else ""))
+    out = tuple(a[:ka]) + tuple(a[ka + 1:]) + tuple(b[:kb]) + tuple(b[kb + 1:])
+    return (out or (1,),), (dtypes[0],)
 
 
 @register("dot", inputs=("lhs", "rhs"), params=[
@@ -50,40 +42,38 @@ def _t_first_last(xp, x, first_to_last):
     Param("forward_stype", lambda v: v, None)], infer=_dot_rule, inline=False)
 def dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
     """dot(lhs, rhs, transpose_a=False, transpose_b=False): matrix product;
-    N-D arrays contract lhs's last axis with rhs's first."""
+    N-D arrays contract lhs's last axis (first if transpose_a) with rhs's
+    first (last if transpose_b)."""
     if lhs.ndim == 2 and rhs.ndim == 2:
         a = lhs.T if transpose_a else lhs
         b = rhs.T if transpose_b else rhs
         xp.matmul(a, b, out=out)
         return
-    a = _t_first_last(xp, lhs, False) if transpose_a else lhs
-    b = _t_first_last(xp, rhs, True) if transpose_b else rhs
-    if a.ndim == 1 and b.ndim == 1:
-        out[...] = xp.dot(a, b)
-        return
-    r = xp.tensordot(a, b, axes=([a.ndim - 1], [0]))
+    ka, kb = _dot_axes(lhs.shape, rhs.shape, transpose_a, transpose_b)
+    r = xp.tensordot(lhs, rhs, axes=([ka], [kb]))
     out[...] = r.reshape(out.shape)
 
 
 def _batch_dot_rule(attrs, shapes, dtypes):
     a, b = shapes
     same_dtype(dtypes)
-    if len(a) != 3 or len(b) != 3:
-        raise ShapeError("batch_dot needs 3-D inputs, got %s and %s" % (fmt(a), fmt(b)))
-    m, k = (a[2], a[1]) if attrs["transpose_a"] else (a[1], a[2])
-    k2, n = (b[2], b[1]) if attrs["transpose_b"] else (b[1], b[2])
-    if a[0] != b[0] or k != k2:
-        raise ShapeError("batch_dot: shapes %s and %s do not match" % (fmt(a), fmt(b)))
-    return ((a[0], m, n),), (dtypes[0],)
+    if len(a) < 3 or len(a) != len(b):
+        raise ShapeError("needs two N-D arrays with N >= 3, got %s and %s" % (fmt(a), fmt(b)))
+    m, k = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
+    k2, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
+    if a[:-2] != b[:-2] or k != k2:
+        raise ShapeError("shapes %s and %s do not match (transpose_a=%s, transpose_b=%s)"
+                         % (fmt(a), fmt(b), attrs["transpose_a"], attrs["transpose_b"]))
+    return (tuple(a[:-2]) + (m, n),), (dtypes[0],)
 
 
 @register("batch_dot", inputs=("lhs", "rhs"), params=[
     Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
     Param("forward_stype", lambda v: v, None)], infer=_batch_dot_rule, inline=False)
 def batch_dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
-    """batch_dot(lhs, rhs): a matrix product per batch entry of 3-D arrays."""
-    a = lhs.transpose(0, 2, 1) if transpose_a else lhs
-    b = rhs.transpose(0, 2, 1) if transpose_b else rhs
+    """batch_dot(lhs, rhs): a matrix product per batch entry of N-D arrays (N >= 3)."""
+    a = xp.swapaxes(lhs, -1, -2) if transpose_a else lhs
+    b = xp.swapaxes(rhs, -1, -2) if transpose_b else rhs
     xp.matmul(a, b, out=out)
 
 # --------------------------------------------------------------- reshape
@@ -282,7 +272,11 @@ def Cast(xp, data, out, dtype=None):
           elemwise=True)
 def clip(xp, data, out, a_min, a_max):
     """clip(data, a_min, a_max): limit values to [a_min, a_max]."""
-    xp.clip(data, out.dtype.type(a_min), out.dtype.type(a_max), out=out)
+    lo, hi = cast_scalar(a_min, out.dtype), cast_scalar(a_max, out.dtype)
+    if lo <= hi:
+        xp.clip(data, lo, hi, out=out)
+    else:       # MXNet: x > a_max ? a_max : (x < a_min ? a_min : x)
+        xp.copyto(out, xp.where(data > hi, hi, xp.where(data < lo, lo, data)))
 
 # ------------------------------------------------------------------ slicing
 
@@ -417,16 +411,29 @@ def _index_rule(attrs, shapes, dtypes):
 def _index(xp, data, *indices, out, key):
     """_index(data, *indices, key): numpy-style advanced indexing (a copy)."""
     for i, a in enumerate(indices):
-        if a.dtype.kind != "b":
-            ax_bad = None
+        if a.dtype.kind != "b" and a.size:
+            n = _axis_len(data.shape, key, i)
             ia = a.astype(np.intp)
-            if ia.size and (ia.min() < -_axis_len(data.shape, key, i) or ia.max() >= _axis_len(data.shape, key, i)):
-                ax_bad = (int(ia.min()), int(ia.max()))
-            if ax_bad:
-                raise IndexError("index %s is out of bounds for an axis of size %d"
-                                 % (ax_bad, _axis_len(data.shape, key, i)))
+            bad = ia[(ia < -n) | (ia >= n)]
+            if bad.size:
+                raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                 % (int(bad.flat[0]), _axis_of(data.shape, key, i), n))
     r = data[_build_key(key, indices)]
     xp.copyto(out, r.reshape(out.shape))
+
+
+def _axis_of(shape, key, k):
+    """The data axis the k-th index array indexes."""
+    ax = 0
+    nreal = sum(1 for t in key if t[0] in "sia")
+    for t in key:
+        if t[0] == "e":
+            ax += len(shape) - nreal
+        elif t[0] == "a" and t[1] == k:
+            return ax
+        elif t[0] != "n":
+            ax += 1
+    return max(len(shape) - 1, 0)
 
 
 def _axis_len(shape, key, k):
