@@ -155,6 +155,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         raise type(e)("%s: %s" % (op.name, e)) from None
     if ctx.device_typeid == 2:
         _no_gpu(ctx)
+    if op.train_aware:
+        attrs = dict(attrs)
+        attrs["_train"] = hooks.is_training()
+    if op.mutates:
+        return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
     if out is None and len(oshapes) == 1 and n_in <= 2 and not op.needs_rng:
         # the common case, kept lean: one fresh output, at most two inputs
         shape = oshapes[0]
@@ -232,6 +237,13 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         if v not in writes:
             writes.append(v)
     rw = False
+    for i in op.mutates:
+        v = inputs[i]._st.var
+        if v in reads:
+            reads.remove(v)
+        if v not in writes:
+            writes.append(v)
+        rw = True
     if not fresh:
         for v in writes:
             if v in reads:
@@ -258,6 +270,9 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
           op.inline and work <= INLINE_MAX, rw, split)
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
+    if op.num_visible is not None and out is None:
+        k = op.num_visible(attrs)
+        return outs[0] if k == 1 else outs[:k]
     return outs
 
 

@@ -153,7 +153,8 @@ class Op:
     """A registry entry. See the module docstring."""
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
-                 "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates")
+                 "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
+                 "num_visible")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -174,6 +175,9 @@ class Op:
         self.needs_rng = needs_rng
         self.aux = ()
         self.output_names = output_names or ("output",)
+        self.mutates = ()           # indices of inputs the kernel also writes (aux states)
+        self.train_aware = False    # kernel gets _train=autograd.is_training() at push
+        self.num_visible = None     # attrs -> how many outputs mx.nd returns (None: all)
 
     def __repr__(self):
         return "<Op %s>" % self.name
@@ -216,12 +220,26 @@ def parse_attrs(op, kwargs) -> dict:
 
 def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_outputs=1,
              elemwise=False, inline=True, aliases=(), variadic=False, attr_check=None,
-             needs_rng=False, output_names=None) -> Callable:
-    """Decorator adding ``kernel(xp, *inputs, out, **attrs)`` as op ``name``."""
+             needs_rng=False, output_names=None, mutates=(), train_aware=False,
+             num_visible=None, aux=()) -> Callable:
+    """Decorator adding ``kernel(xp, *inputs, out, **attrs)`` as op ``name``.
+
+    ``out`` is one array, or a list for ``num_outputs > 1``; ``infer`` is the
+    shape/dtype rule; ``grad`` the gradient rule (see ``_grad.py``);
+    ``needs_rng`` passes ``rng=`` (the context's generator, ordered by the
+    engine); ``train_aware`` passes ``_train`` (autograd's training flag at
+    push); ``mutates`` lists input indices the kernel updates in place (e.g.
+    BatchNorm's moving mean/var), which the engine then orders as writes;
+    ``aux`` names those inputs for Symbol; ``num_visible(attrs)`` is how many
+    outputs ``mx.nd`` returns."""
     def deco(kernel):
         doc = (kernel.__doc__ or "").strip()
         op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
                 doc, variadic, attr_check, needs_rng, output_names)
+        op.mutates = tuple(mutates)
+        op.train_aware = train_aware
+        op.num_visible = num_visible
+        op.aux = tuple(aux)
         if name in _REGISTRY:
             raise RuntimeError("op %s registered twice" % name)
         _REGISTRY[name] = op

@@ -1,0 +1,62 @@
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond import test_utils as tu
+
+
+def test_assert_almost_equal_passes_and_fails_with_location():
+    a = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    tu.assert_almost_equal(a, mx.nd.array(a) + 1e-6)
+    with pytest.raises(AssertionError, match=r"Location of maximum error: \(2,\)"):
+        tu.assert_almost_equal(a, np.array([1.0, 2.0, 3.5], dtype=np.float32))
+    assert tu.almost_equal(a, a) and not tu.almost_equal(a, a + 1)
+    assert tu.same(mx.nd.array(a), a)
+
+
+@pytest.mark.parametrize("fn,wshape", [
+    (lambda x, w: mx.nd.dot(x, w).sin().sum(), (4, 2)),
+    (lambda x, w: (x * w).exp() / (1 + w * w), (3, 4)),
+    (lambda x, w: mx.nd.broadcast_mul(x, w).mean(axis=1), (1, 4)),
+])
+def test_check_numeric_gradient_on_callables(fn, wshape):
+    x = np.random.uniform(-1, 1, (3, 4))
+    w = np.random.uniform(-1, 1, wshape)
+    tu.check_numeric_gradient(fn, [x, w])
+
+
+def test_check_numeric_gradient_catches_a_wrong_gradient():
+    from aiond.ops import registry
+    op = registry.get("sin")
+    good = op.grad
+    op.grad = lambda F, attrs, ins, outs, og: [og[0] * F.sin(ins[0])]   # wrong on purpose
+    try:
+        with pytest.raises(AssertionError):
+            tu.check_numeric_gradient(lambda x: mx.nd.sin(x), [np.random.uniform(0.5, 1, (5,))])
+    finally:
+        op.grad = good
+
+
+def test_check_symbolic_forward_and_backward_on_a_callable():
+    x = np.random.uniform(-1, 1, (2, 3))
+    tu.check_symbolic_forward(lambda a: a * 2 + 1, [x], [x * 2 + 1])
+    g = np.random.uniform(-1, 1, (2, 3))
+    tu.check_symbolic_backward(lambda a: a * a, [x], [g], [2 * x * g], rtol=1e-5, atol=1e-6)
+
+
+def test_helpers():
+    assert tu.np_reduce(np.ones((2, 3, 4)), (0, 2), True, np.sum).shape == (1, 3, 1)
+    assert len(tu.rand_shape_nd(4)) == 4 and all(d >= 1 for d in tu.rand_shape_3d())
+    assert tu.rand_ndarray((2, 3)).shape == (2, 3)
+    assert tu.default_context() == mx.cpu()
+    assert tu.list_gpus() == []
+    tu.assert_exception(lambda: 1 / 0, ZeroDivisionError)
+    with pytest.raises(AssertionError):
+        tu.assert_exception(lambda: 1, ZeroDivisionError)
+    import os
+    with tu.environment("AIOND_TEST_ENV_X", "1"):
+        assert os.environ["AIOND_TEST_ENV_X"] == "1"
+    assert "AIOND_TEST_ENV_X" not in os.environ
+    np.testing.assert_array_equal(tu.collapse_sum_like(np.ones((2, 3, 4)), (3, 1)), np.full((3, 1), 8))
+    a = mx.nd.ones((4,))
+    assert tu.same_array(a, a.reshape((4,))) and not tu.same_array(a, a.copy())
