@@ -12,4 +12,5 @@ _internal = _types.ModuleType("aiond.ndarray._internal")
 _namespace.populate(globals(), _internal.__dict__)
 
 from . import random  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401

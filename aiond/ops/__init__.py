@@ -1,4 +1,5 @@
 """Operators: the registry and the kernels that fill it."""
 from . import registry  # noqa: F401
 from . import elemwise, init, matrix, random, reduce  # noqa: F401  (register ops)
+from . import conv, linalg, nn, norm  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -1,0 +1,2 @@
+"""``mx.nd.linalg``: linear algebra (being written)."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Operators: conv (being written)."""
+from __future__ import annotations

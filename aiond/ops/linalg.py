@@ -1,0 +1,2 @@
+"""Operators: linalg (being written)."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Operators: nn (being written)."""
+from __future__ import annotations

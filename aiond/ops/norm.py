@@ -1,0 +1,2 @@
+"""Operators: norm (being written)."""
+from __future__ import annotations
