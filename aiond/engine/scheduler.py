@@ -316,6 +316,12 @@ class Engine:
             self.cpu.submit_batch(batch)
 
     # ---------------------------------------------------------------- waits
+    def threads_busy(self) -> bool:
+        """Cheap pre-check: could the caller be inside a kernel or on an
+        engine thread? (a blocking wrapper there raises even when its value
+        happens to be ready, so the guard does not depend on timing)"""
+        return bool(self.threads) or getattr(_tls, "in_kernel", False)
+
     def in_engine_thread(self) -> bool:
         return threading.get_ident() in self.threads or getattr(_tls, "in_kernel", False)
 
