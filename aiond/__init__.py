@@ -18,6 +18,8 @@ from . import ndarray as nd  # noqa: F401
 from . import random  # noqa: F401
 from . import profiler  # noqa: F401
 from . import autograd  # noqa: F401
+from . import kvstore  # noqa: F401
+from . import kvstore as kv  # noqa: F401
 
 import importlib as _importlib
 

@@ -13,7 +13,7 @@ import pytest
 
 ACCEPT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "acceptance")
 FILES = ["test_async_native.py", "test_seed_package_overview.py"]
-SELECT = ("not perceptron and not weight_name and not fully_connected and not kv "
+SELECT = ("not perceptron and not weight_name and not fully_connected "
           "and not bind and not gluon and not symbol")
 
 
