@@ -274,7 +274,8 @@ def numeric_grad(fn, location, aux_states=None, eps=1e-4, use_forward_train=True
                  dtype=np.float64, names=None):
     """Central finite differences of ``sum(out_i * proj_i)`` w.r.t. each input."""
     from . import autograd, ndarray as nd
-    arrays = [np.array(v, dtype=dtype) for v in location]
+    # C order: the perturbation loop edits the flat view in place
+    arrays = [np.ascontiguousarray(v, dtype=dtype) for v in location]
     projs = None
     grads = []
 

@@ -60,3 +60,18 @@ def test_helpers():
     np.testing.assert_array_equal(tu.collapse_sum_like(np.ones((2, 3, 4)), (3, 1)), np.full((3, 1), 8))
     a = mx.nd.ones((4,))
     assert tu.same_array(a, a.reshape((4,))) and not tu.same_array(a, a.copy())
+
+
+def test_check_numeric_gradient_on_non_contiguous_input_catches_wrong_gradient():
+    # a transposed (Fortran-order) input must still be perturbed, not a copy of it
+    from aiond.ops import registry
+    op = registry.get("exp")
+    good = op.grad
+    op.grad = lambda F, attrs, ins, outs, og: [og[0] * 0]
+    try:
+        x = np.random.uniform(-1, 1, (3, 4)).T
+        with pytest.raises(AssertionError):
+            tu.check_numeric_gradient(lambda a: mx.nd.exp(a), [x])
+    finally:
+        op.grad = good
+    tu.check_numeric_gradient(lambda a: mx.nd.exp(a), [x])
