@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from ..base import MXNetError, integer_types, numeric_types
+from ..base import ShapeError, integer_types, numeric_types
 from ..engine import get as _get_engine
+from ..ops.matrix import _axis_len, _axis_of, _index_shape
 from ._invoke import INLINE_MAX, data_of, invoke
 from .ndarray import NDArray, _cached, _copy_into, _view
 
@@ -20,20 +21,48 @@ _engine = _get_engine()
 _prod = math.prod
 
 
+class IndexKeyError(IndexError, ValueError):
+    """An index of an unsupported type: MXNet raises ValueError, numpy IndexError."""
+
+
+_BOOL_MASK_MSG = ("boolean mask indexing is not supported by MXNet 1.x NDArrays (MXNet raises "
+                  "'Cannot perform boolean indexing in legacy mode'); use integer indices, e.g. "
+                  "mx.nd.array(np.nonzero(mask)[0]), or mx.nd.contrib.boolean_mask")
+
+
 def _is_advanced(k):
-    return isinstance(k, (list, np.ndarray, NDArray, range)) or (
-        isinstance(k, np.generic) and k.dtype == np.bool_)
+    return isinstance(k, (list, tuple, np.ndarray, NDArray, range))
+
+
+def _normalize_one(k):
+    """One key component in MXNet 1.9.1's terms: bools are the ints 0/1, a
+    numpy bool array is an array of 0/1 indices (not a mask), a tuple inside
+    the key is a list, a 0-d NDArray is its int value."""
+    if isinstance(k, (bool, np.bool_)):
+        return int(k)
+    if isinstance(k, tuple):
+        return list(k)
+    if isinstance(k, NDArray):
+        if k.dtype is np.bool_:
+            raise ValueError(_BOOL_MASK_MSG)
+        if k.ndim == 0:
+            return int(k.asscalar())
+    elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+        return k.astype(np.int64)
+    return k
 
 
 def _normalize(arr, key):
     if not isinstance(key, tuple):
         key = (key,)
+    key = tuple(_normalize_one(k) for k in key)
     if any(_is_advanced(k) for k in key):
         return key, True
     for k in key:
         if not (k is None or k is Ellipsis or isinstance(k, (slice,) + integer_types)):
-            raise IndexError("NDArray index of type %s is not supported; use ints, slices, "
-                             "None, Ellipsis, lists, numpy arrays or NDArrays" % type(k).__name__)
+            raise IndexKeyError("NDArray does not support slicing with key %r of type %s; use "
+                                "ints, slices, None, Ellipsis, lists, numpy arrays or NDArrays"
+                                % (k, type(k).__name__))
     return key, False
 
 
@@ -140,6 +169,7 @@ def _index_arrays(arr, key):
     """Replace advanced components by NDArray inputs; returns (spec, inputs)."""
     inputs = []
     spec = []
+    known = []
     for k in key:
         if k is None:
             spec.append(("n",))
@@ -156,17 +186,25 @@ def _index_arrays(arr, key):
                 idx = k
             else:
                 a = np.asarray(list(k) if isinstance(k, range) else k)
-                if a.dtype == np.bool_:
-                    idx = _from_np(a, arr.context)
-                elif a.dtype.kind in "iu" or a.size == 0:
-                    idx = _from_np(a.astype(np.int64), arr.context)
+                if a.dtype.kind in "iub" or a.size == 0:
+                    a = a.astype(np.int64)
                 elif a.dtype.kind == "f":
-                    idx = _from_np(a, arr.context)
+                    a = a.astype(np.int64)      # MXNet truncates float indices
                 else:
-                    raise IndexError("NDArray index of dtype %s is not supported" % a.dtype)
+                    raise IndexKeyError("NDArray index of dtype %s is not supported" % a.dtype)
+                known.append((len(inputs), a))
+                idx = _from_np(a, arr.context)
             spec.append(("a", len(inputs)))
             inputs.append(idx)
-    return tuple(spec), inputs
+    spec = tuple(spec)
+    # values known now (lists, numpy arrays): out-of-range raises here, as for ints
+    for i, a in known:
+        n = _axis_len(arr._shape, spec, i)
+        bad = a[(a < -n) | (a >= n)]
+        if bad.size:
+            raise IndexError("index %d is out of bounds for axis %d with size %d"
+                             % (int(bad.flat[0]), _axis_of(arr._shape, spec, i), n))
+    return spec, inputs
 
 
 def _from_np(a, ctx):
@@ -175,8 +213,48 @@ def _from_np(a, ctx):
 
 
 def _advanced_get(arr, key):
+    if any(k is None for k in key):
+        return _advanced_get_newaxes(arr, key)
     spec, idx = _index_arrays(arr, key)
     return invoke(_cached("_index"), [arr] + idx, {"key": spec})
+
+
+def _adv_shape(k):
+    if isinstance(k, integer_types):
+        return (1,)             # MXNet turns an int into a 1-element index array
+    if isinstance(k, NDArray):
+        return k.shape
+    return np.shape(list(k) if isinstance(k, range) else k)
+
+
+def _advanced_get_newaxes(arr, key):
+    """MXNet 1.9.1 gathers without the ``None`` entries, then inserts the new
+    axes where ``_new_axes_after_advanced_indexing`` puts them: when the
+    advanced indices are adjacent their result axes are not counted, so
+    ``a[[0, 1], None]`` has shape (1, 2, ...) where numpy gives (2, 1, ...)."""
+    shape = arr._shape
+    nreal = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if nreal > len(shape):
+        raise IndexError("too many indices (%d) for array with %d dimensions" % (nreal, len(shape)))
+    full = []
+    for k in key:
+        if k is Ellipsis:
+            full.extend([slice(None)] * (len(shape) - nreal))
+        else:
+            full.append(k)
+    if not any(k is Ellipsis for k in key):
+        full.extend([slice(None)] * (len(shape) - nreal))
+    res = _advanced_get(arr, tuple(k for k in full if k is not None))
+    adv = [i for i, k in enumerate(full) if _is_advanced(k) or isinstance(k, integer_types)]
+    adv_ndim = len(np.broadcast_shapes(*[_adv_shape(full[i]) for i in adv]))
+    adjacent = all(b - a == 1 for a, b in zip(adv, adv[1:]))
+    steps = [0 if adjacent else adv_ndim] + [0 if i in adv else 1 for i in range(len(full))]
+    cum = np.cumsum(steps)
+    final = list(res.shape)
+    for i, k in enumerate(full):
+        if k is None:
+            final.insert(int(cum[i]), 1)
+    return res.reshape(tuple(final))
 
 
 # ------------------------------------------------------------------ setitem
@@ -216,12 +294,12 @@ def _value_nd(value, arr, target_shape):
         if v._dtype != arr._dtype:
             v = v.astype(arr._dtype)
     else:
-        v = array(np.asarray(value), ctx=arr.context, dtype=arr._dtype)
+        v = array(_np_value(value), ctx=arr.context, dtype=arr._dtype)
     if v._shape != tuple(target_shape):
         try:
             np.broadcast_shapes(v._shape, tuple(target_shape))
         except ValueError:
-            raise MXNetError("cannot assign a value of shape %s to a selection of shape %s"
+            raise ShapeError("cannot assign a value of shape %s to a selection of shape %s"
                              % (v._shape, tuple(target_shape))) from None
     return v
 
@@ -242,11 +320,11 @@ def _set_whole(dst, value, partial=False):
         return
     # numpy or array-like: copy it now, so later changes by the caller don't leak in
     try:
-        src = np.asarray(value)
+        src = _np_value(value)
         src = np.array(np.broadcast_to(src.reshape(_squeeze_to(src.shape, shape)), shape),
                        dtype=dst._dtype, copy=True)
     except ValueError:
-        raise MXNetError("cannot assign a value of shape %s to an array (or selection) of "
+        raise ShapeError("cannot assign a value of shape %s to an array (or selection) of "
                          "shape %s" % (np.shape(value), shape)) from None
     n = src.size
 
@@ -254,6 +332,14 @@ def _set_whole(dst, value, partial=False):
         np.copyto(data_of(dst), src)
     rw = partial or dst._off is not None or dst._st.shape != shape
     _engine.push(copy_in, (), (dst._st.var,), "_sync_copyfrom", src.nbytes, n <= INLINE_MAX, rw)
+
+
+def _np_value(value):
+    src = np.asarray(value)
+    if src.dtype.kind in "USV":
+        raise TypeError("NDArray does not support assignment with non-array-like object %r of "
+                        "type %s" % (value, type(value).__name__))
+    return src
 
 
 def _squeeze_to(src_shape, shape):
@@ -274,12 +360,13 @@ def _broadcast_value(value, shape):
     try:
         np.broadcast_shapes(s, shape)
     except ValueError:
-        raise MXNetError("cannot assign a value of shape %s to an array (or selection) of shape %s"
+        raise ShapeError("cannot assign a value of shape %s to an array (or selection) of shape %s"
                          % (vs, shape)) from None
     return value.broadcast_to(shape)
 
 
 def _advanced_set(arr, key, value):
+    key = tuple(k for k in key if k is not None)   # MXNet ignores None here
     spec, idx = _index_arrays(arr, key)
     if isinstance(value, numeric_types) and not isinstance(value, np.ndarray):
         invoke(_cached("_index_assign_scalar"), [arr] + idx, {"key": spec, "scalar": float(value)}, arr)
@@ -290,5 +377,14 @@ def _advanced_set(arr, key, value):
         if v._dtype != arr._dtype:
             v = v.astype(arr._dtype)
     else:
-        v = array(np.asarray(value), ctx=arr.context, dtype=arr._dtype)
+        v = array(_np_value(value), ctx=arr.context, dtype=arr._dtype)
+    sel = _index_shape(arr._shape, spec, [x._shape for x in idx])
+    vs = _squeeze_to(v._shape, sel)
+    try:
+        np.broadcast_to(np.empty(vs, np.int8), sel)
+    except ValueError:
+        raise ShapeError("cannot assign a value of shape %s to a selection of shape %s"
+                         % (v._shape, tuple(sel))) from None
+    if vs != v._shape:
+        v = v.reshape(vs)
     invoke(_cached("_index_assign"), [arr, v] + idx, {"key": spec}, arr)

@@ -18,6 +18,9 @@ def make_function(op, public_name=None):
     fixed = [n for n in op.inputs if not n.startswith("*")]
     pnames = [p.name for p in op.params]
     fname = public_name or op.name
+    # trailing inputs an op lets callers leave out or pass as None (FullyConnected's
+    # bias with no_bias=True); the op's shape rule checks the count against its attrs
+    optional = getattr(op.kernel, "optional_inputs", ())
 
     def fn(*args, **kwargs):
         from .ndarray import NDArray
@@ -37,10 +40,14 @@ def make_function(op, public_name=None):
         else:
             for n in fixed:
                 if args:
-                    inputs.append(args.pop(0))
+                    v = args.pop(0)
+                    if v is not None or n not in optional:
+                        inputs.append(v)
                 elif n in kwargs:
-                    inputs.append(kwargs.pop(n))
-                else:
+                    v = kwargs.pop(n)
+                    if v is not None or n not in optional:
+                        inputs.append(v)
+                elif n not in optional:
                     raise TypeError("%s() missing input %r" % (fname, n))
         for i, x in enumerate(inputs):
             if not isinstance(x, NDArray):
@@ -50,9 +57,12 @@ def make_function(op, public_name=None):
             if p in kwargs:
                 raise TypeError("%s() got multiple values for %r" % (fname, p))
             kwargs[p] = v
-        if len(args) > len(pnames):
+        extra = args[len(pnames):]
+        if extra and not variadic and len(extra) <= 2 and out is None:
+            out = extra[0]      # MXNet's generated signature: (inputs, params, out, name)
+        elif extra:
             raise TypeError("%s() takes at most %d positional arguments"
-                            % (fname, len(fixed) + len(pnames)))
+                            % (fname, len(fixed) + len(pnames) + (0 if variadic else 2)))
         attrs = op.parse(kwargs)
         if "ctx" in attrs:
             ctx = attrs.pop("ctx")

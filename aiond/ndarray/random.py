@@ -8,7 +8,18 @@ __all__ = ["uniform", "normal", "randn", "randint", "exponential", "shuffle"]
 
 
 def _sample(opname, params, shape, dtype, ctx, out):
-    from .ndarray import _ctx_arg
+    from .ndarray import NDArray, _ctx_arg
+    nds = [v for v in params.values() if isinstance(v, NDArray)]
+    if nds:
+        # MXNet's _random_helper: NDArray parameters draw per element (_sample_*)
+        if len(nds) != len(params):
+            raise TypeError("Distribution parameters must all have the same type, but got %s"
+                            % " and ".join(sorted({type(v).__name__ for v in params.values()})))
+        op = _reg.get(opname.replace("_random_", "_sample_"))
+        kw = {"shape": shape if shape is not None else ()}
+        if dtype is not None:
+            kw["dtype"] = dtype
+        return invoke(op, nds, op.parse(kw), out)
     op = _reg.get(opname)
     kw = dict(params)
     kw["shape"] = shape if shape is not None else (1,)

@@ -21,9 +21,9 @@ def _copy_fn(fn):
 
 def cast_scalar(value, dtype):
     """``static_cast<DType>(value)`` as MXNet does it: out-of-range values wrap
-    (``uint8(300.0) == 44``) instead of raising as numpy scalars do."""
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "iub":
+    (``uint8(300.0) == 44``) instead of raising as numpy scalars do. ``dtype``
+    is a numpy dtype (kernels pass ``out.dtype``)."""
+    if dtype.kind == "f":
         return dtype.type(value)
     with np.errstate(invalid="ignore", over="ignore"):
         return np.array(value, dtype=np.float64).astype(dtype)[()]

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..base import OpError
+from .elemwise import cast_scalar
 from .registry import Param, p_dtype, p_float, p_int, p_shape, register
 
 _SHAPE_DT = [Param("shape", p_shape, (), "output shape"),
@@ -33,7 +34,7 @@ def _ones(xp, out, shape=(), dtype=None):
 
 @register("_full", inputs=(), params=_SHAPE_DT + [Param("value", p_float, 0.0)], infer=_given_rule)
 def _full(xp, out, shape=(), dtype=None, value=0.0):
-    out.fill(value)
+    out.fill(cast_scalar(value, out.dtype))     # C cast: uint8 300 -> 44, as MXNet
 
 
 def _arange_len(attrs):

@@ -272,7 +272,15 @@ def Cast(xp, data, out, dtype=None):
           elemwise=True)
 def clip(xp, data, out, a_min, a_max):
     """clip(data, a_min, a_max): limit values to [a_min, a_max]."""
-    lo, hi = cast_scalar(a_min, out.dtype), cast_scalar(a_max, out.dtype)
+    if out.dtype.kind in "iub":
+        # MXNet compares against the float bounds and casts the result (uint8 200
+        # clipped to [10, 300] stays 200)
+        x = xp.asarray(data, dtype=np.float64)
+        r = xp.where(x > a_max, a_max, xp.where(x < a_min, a_min, x))
+        with np.errstate(invalid="ignore", over="ignore"):
+            xp.copyto(out, r, casting="unsafe")
+        return
+    lo, hi = out.dtype.type(a_min), out.dtype.type(a_max)
     if lo <= hi:
         xp.clip(data, lo, hi, out=out)
     else:       # MXNet: x > a_max ? a_max : (x < a_min ? a_min : x)
@@ -364,7 +372,7 @@ def _slice_assign_scalar(xp, data, out, begin, end, step=(), scalar=0.0):
     """_slice_assign_scalar(data, scalar, begin, end, step): data with a slice set to scalar."""
     if out is not data:
         xp.copyto(out, data)
-    out[_norm_begin_end_step(out.shape, begin, end, step)] = scalar
+    out[_norm_begin_end_step(out.shape, begin, end, step)] = cast_scalar(scalar, out.dtype)
 
 # ---------------------------------------------------- general (numpy) indexing
 # ``key`` is a tuple describing the index: ('s', start, stop, step) slices,
@@ -472,7 +480,7 @@ def _index_assign_scalar(xp, data, *indices, out, key, scalar=0.0):
     """_index_assign_scalar(data, *indices, key, scalar): data with data[key] = scalar."""
     if out is not data:
         xp.copyto(out, data)
-    out[_build_key(key, indices)] = scalar
+    out[_build_key(key, indices)] = cast_scalar(scalar, out.dtype)
 
 
 @register("_index_add", inputs=("data", "value", "*indices"), params=[Param("key")],

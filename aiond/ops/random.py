@@ -55,14 +55,39 @@ _COMMON = [Param("shape", p_shape, None), Param("dtype", p_dtype, None),
            Param("ctx", lambda v: v, None)]
 
 
+_FLOATS = tuple(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+_INTS = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _check_dtype(op, attrs, allowed):
+    d = attrs.get("dtype")
+    if d is not None and d not in allowed:
+        raise OpError("%s: dtype=%s is not supported; expected one of %s"
+                      % (op.name, d.name, ", ".join(t.name for t in allowed)))
+
+
 def _check_scale(op, attrs):
+    _check_dtype(op, attrs, _FLOATS)
     if attrs["scale"] < 0:
         raise OpError("%s: scale must be >= 0, got %r" % (op.name, attrs["scale"]))
 
 
 def _check_uniform(op, attrs):
+    _check_dtype(op, attrs, _FLOATS)
     if attrs["low"] > attrs["high"]:
         raise OpError("%s: low must be <= high, got low=%r high=%r" % (op.name, attrs["low"], attrs["high"]))
+
+
+def _check_randint(op, attrs):
+    _check_dtype(op, attrs, _INTS)
+    if attrs["low"] >= attrs["high"]:
+        raise OpError("%s: low must be < high, got low=%r high=%r" % (op.name, attrs["low"], attrs["high"]))
+
+
+def _check_exponential(op, attrs):
+    _check_dtype(op, attrs, _FLOATS)
+    if not attrs["lam"] > 0:
+        raise OpError("%s: lam must be > 0, got %r" % (op.name, attrs["lam"]))
 
 
 def _fill(out, values):
@@ -88,7 +113,8 @@ def _random_normal(xp, out, rng, loc=0.0, scale=1.0, shape=None, dtype=None, ctx
 @register("_random_randint", inputs=(), params=[Param("low", p_int), Param("high", p_int)]
           + [Param("shape", p_shape, None), Param("dtype", p_dtype, np.dtype(np.int32)),
              Param("ctx", lambda v: v, None)],
-          infer=_shape_rule, needs_rng=True, aliases=("random_randint",))
+          infer=_shape_rule, needs_rng=True, attr_check=_check_randint,
+          aliases=("random_randint",))
 def _random_randint(xp, out, rng, low, high, shape=None, dtype=None, ctx=None):
     """randint(low, high, shape): integers in [low, high)."""
     if low >= high:
@@ -97,7 +123,8 @@ def _random_randint(xp, out, rng, low, high, shape=None, dtype=None, ctx=None):
 
 
 @register("_random_exponential", inputs=(), params=[Param("lam", p_float, 1.0)] + _COMMON,
-          infer=_shape_rule, needs_rng=True, aliases=("random_exponential",))
+          infer=_shape_rule, needs_rng=True, attr_check=_check_exponential,
+          aliases=("random_exponential",))
 def _random_exponential(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None):
     """exponential(lam=1, shape): samples with rate lam."""
     if lam <= 0:
@@ -110,3 +137,50 @@ def _random_exponential(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None)
 def _shuffle(xp, data, out, rng):
     """shuffle(data): a copy with the first axis randomly permuted."""
     out[...] = data[rng.gen.permutation(data.shape[0])] if data.ndim else data
+
+# ------------------------------------------- per-element parameters (_sample_*)
+# mx.nd.random.uniform(low_nd, high_nd, shape=s): shape(low) + s draws, the
+# i-th block from the i-th parameters.
+
+_SAMPLE = [Param("shape", p_shape, ()), Param("dtype", p_dtype, None)]
+
+
+def _sample_rule(attrs, shapes, dtypes):
+    s0 = shapes[0]
+    for i, s in enumerate(shapes):
+        if s != s0:
+            raise OpError("parameter %d has shape %s but parameter 0 has %s; the distribution "
+                          "parameters must have the same shape" % (i, tuple(s), tuple(s0)))
+    extra = attrs["shape"] or ()
+    if any(d < 0 for d in extra):
+        raise OpError("shape %s has a negative dimension" % (tuple(extra),))
+    return (tuple(s0) + tuple(extra),), (attrs["dtype"] or np.dtype(np.float32),)
+
+
+def _check_sample(op, attrs):
+    _check_dtype(op, attrs, _FLOATS)
+
+
+def _per_element(p, out):
+    return p.reshape(p.shape + (1,) * (out.ndim - p.ndim)).astype(np.float64)
+
+
+@register("_sample_uniform", inputs=("low", "high"), params=_SAMPLE, infer=_sample_rule,
+          needs_rng=True, attr_check=_check_sample, aliases=("sample_uniform",))
+def _sample_uniform(xp, low, high, out, rng, shape=(), dtype=None):
+    """sample_uniform(low, high, shape=()): U[low[i], high[i]) draws per parameter."""
+    _fill(out, rng.gen.uniform(_per_element(low, out), _per_element(high, out), size=out.shape))
+
+
+@register("_sample_normal", inputs=("mu", "sigma"), params=_SAMPLE, infer=_sample_rule,
+          needs_rng=True, attr_check=_check_sample, aliases=("sample_normal",))
+def _sample_normal(xp, mu, sigma, out, rng, shape=(), dtype=None):
+    """sample_normal(mu, sigma, shape=()): N(mu[i], sigma[i]**2) draws per parameter."""
+    _fill(out, rng.gen.normal(_per_element(mu, out), _per_element(sigma, out), size=out.shape))
+
+
+@register("_sample_exponential", inputs=("lam",), params=_SAMPLE, infer=_sample_rule,
+          needs_rng=True, attr_check=_check_sample, aliases=("sample_exponential",))
+def _sample_exponential(xp, lam, out, rng, shape=(), dtype=None):
+    """sample_exponential(lam, shape=()): draws with rate lam[i] per parameter."""
+    _fill(out, rng.gen.exponential(1.0 / _per_element(lam, out), size=out.shape))

@@ -1,5 +1,6 @@
 """Reductions with MXNet's ``axis``/``keepdims``/``exclude`` (a full
-reduction has shape (1,)); argmax/argmin return float indices as MXNet does."""
+reduction has shape (1,)); argmax/argmin return indices in the input's dtype
+(float32 indices for float32 data) as MXNet does."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,16 +50,21 @@ def norm(xp, data, out, ord=2, axis=None, out_dtype="None", keepdims=False):
 
 
 def _arg_rule(attrs, shapes, dtypes):
+    # MXNet: the indices come in the input's dtype (float32 for float32 data)
     shape = shapes[0]
     axis = attrs["axis"]
     if axis is None:
-        return ((1,),), (np.dtype(np.float32),)
+        if not all(shape):
+            raise OpError("cannot take the index of an extremum of an empty array %s" % (shape,))
+        return ((1,),), (dtypes[0],)
     ax = norm_axis(axis, len(shape))
+    if len(shape) and shape[ax] == 0:
+        raise OpError("axis %d of %s is empty: there is no index of an extremum" % (ax, shape))
     if attrs["keepdims"]:
         out = tuple(1 if i == ax else d for i, d in enumerate(shape))
     else:
         out = tuple(d for i, d in enumerate(shape) if i != ax) or (1,)
-    return (out,), (np.dtype(np.float32),)
+    return (out,), (dtypes[0],)
 
 
 def _arg(fname):
@@ -73,7 +79,7 @@ def _arg(fname):
 
 for _name in ("argmax", "argmin"):
     _k = _arg(_name)
-    _k.__doc__ = "%s(data, axis=None, keepdims=False): indices as float32." % _name
+    _k.__doc__ = "%s(data, axis=None, keepdims=False): indices in data's dtype." % _name
     register(_name, params=[Param("axis", lambda v: None if v in (None, "None") else p_int(v), None),
                             Param("keepdims", p_bool, False)], infer=_arg_rule)(_k)
 
