@@ -208,18 +208,19 @@ class NDArray:
         return self.reshape(other.shape)
 
     def flatten(self, inplace=False):
-        return invoke(_op("Flatten"), [self], {})
+        """(d0, d1*...*dn): a copy, or a view sharing memory with ``inplace=True``."""
+        res = invoke(_op("Flatten"), [self], {})
+        return self.reshape(res.shape) if inplace else res
 
     def expand_dims(self, axis, inplace=False):
-        s = self._shape
-        nd = len(s) + 1
-        if not -nd <= axis < nd:
-            raise MXNetError("expand_dims: axis=%d is out of range for the %d-D result" % (axis, nd))
-        axis %= nd
-        return _view(self, s[:axis] + (1,) + s[axis:], self._off or 0)
+        """Insert a size-1 axis: a copy, or a view with ``inplace=True``."""
+        res = invoke(_op("expand_dims"), [self], {"axis": int(axis)})
+        return self.reshape(res.shape) if inplace else res
 
     def squeeze(self, axis=None, inplace=False):
-        return invoke(_op("squeeze"), [self], _op("squeeze").parse({"axis": axis}))
+        """Drop size-1 axes: a copy, or a view with ``inplace=True``."""
+        res = invoke(_op("squeeze"), [self], _op("squeeze").parse({"axis": axis}))
+        return self.reshape(res.shape) if inplace else res
 
     def broadcast_to(self, shape):
         return invoke(_op("broadcast_to"), [self], {"shape": tuple(shape)})
@@ -312,7 +313,7 @@ class NDArray:
         return _ufunc(self, other, "broadcast_power", "_rpower_scalar", None, reverse=True)
 
     def __neg__(self):
-        return invoke(_op("_mul_scalar"), [self], {"scalar": -1.0, "is_int": False})
+        return invoke(_op("_mul_scalar"), [self], {"scalar": -1.0, "is_int": True})
 
     def __abs__(self):
         return invoke(_op("abs"), [self], {})
@@ -355,8 +356,6 @@ class NDArray:
     def __imod__(self, other):
         return _ufunc(self, other, "broadcast_mod", "_mod_scalar", self)
 
-    def __ipow__(self, other):
-        return _ufunc(self, other, "broadcast_power", "_power_scalar", self)
 
 
 from . import _invoke as _invoke_mod  # noqa: E402
@@ -466,7 +465,9 @@ def _resolve(fut, opr):
 
 
 def _rebuild(value, dev_type, dev_id):
-    return array(value, ctx=Context(dev_type, dev_id), dtype=value.dtype)
+    # MXNet restores pickled CPU arrays on cpu(0) whatever cpu(i) they came from
+    ctx = Context(dev_type, dev_id) if dev_type == "gpu" else Context("cpu", 0)
+    return array(value, ctx=ctx, dtype=value.dtype)
 
 
 # ------------------------------------------------------------- creation
@@ -561,6 +562,9 @@ def array(source_array, ctx=None, dtype=None):
     dt = _F32 if dtype is None else to_dtype(dtype)
     try:
         src = np.array(source_array, dtype=dt, copy=True, order="C")
+    except OverflowError:
+        # MXNet converts C-style: out-of-range ints wrap ([300, -1] as uint8 -> [44, 255])
+        src = np.array(np.array(source_array), order="C").astype(dt)
     except (TypeError, ValueError) as e:
         raise TypeError("source_array must be array like object: %s" % e) from None
     ctx = _ctx_arg(ctx)

@@ -92,8 +92,6 @@ def test_array_rejects_non_array_like(src):
         mx.nd.array(src)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (ndarray.py array()): np.array(src, dtype=uint8) "
-                   "raises OverflowError for out-of-range Python ints; MXNet casts like C")
 def test_array_out_of_range_ints_wrap_like_mxnet():
     check(mx.nd.array([300, -1], dtype="uint8"), [44, 255], np.uint8)
 

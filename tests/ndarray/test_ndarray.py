@@ -303,8 +303,6 @@ def test_copying_shape_methods_do_not_alias():
     check(s, [[0, 0, 0]], np.float32)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (ndarray.py expand_dims): returns a view even "
-                   "without inplace=True; MXNet returns a copy (op.expand_dims)")
 def test_expand_dims_default_is_a_copy():
     a = a23()
     e = a.expand_dims(0)
@@ -312,8 +310,6 @@ def test_expand_dims_default_is_a_copy():
     check(a, np.arange(6).reshape(2, 3), np.float32)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (ndarray.py squeeze/flatten): inplace=True is "
-                   "ignored; MXNet returns a view sharing memory")
 def test_inplace_shape_methods_are_views():
     a = a23()
     f = a.flatten(inplace=True)
@@ -379,8 +375,6 @@ def test_pickle_round_trip(dtype):
     check(a, [[1, 2], [3, 4]], dtype)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (ndarray.py __reduce__): unpickling keeps the "
-                   "saved context; MXNet 1.9.1 unpickles onto cpu(0)")
 def test_unpickle_lands_on_cpu0_like_mxnet():
     a = mx.nd.array([1, 2], ctx=mx.cpu(1))
     assert pickle.loads(pickle.dumps(a)).context == mx.cpu(0)
@@ -482,9 +476,6 @@ def test_inplace_on_a_view_writes_the_base():
     check(x, [15, 6], np.float32)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (ndarray.py __ipow__): MXNet NDArray has no "
-                   "__ipow__, so `x **= 2` rebinds x to a new array and aliases keep the "
-                   "old value; aiond writes in place")
 def test_ipow_rebinds_like_mxnet():
     x = mx.nd.array([1, 2])
     y = x
@@ -600,8 +591,6 @@ def test_bool_arrays_with_scalars_give_int64():
     assert (b + b).dtype is np.bool_
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (ndarray.py __neg__): passes is_int=False to "
-                   "_mul_scalar; MXNet uses the default is_int=True, so -bool is int64")
 def test_neg_of_bool_is_int64():
     check(-mx.nd.array([True, False], dtype="bool"), [-1, 0], np.int64)
 
