@@ -18,16 +18,35 @@ from . import ndarray as nd  # noqa: F401
 from . import random  # noqa: F401
 from . import profiler  # noqa: F401
 from . import autograd  # noqa: F401
-from . import kvstore  # noqa: F401
-from . import kvstore as kv  # noqa: F401
-
 import importlib as _importlib
 
-_LAZY = {"test_utils": "aiond.test_utils"}
+# Loaded on first use, so `import aiond` stays light: mx.sym, mx.kv, mx.io ...
+# behave as attributes of the package (and `import aiond.symbol` works too).
+_LAZY = {
+    "test_utils": ("aiond.test_utils", None),
+    "symbol": ("aiond.symbol", None), "sym": ("aiond.symbol", None),
+    "name": ("aiond.name", None), "attribute": ("aiond.attribute", None),
+    "AttrScope": ("aiond.attribute", "AttrScope"), "executor": ("aiond.symbol.executor", None),
+    "kvstore": ("aiond.kvstore", None), "kv": ("aiond.kvstore", None),
+    "io": ("aiond.io", None), "metric": ("aiond.metric", None),
+    "callback": ("aiond.callback", None), "recordio": ("aiond.recordio", None),
+    "optimizer": ("aiond.optimizer", None), "init": ("aiond.initializer", None),
+    "initializer": ("aiond.initializer", None), "lr_scheduler": ("aiond.lr_scheduler", None),
+    "gluon": ("aiond.gluon", None), "model": ("aiond.model", None),
+    "module": ("aiond.module", None), "mod": ("aiond.module", None),
+    "viz": ("aiond.visualization", None), "visualization": ("aiond.visualization", None),
+}
 
 
 def __getattr__(name):
-    mod = _LAZY.get(name)
-    if mod is not None:
-        return _importlib.import_module(mod)
-    raise AttributeError("module 'aiond' has no attribute %r" % name)
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError("module 'aiond' has no attribute %r" % name)
+    mod = _importlib.import_module(entry[0])
+    value = mod if entry[1] is None else getattr(mod, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,68 @@
+"""Helpers shared by the data iterators (MXNet 1.9.1 ``mxnet.io.utils``)."""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from ..ndarray import NDArray, array
+
+__all__ = ["_init_data", "_has_instance", "_getdata_by_idx", "_slice_along_batch_axis"]
+
+
+def _init_data(data, allow_empty, default_name):
+    """Put ``data`` in canonical form: a list of ``(name, NDArray)`` sorted by name.
+
+    A single array is named ``default_name``; a list of several is named
+    ``_0_<default_name>``, ``_1_<default_name>``, ...; a dict keeps its keys.
+    Anything that is not an NDArray is copied into one (float32, as MXNet).
+    """
+    assert (data is not None) or allow_empty
+    if data is None:
+        data = []
+
+    if isinstance(data, (np.ndarray, NDArray)):
+        data = [data]
+    if isinstance(data, list):
+        if not allow_empty:
+            assert len(data) > 0
+        if len(data) == 1:
+            data = OrderedDict([(default_name, data[0])])
+        else:
+            data = OrderedDict([('_%d_%s' % (i, default_name), d) for i, d in enumerate(data)])
+    if not isinstance(data, dict):
+        raise TypeError("Input must be NDArray, numpy.ndarray, h5py.Dataset "
+                        "a list of them or dict with them as values")
+    out = OrderedDict()
+    for k, v in data.items():
+        if not isinstance(v, NDArray):
+            try:
+                v = array(v)
+            except Exception:
+                raise TypeError(("Invalid type '%s' for %s, " % (type(v), k))
+                                + "should be NDArray, numpy.ndarray or h5py.Dataset") from None
+        out[k] = v
+    return list(sorted(out.items()))
+
+
+def _has_instance(data, dtype):
+    """Whether any array of ``data`` (a ``_init_data`` list) is a ``dtype``."""
+    for _, arr in data:
+        if isinstance(arr, dtype):
+            return True
+    return False
+
+
+def _getdata_by_idx(data, idx):
+    """Reorder every array of ``data`` along axis 0 by ``idx``.
+
+    As MXNet, the result is rebuilt with ``nd.array`` from numpy, so it is
+    float32 whatever the source dtype was.
+    """
+    return [(k, array(v.asnumpy()[idx], v.context)) for k, v in data]
+
+
+def _slice_along_batch_axis(data, s, batch_axis):
+    """A copy of ``data[s]`` along ``batch_axis``."""
+    from .. import ndarray as nd
+    return nd.slice_axis(data, axis=batch_axis, begin=s.start, end=s.stop)
