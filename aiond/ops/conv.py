@@ -1,2 +1,763 @@
-"""Operators: conv (being written)."""
+"""Convolution, Deconvolution and Pooling (1-D, 2-D and 3-D, channel-first
+layouts) with MXNet 1.9.1's arguments, defaults, shapes and checks.
+
+Kernels are one body over ``xp`` (numpy or CuPy):
+
+* im2col is a strided view of the padded input (``as_strided``), copied once
+  into ``(N, groups, C/g * prod(kernel), prod(out))`` columns, then one batched
+  ``matmul`` with the weight (groups and batch are matmul batch axes);
+* the data gradient of a stride-1 convolution is itself a convolution of the
+  padded output gradient with the flipped, transposed weight (im2col again);
+  other strides scatter the gradient columns back with one vectorised add per
+  kernel offset (col2im);
+* Deconvolution is the data gradient of the matching Convolution, and its
+  gradients are a Convolution (data) and a weight gradient;
+* like MXNet, ``workspace`` (MB) bounds the column buffer: the batch is done
+  in chunks of as many samples as fit (the whole batch for usual sizes).
+
+Pooling loops over kernel offsets (vectorised over the whole output), which
+beats a reduction over a strided window view for small kernels; global
+pooling reduces the spatial axes directly.
+"""
 from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..base import OpError, ShapeError
+from ._rules import fmt
+from .registry import Param, p_any, p_bool, p_int, p_shape, register
+
+_prod = math.prod
+_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+
+# ------------------------------------------------------------------ params
+
+
+def _p_opt_int(v):
+    if v is None or (isinstance(v, str) and v.strip() in ("None", "")):
+        return None
+    return p_int(v)
+
+
+def _p_opt_bool(v):
+    if v is None or (isinstance(v, str) and v.strip() in ("None", "")):
+        return None
+    return p_bool(v)
+
+
+def _conv_params(workspace, no_bias, deconv=False):
+    ps = [Param("kernel", p_shape, doc="kernel size: (w,), (h, w) or (d, h, w)"),
+          Param("stride", p_shape, (), "stride per spatial axis; default 1"),
+          Param("dilate", p_shape, (), "dilation per spatial axis; default 1"),
+          Param("pad", p_shape, (), "zero padding per spatial axis; default 0")]
+    if deconv:
+        ps += [Param("adj", p_shape, (), "extra output size at the end of each axis "
+                                         "(< stride); ignored with target_shape"),
+               Param("target_shape", p_shape, (), "output spatial shape; overrides pad/adj")]
+    ps += [Param("num_filter", p_int, doc="number of output channels"),
+           Param("num_group", p_int, 1, "number of groups"),
+           Param("workspace", p_int, workspace, "MB of column buffer per chunk of the batch"),
+           Param("no_bias", p_bool, no_bias, "no bias input"),
+           Param("cudnn_tune", p_any, None, "ignored (cuDNN)",
+                 choices=(None, "off", "limited_workspace", "fastest")),
+           Param("cudnn_off", p_bool, False, "ignored (cuDNN)"),
+           Param("layout", p_any, None, "NCW, NCHW or NCDHW (the default for the kernel's rank)",
+                 choices=(None, "NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"))]
+    return ps
+
+
+def _fill_spatial(op, attrs, name, nd, default, low):
+    v = attrs[name]
+    if v is None or len(v) == 0:
+        attrs[name] = (default,) * nd
+        return
+    if len(v) != nd:
+        raise OpError("%s: %s=%s must have as many dimensions as kernel=%s"
+                      % (op.name, name, fmt(v), fmt(attrs["kernel"])))
+    if any(x < low for x in v):
+        raise OpError("%s: %s=%s must be >= %d on every axis" % (op.name, name, fmt(v), low))
+
+
+def _check_layout(op, layout, nd):
+    if layout is None or layout == _LAYOUTS[nd]:
+        return
+    if layout in ("NHWC", "NDHWC", "NWC"):
+        raise OpError("%s: layout=%r is not supported (MXNet 1.9.1 runs it on GPU only); use %r "
+                      "and transpose the data" % (op.name, layout, _LAYOUTS[nd]))
+    raise OpError("%s: layout=%r does not match a %d-D kernel; expected %r"
+                  % (op.name, layout, nd, _LAYOUTS[nd]))
+
+
+def _conv_check(op, attrs):
+    k = attrs["kernel"]
+    if k is None or not 1 <= len(k) <= 3:
+        raise OpError("%s: kernel=%s must have 1, 2 or 3 dimensions (1-D, 2-D or 3-D)"
+                      % (op.name, k if k is None else fmt(k)))
+    if any(x < 1 for x in k):
+        raise OpError("%s: kernel=%s must be >= 1 on every axis" % (op.name, fmt(k)))
+    nd = len(k)
+    _fill_spatial(op, attrs, "stride", nd, 1, 1)
+    _fill_spatial(op, attrs, "dilate", nd, 1, 1)
+    _fill_spatial(op, attrs, "pad", nd, 0, 0)
+    if "adj" in attrs:
+        _fill_spatial(op, attrs, "adj", nd, 0, 0)
+        _fill_spatial(op, attrs, "target_shape", nd, 0, 0)
+    if attrs["num_filter"] < 1:
+        raise OpError("%s: num_filter=%d must be >= 1" % (op.name, attrs["num_filter"]))
+    g = attrs["num_group"]
+    if g < 1:
+        raise OpError("%s: num_group=%d must be >= 1" % (op.name, g))
+    if attrs["num_filter"] % g:
+        raise OpError("%s: num_filter=%d is not divisible by num_group=%d"
+                      % (op.name, attrs["num_filter"], g))
+    if attrs["workspace"] < 0:
+        raise OpError("%s: workspace=%d must be >= 0" % (op.name, attrs["workspace"]))
+    _check_layout(op, attrs["layout"], nd)
+
+
+def _dk(k, d):
+    """Dilated kernel sizes."""
+    return tuple((ki - 1) * di + 1 for ki, di in zip(k, d))
+
+
+def _float_dtype(dtypes, names):
+    d0 = dtypes[0]
+    for n, d in zip(names, dtypes):
+        if d != d0:
+            raise OpError("%s has dtype %s but data has %s; all inputs must have the same dtype"
+                          % (n, d.name, d0.name))
+    if d0.kind not in "fiu":
+        raise OpError("data dtype %s is not supported" % d0.name)
+    return d0
+
+
+def _check_inputs(attrs, shapes):
+    n = len(shapes)
+    if attrs["no_bias"]:
+        if n != 2:
+            raise OpError("no_bias=True takes 2 inputs (data, weight), got %d; leave bias out "
+                          "or pass no_bias=False" % n)
+    elif n != 3:
+        raise OpError("takes 3 inputs (data, weight, bias) unless no_bias=True, got %d" % n)
+
+
+def _check_data(attrs, d):
+    k = attrs["kernel"]
+    nd = len(k)
+    if len(d) != nd + 2:
+        raise ShapeError("data must be %d-D (%s) for kernel=%s, got shape %s"
+                         % (nd + 2, _LAYOUTS[nd], fmt(k), fmt(d)))
+    g = attrs["num_group"]
+    if d[1] % g:
+        raise ShapeError("data has %d channels (shape %s), which num_group=%d does not divide"
+                         % (d[1], fmt(d), g))
+
+
+def _conv_out(attrs, d):
+    k, s, dl, p = attrs["kernel"], attrs["stride"], attrs["dilate"], attrs["pad"]
+    o = []
+    for i, (L, dk, si, pi) in enumerate(zip(d[2:], _dk(k, dl), s, p)):
+        if dk > L + 2 * pi:
+            raise ShapeError("kernel=%s (dilate=%s) spans %d along spatial axis %d but the "
+                             "padded input is only %d (%d + 2*pad %d); data shape %s"
+                             % (fmt(k), fmt(dl), dk, i, L + 2 * pi, L, pi, fmt(d)))
+        o.append((L + 2 * pi - dk) // si + 1)
+    return tuple(o)
+
+
+def _conv_rule(attrs, shapes, dtypes):
+    _check_inputs(attrs, shapes)
+    d = shapes[0]
+    _check_data(attrs, d)
+    k, F, g = attrs["kernel"], attrs["num_filter"], attrs["num_group"]
+    wexp = (F, d[1] // g) + tuple(k)
+    if shapes[1] != wexp:
+        raise ShapeError("weight has shape %s but data %s with kernel=%s, num_filter=%d, "
+                         "num_group=%d needs %s" % (fmt(shapes[1]), fmt(d), fmt(k), F, g, fmt(wexp)))
+    if len(shapes) == 3 and shapes[2] != (F,):
+        raise ShapeError("bias has shape %s but num_filter=%d needs (%d,)" % (fmt(shapes[2]), F, F))
+    dt = _float_dtype(dtypes, ("data", "weight", "bias"))
+    return ((d[0], F) + _conv_out(attrs, d),), (dt,)
+
+
+def _deconv_pad(attrs, d):
+    """MXNet's DeconvolutionParam::InferPad: (pad, adj) per spatial axis."""
+    k, s, dl = attrs["kernel"], attrs["stride"], attrs["dilate"]
+    ts = attrs["target_shape"]
+    if any(ts):
+        pads, adjs = [], []
+        for i, (L, dk, si, t) in enumerate(zip(d[2:], _dk(k, dl), s, ts)):
+            full = si * (L - 1) + dk
+            if full < t:
+                raise ShapeError("target_shape=%s is too big: axis %d can reach at most %d for "
+                                 "data shape %s" % (fmt(ts), i, full, fmt(d)))
+            extra = full - t
+            adjs.append(extra % 2)
+            pads.append((extra + 1) // 2)
+        return tuple(pads), tuple(adjs)
+    return tuple(attrs["pad"]), tuple(attrs["adj"])
+
+
+def _deconv_out(attrs, d):
+    k, s, dl = attrs["kernel"], attrs["stride"], attrs["dilate"]
+    pads, adjs = _deconv_pad(attrs, d)
+    o = []
+    for i, (L, dk, si, pi, ai) in enumerate(zip(d[2:], _dk(k, dl), s, pads, adjs)):
+        if ai > si - 1:
+            raise ShapeError("adj=%d on axis %d must be smaller than stride=%d%s"
+                             % (ai, i, si, " (adj computed from target_shape=%s)"
+                                % fmt(attrs["target_shape"]) if any(attrs["target_shape"]) else ""))
+        n = si * (L - 1) + dk - 2 * pi + ai
+        if n < 1:
+            raise ShapeError("pad=%s leaves no output on spatial axis %d for data shape %s"
+                             % (fmt(pads), i, fmt(d)))
+        o.append(n)
+    return tuple(o), pads
+
+
+def _deconv_rule(attrs, shapes, dtypes):
+    _check_inputs(attrs, shapes)
+    d = shapes[0]
+    _check_data(attrs, d)
+    k, F, g = attrs["kernel"], attrs["num_filter"], attrs["num_group"]
+    wexp = (d[1], F // g) + tuple(k)
+    if shapes[1] != wexp:
+        raise ShapeError("weight has shape %s but data %s with kernel=%s, num_filter=%d, "
+                         "num_group=%d needs %s" % (fmt(shapes[1]), fmt(d), fmt(k), F, g, fmt(wexp)))
+    if len(shapes) == 3 and shapes[2] != (F,):
+        raise ShapeError("bias has shape %s but num_filter=%d needs (%d,)" % (fmt(shapes[2]), F, F))
+    dt = _float_dtype(dtypes, ("data", "weight", "bias"))
+    o, _ = _deconv_out(attrs, d)
+    return ((d[0], F) + o,), (dt,)
+
+# ------------------------------------------------------------ xp helpers
+
+
+def _pad(xp, x, pad, value=0):
+    """x (N, C, *sp) padded on both sides of each spatial axis (pad may be a
+    sequence of (before, after) pairs or of ints)."""
+    pairs = [(p, p) if isinstance(p, (int, np.integer)) else tuple(p) for p in pad]
+    if not any(a or b for a, b in pairs):
+        return x
+    shape = x.shape[:2] + tuple(L + a + b for L, (a, b) in zip(x.shape[2:], pairs))
+    if value == 0:
+        buf = xp.zeros(shape, dtype=x.dtype)
+    else:
+        buf = xp.full(shape, value, dtype=x.dtype)
+    buf[(slice(None), slice(None)) + tuple(slice(a, a + L) for L, (a, _) in
+                                           zip(x.shape[2:], pairs))] = x
+    return buf
+
+
+def _windows(xp, xpad, k, s, d, o):
+    """The (N, C, *k, *o) im2col view of padded input ``xpad`` (no copy)."""
+    st = xpad.strides
+    sp = st[2:]
+    return xp.lib.stride_tricks.as_strided(
+        xpad, shape=tuple(xpad.shape[:2]) + tuple(k) + tuple(o),
+        strides=tuple(st[:2]) + tuple(di * si for di, si in zip(d, sp))
+        + tuple(s_ * si for s_, si in zip(s, sp)))
+
+
+def _cols(xp, x, k, s, d, p, o, g):
+    """im2col of x (N, C, *L): (N, g, C/g * prod(k), prod(o)), C-contiguous."""
+    N, C = x.shape[:2]
+    K = (C // g) * _prod(k)
+    P = _prod(o)
+    if all(ki == 1 for ki in k) and all(si == 1 for si in s) and not any(p) \
+            and x.flags.c_contiguous:
+        return x.reshape(N, g, K, P)        # 1x1, stride 1: the data is the columns
+    v = _windows(xp, _pad(xp, x, p), k, s, d, o)
+    return xp.ascontiguousarray(v).reshape(N, g, K, P)
+
+
+def _chunks(n, per_sample_bytes, workspace_mb):
+    """Batch ranges whose column buffer fits in ``workspace`` MB (>= 1 sample)."""
+    limit = max(int(workspace_mb), 1) << 20
+    step = max(1, min(n, limit // max(per_sample_bytes, 1)))
+    return [(i, min(n, i + step)) for i in range(0, n, step)] or [(0, 0)]
+
+
+def _mm_into(xp, a, b, out, shape):
+    """out (contiguous, any shape) = matmul(a, b) viewed as ``shape``."""
+    if out.flags.c_contiguous:
+        xp.matmul(a, b, out=out.reshape(shape))
+    else:
+        out[...] = xp.matmul(a, b).reshape(out.shape)
+
+
+def _conv_fwd(xp, x, w, out, k, s, d, p, g, workspace):
+    """out (N, F, *o) = correlation of x (N, C, *L) with w (F, C/g, *k)."""
+    N, C = x.shape[:2]
+    F = w.shape[0]
+    o = out.shape[2:]
+    K = (C // g) * _prod(k)
+    P = _prod(o)
+    wm = w.reshape(g, F // g, K)
+    for a, b in _chunks(N, K * g * P * x.itemsize, workspace):
+        cols = _cols(xp, x[a:b], k, s, d, p, o, g)
+        _mm_into(xp, wm, cols, out[a:b], (b - a, g, F // g, P))
+
+
+def _offset_slices(ki, di, si, pi, L, O):
+    """For kernel offset ki on one axis: (slice into the input, slice into
+    the output positions) of the output positions whose tap lands inside the
+    unpadded input; None if none does."""
+    base = ki * di - pi                       # input position of output 0's tap
+    j_lo = max(0, (-base + si - 1) // si)     # first j with base + si*j >= 0
+    j_hi = min(O - 1, (L - 1 - base) // si) if L - 1 - base >= 0 else -1
+    if j_lo > j_hi:
+        return None
+    x_lo = base + si * j_lo
+    return slice(x_lo, x_lo + si * (j_hi - j_lo) + 1, si), slice(j_lo, j_hi + 1)
+
+
+def _col2im(xp, dcols, dx, k, s, d, p):
+    """dx (N, C, *L) = sum of the columns dcols (N, C, *k, *o) put back at
+    their input positions (positions in the padding are dropped)."""
+    dx.fill(0)
+    L = dx.shape[2:]
+    o = dcols.shape[2 + len(k):]
+    nd = len(k)
+    for off in itertools.product(*[range(ki) for ki in k]):
+        sl = [_offset_slices(off[i], d[i], s[i], p[i], L[i], o[i]) for i in range(nd)]
+        if any(t is None for t in sl):
+            continue
+        dx[(slice(None), slice(None)) + tuple(t[0] for t in sl)] += \
+            dcols[(slice(None), slice(None)) + tuple(off) + tuple(t[1] for t in sl)]
+
+
+def _conv_bwd_data(xp, dy, w, dx, k, s, d, p, g, workspace):
+    """dx (N, C, *L) = gradient of _conv_fwd w.r.t. x for output gradient dy."""
+    N, F = dy.shape[:2]
+    C = dx.shape[1]
+    Cg, Fg = C // g, F // g
+    o = dy.shape[2:]
+    L = dx.shape[2:]
+    nd = len(k)
+    dks = _dk(k, d)
+    if all(si == 1 for si in s) and all(pi <= dk - 1 for pi, dk in zip(p, dks)):
+        # stride 1: a full correlation of dy with the flipped, transposed weight
+        q = tuple(dk - 1 - pi for dk, pi in zip(dks, p))
+        wt = xp.flip(w.reshape((g, Fg, Cg) + tuple(k)), axis=tuple(range(3, 3 + nd)))
+        wt = xp.ascontiguousarray(xp.moveaxis(wt, 2, 1)).reshape(g, Cg, Fg * _prod(k))
+        K = Fg * _prod(k)
+        P = _prod(L)
+        ones = (1,) * nd
+        for a, b in _chunks(N, K * g * P * dy.itemsize, workspace):
+            cols = _cols(xp, dy[a:b], k, ones, d, q, L, g)
+            _mm_into(xp, wt, cols, dx[a:b], (b - a, g, Cg, P))
+        return
+    K = Cg * _prod(k)
+    P = _prod(o)
+    wm = xp.swapaxes(w.reshape(g, Fg, K), 1, 2)          # (g, K, Fg)
+    for a, b in _chunks(N, K * g * P * dy.itemsize, workspace):
+        n = b - a
+        dcols = xp.matmul(wm, dy[a:b].reshape(n, g, Fg, P))   # (n, g, K, P)
+        _col2im(xp, dcols.reshape((n, C) + tuple(k) + tuple(o)), dx[a:b], k, s, d, p)
+
+
+def _conv_bwd_weight(xp, dy, x, dw, k, s, d, p, g, workspace):
+    """dw (F, C/g, *k) = gradient of _conv_fwd w.r.t. w for output gradient dy."""
+    N, C = x.shape[:2]
+    F = dy.shape[1]
+    o = dy.shape[2:]
+    K = (C // g) * _prod(k)
+    P = _prod(o)
+    acc = None
+    for a, b in _chunks(N, K * g * P * x.itemsize, workspace):
+        n = b - a
+        cols = _cols(xp, x[a:b], k, s, d, p, o, g)
+        # batched GEMMs (per sample and group), then a small sum over the batch
+        r = xp.matmul(dy[a:b].reshape(n, g, F // g, P), xp.swapaxes(cols, -1, -2)).sum(axis=0)
+        acc = r if acc is None else acc + r
+    if acc is None:
+        dw.fill(0)
+    else:
+        dw[...] = acc.reshape(dw.shape)
+
+
+def _optional(*names):
+    """Mark trailing inputs ``mx.nd`` callers may leave out or pass as None
+    (bias with no_bias=True); the shape rule checks the count against the attrs."""
+    def deco(kernel):
+        kernel.optional_inputs = frozenset(names)
+        return kernel
+    return deco
+
+
+def _add_bias(out, bias):
+    out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+
+# ------------------------------------------------------------- Convolution
+
+
+@register("Convolution", inputs=("data", "weight", "bias"),
+          params=_conv_params(1024, False), infer=_conv_rule, attr_check=_conv_check,
+          inline=False)
+@_optional("bias")
+def Convolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad, num_filter,
+                num_group=1, no_bias=False, workspace=1024, **_ignored):
+    """Convolution(data, weight, bias, kernel, num_filter, stride=(), dilate=(), pad=(),
+    num_group=1, no_bias=False, layout=None): 1-D/2-D/3-D convolution
+    (cross-correlation) over channel-first data; weight is
+    (num_filter, C/num_group, *kernel); bias (num_filter,) unless no_bias."""
+    _conv_fwd(xp, data, weight, out, kernel, stride, dilate, pad, num_group, workspace)
+    if bias is not None and not no_bias:
+        _add_bias(out, bias)
+
+
+def _bwd_data_rule(attrs, shapes, dtypes):
+    return (shapes[1],), (dtypes[1],)
+
+
+def _bwd_weight_rule(kind):
+    def rule(attrs, shapes, dtypes):
+        d = shapes[1]
+        k, F, g = attrs["kernel"], attrs["num_filter"], attrs["num_group"]
+        if kind == "conv":
+            w = (F, d[1] // g) + tuple(k)
+        else:
+            w = (d[1], F // g) + tuple(k)
+        return (w,), (dtypes[1],)
+    return rule
+
+
+@register("_backward_Convolution_data", inputs=("ograd", "data", "weight"),
+          params=_conv_params(1024, False), infer=_bwd_data_rule, attr_check=_conv_check,
+          inline=False)
+def _backward_Convolution_data(xp, ograd, data, weight, *, out, kernel, stride, dilate, pad,
+                               num_group=1, workspace=1024, **_ignored):
+    """The gradient of Convolution w.r.t. data (``data`` gives the shape)."""
+    _conv_bwd_data(xp, ograd, weight, out, kernel, stride, dilate, pad, num_group, workspace)
+
+
+@register("_backward_Convolution_weight", inputs=("ograd", "data"),
+          params=_conv_params(1024, False), infer=_bwd_weight_rule("conv"),
+          attr_check=_conv_check, inline=False)
+def _backward_Convolution_weight(xp, ograd, data, *, out, kernel, stride, dilate, pad,
+                                 num_group=1, workspace=1024, **_ignored):
+    """The gradient of Convolution w.r.t. weight."""
+    _conv_bwd_weight(xp, ograd, data, out, kernel, stride, dilate, pad, num_group, workspace)
+
+# ----------------------------------------------------------- Deconvolution
+
+
+def _deconv_attrs(kernel, stride, dilate, pad, adj, target_shape):
+    return {"kernel": kernel, "stride": stride, "dilate": dilate, "pad": pad, "adj": adj,
+            "target_shape": target_shape}
+
+
+def _deconv_geom(attrs, dshape):
+    """The padding of the Convolution a Deconvolution is the data gradient of."""
+    _, pads = _deconv_out(attrs, dshape)
+    return pads
+
+
+@register("Deconvolution", inputs=("data", "weight", "bias"),
+          params=_conv_params(512, True, deconv=True), infer=_deconv_rule,
+          attr_check=_conv_check, inline=False)
+@_optional("bias")
+def Deconvolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad, adj,
+                  target_shape, num_filter, num_group=1, no_bias=True, workspace=512,
+                  **_ignored):
+    """Deconvolution(data, weight, bias, kernel, num_filter, stride=(), dilate=(), pad=(),
+    adj=(), target_shape=(), num_group=1, no_bias=True): transposed convolution
+    (the data gradient of Convolution); weight is (C, num_filter/num_group, *kernel);
+    output size stride*(L-1) + dilated kernel - 2*pad + adj (or target_shape)."""
+    pads = _deconv_geom(_deconv_attrs(kernel, stride, dilate, pad, adj, target_shape), data.shape)
+    _conv_bwd_data(xp, data, weight, out, kernel, stride, dilate, pads, num_group, workspace)
+    if bias is not None and not no_bias:
+        _add_bias(out, bias)
+
+
+@register("_backward_Deconvolution_data", inputs=("ograd", "data", "weight"),
+          params=_conv_params(512, True, deconv=True), infer=_bwd_data_rule,
+          attr_check=_conv_check, inline=False)
+def _backward_Deconvolution_data(xp, ograd, data, weight, *, out, kernel, stride, dilate, pad,
+                                 adj, target_shape, num_group=1, workspace=512, **_ignored):
+    """The gradient of Deconvolution w.r.t. data: a Convolution of ograd."""
+    pads = _deconv_geom(_deconv_attrs(kernel, stride, dilate, pad, adj, target_shape), data.shape)
+    _conv_fwd(xp, ograd, weight, out, kernel, stride, dilate, pads, num_group, workspace)
+
+
+@register("_backward_Deconvolution_weight", inputs=("ograd", "data"),
+          params=_conv_params(512, True, deconv=True), infer=_bwd_weight_rule("deconv"),
+          attr_check=_conv_check, inline=False)
+def _backward_Deconvolution_weight(xp, ograd, data, *, out, kernel, stride, dilate, pad, adj,
+                                   target_shape, num_group=1, workspace=512, **_ignored):
+    """The gradient of Deconvolution w.r.t. weight."""
+    pads = _deconv_geom(_deconv_attrs(kernel, stride, dilate, pad, adj, target_shape), data.shape)
+    # Deconvolution(x) is the data gradient of a Convolution of its output y;
+    # that Convolution's weight gradient, with x as its output gradient, is ours
+    _conv_bwd_weight(xp, data, ograd, out, kernel, stride, dilate, pads, num_group, workspace)
+
+# ----------------------------------------------------------------- Pooling
+
+_POOL_TYPES = ("max", "avg", "sum", "lp")
+
+
+def _pool_check(op, attrs):
+    k = attrs["kernel"] or ()
+    attrs["kernel"] = k
+    if attrs["pooling_convention"] == "same":
+        raise OpError("Pooling: pooling_convention='same' is not supported (MXNet 1.9.1 "
+                      "rejects it for every input too); use 'valid' or 'full' with pad")
+    if attrs["pool_type"] == "lp":
+        pv = attrs["p_value"]
+        if pv is None:
+            raise OpError("Pooling: pool_type='lp' needs p_value (1, 2 or 3)")
+        if pv not in (1, 2, 3):
+            raise OpError("Pooling: p_value=%r is not supported; expected 1, 2 or 3" % (pv,))
+    if attrs["global_pool"]:
+        if k and not 1 <= len(k) <= 3:
+            raise OpError("Pooling: kernel=%s must have 1, 2 or 3 dimensions" % fmt(k))
+        if attrs["layout"] is not None and attrs["layout"] not in _LAYOUTS.values():
+            raise OpError("Pooling: layout=%r is not supported; aiond pools channel-first "
+                          "data (NCW, NCHW, NCDHW)" % (attrs["layout"],))
+        return
+    if not k:
+        raise OpError("Pooling: kernel is required unless global_pool=True")
+    if not 1 <= len(k) <= 3:
+        raise OpError("Pooling: kernel=%s must have 1, 2 or 3 dimensions (1-D, 2-D or 3-D "
+                      "pooling)" % fmt(k))
+    if any(x < 1 for x in k):
+        raise OpError("Pooling: kernel=%s must be >= 1 on every axis" % fmt(k))
+    nd = len(k)
+    _fill_spatial(op, attrs, "stride", nd, 1, 1)
+    _fill_spatial(op, attrs, "pad", nd, 0, 0)
+    lay = attrs["layout"]
+    if lay is not None and lay != _LAYOUTS[nd]:
+        if lay in ("NWC", "NHWC", "NDHWC"):
+            raise OpError("Pooling: layout=%r is not supported (MXNet 1.9.1 runs it on GPU "
+                          "only); use %r" % (lay, _LAYOUTS[nd]))
+        raise OpError("Pooling: layout=%r does not match a %d-D kernel; expected %r"
+                      % (lay, nd, _LAYOUTS[nd]))
+
+
+def _pool_geom(attrs, d):
+    """(kernel, stride, pad, out spatial shape) of Pooling on data shape d."""
+    if attrs["global_pool"]:
+        nd = len(d) - 2
+        return tuple(d[2:]), (1,) * nd, (0,) * nd, (1,) * nd
+    k, s, p = attrs["kernel"], attrs["stride"], attrs["pad"]
+    full = attrs["pooling_convention"] == "full"
+    o = []
+    for i, (L, ki, si, pi) in enumerate(zip(d[2:], k, s, p)):
+        if ki > L + 2 * pi:
+            raise ShapeError("kernel=%s is larger than the padded input on spatial axis %d "
+                             "(%d + 2*pad %d = %d); data shape %s"
+                             % (fmt(k), i, L, pi, L + 2 * pi, fmt(d)))
+        n = L + 2 * pi - ki
+        o.append(1 + (-(-n // si) if full else n // si))
+    return k, s, p, tuple(o)
+
+
+def _pool_rule(attrs, shapes, dtypes):
+    d = shapes[0]
+    if not 3 <= len(d) <= 5:
+        raise ShapeError("data must be 3-D, 4-D or 5-D (NCW, NCHW or NCDHW), got shape %s"
+                         % fmt(d))
+    if not attrs["global_pool"] and len(d) != len(attrs["kernel"]) + 2:
+        nd = len(attrs["kernel"])
+        raise ShapeError("data must be %d-D (%s) for kernel=%s, got shape %s"
+                         % (nd + 2, _LAYOUTS[nd], fmt(attrs["kernel"]), fmt(d)))
+    if dtypes[0].kind != "f":
+        raise OpError("data dtype %s is not supported; use float16, float32 or float64 "
+                      "(as in MXNet 1.9.1)" % dtypes[0].name)
+    _, _, _, o = _pool_geom(attrs, d)
+    return (tuple(d[:2]) + o,), (dtypes[0],)
+
+
+def _pool_pads(L, k, s, p, o):
+    """(before, after) padding per axis so every window of the 'full'
+    convention lies inside the buffer."""
+    return [(pi, max(pi, (oi - 1) * si + ki - Li - pi)) for Li, ki, si, pi, oi in zip(L, k, s, p, o)]
+
+
+def _offset_views(xpad, k, s, o):
+    """(offset, strided view (N, C, *o)) for every kernel offset."""
+    for off in itertools.product(*[range(ki) for ki in k]):
+        yield off, xpad[(slice(None), slice(None)) +
+                        tuple(slice(oi_, oi_ + si * (oi - 1) + 1, si)
+                              for oi_, si, oi in zip(off, s, o))]
+
+
+def _pool_divisor(xp, L, k, s, p, o, include_pad, dtype):
+    """Per-window element counts of avg pooling as MXNet counts them:
+    windows clipped to the padded input (the extra 'full' cells do not count);
+    without count_include_pad, clipped to the data itself."""
+    div = None
+    nd = len(L)
+    for i, (Li, ki, si, pi, oi) in enumerate(zip(L, k, s, p, o)):
+        start = xp.arange(oi) * si - pi
+        end = xp.minimum(start + ki, Li + pi)
+        if not include_pad:
+            start = xp.maximum(start, 0)
+            end = xp.minimum(end, Li)
+        n = (end - start).astype(dtype)
+        n = n.reshape((1, 1) + tuple(oi if j == i else 1 for j in range(nd)))
+        div = n if div is None else div * n
+    return div
+
+
+def _lp_pow(xp, x, pv):
+    return x if pv == 1 else (x * x if pv == 2 else x * x * x)
+
+
+def _lp_root(xp, x, pv):
+    return x if pv == 1 else (xp.sqrt(x) if pv == 2 else xp.cbrt(x))
+
+
+_POOL_PARAMS = [
+    Param("kernel", p_shape, (), "window: (w,), (h, w) or (d, h, w); ignored with global_pool"),
+    Param("pool_type", p_any, "max", choices=_POOL_TYPES),
+    Param("global_pool", p_bool, False, "pool over all spatial positions"),
+    Param("cudnn_off", p_bool, False, "ignored (cuDNN)"),
+    Param("pooling_convention", p_any, "valid", "'valid' (floor) or 'full' (ceil)",
+          choices=("valid", "full", "same")),
+    Param("stride", p_shape, (), "default 1 per axis"),
+    Param("pad", p_shape, (), "default 0 per axis"),
+    Param("p_value", _p_opt_int, None, "power of lp pooling: 1, 2 or 3"),
+    Param("count_include_pad", _p_opt_bool, None, "avg pooling counts padded cells "
+          "(default True)"),
+    Param("layout", p_any, None, choices=(None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"))]
+
+
+@register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check, inline=False)
+def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
+            pooling_convention="valid", stride=(), pad=(), p_value=None,
+            count_include_pad=None, **_ignored):
+    """Pooling(data, kernel, pool_type='max', global_pool=False,
+    pooling_convention='valid', stride=(1,..), pad=(0,..), p_value=None,
+    count_include_pad=True): max/avg/sum/lp pooling over 1-3 spatial axes."""
+    nd = data.ndim - 2
+    if global_pool:
+        axes = tuple(range(2, 2 + nd))
+        if pool_type == "max":
+            r = xp.max(data, axis=axes, keepdims=True)
+        elif pool_type == "avg":
+            r = xp.sum(data, axis=axes, keepdims=True) / _prod(data.shape[2:])
+        elif pool_type == "sum":
+            r = xp.sum(data, axis=axes, keepdims=True)
+        else:
+            r = _lp_root(xp, xp.sum(_lp_pow(xp, data, p_value), axis=axes, keepdims=True), p_value)
+        out[...] = r
+        return
+    L = data.shape[2:]
+    o = out.shape[2:]
+    k, s, p = kernel, stride, pad
+    fill = -np.inf if pool_type == "max" else 0
+    xpad = _pad(xp, data, _pool_pads(L, k, s, p, o), fill)
+    first = True
+    for _, v in _offset_views(xpad, k, s, o):
+        if pool_type == "lp" and p_value != 1:
+            v = _lp_pow(xp, v, p_value)
+        if first:
+            out[...] = v
+            first = False
+        elif pool_type == "max":
+            xp.maximum(out, v, out=out)
+        else:
+            out += v
+    if pool_type == "avg":
+        out /= _pool_divisor(xp, L, k, s, p, o, count_include_pad is not False, out.dtype)
+    elif pool_type == "lp" and p_value != 1:
+        out[...] = _lp_root(xp, out, p_value)
+
+
+@register("_backward_Pooling", inputs=("ograd", "data", "output"),
+          params=_POOL_PARAMS,
+          infer=lambda attrs, shapes, dtypes: ((shapes[1],), (dtypes[1],)),
+          attr_check=_pool_check, inline=False)
+def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max",
+                      global_pool=False, pooling_convention="valid", stride=(), pad=(),
+                      p_value=None, count_include_pad=None, **_ignored):
+    """The gradient of Pooling w.r.t. data (max: to the first maximum of each
+    window, as MXNet does)."""
+    nd = data.ndim - 2
+    if global_pool:
+        if pool_type == "max":
+            n = _prod(data.shape[2:])
+            flat = data.reshape(data.shape[:2] + (n,))
+            idx = xp.argmax(flat, axis=-1)
+            hit = xp.arange(n).reshape(1, 1, n) == idx[..., None]
+            out[...] = (hit * ograd.reshape(ograd.shape[:2] + (1,))).reshape(data.shape)
+        elif pool_type == "avg":
+            out[...] = ograd / _prod(data.shape[2:])
+        elif pool_type == "sum":
+            out[...] = ograd
+        else:
+            out[...] = _lp_grad(xp, ograd, data, output, p_value)
+        return
+    L = data.shape[2:]
+    o = output.shape[2:]
+    k, s, p = kernel, stride, pad
+    pads = _pool_pads(L, k, s, p, o)
+    dpad = xp.zeros(tuple(data.shape[:2]) + tuple(Li + a + b for Li, (a, b) in zip(L, pads)),
+                    dtype=out.dtype)
+    if pool_type == "max":
+        xpad = _pad(xp, data, pads, -np.inf)
+        left = xp.ones(output.shape, dtype=bool)     # windows whose max is not yet found
+        for (_, v), (_, dv) in zip(_offset_views(xpad, k, s, o), _offset_views(dpad, k, s, o)):
+            hit = (v == output) & left
+            left &= ~hit
+            dv += ograd * hit
+    elif pool_type in ("avg", "sum"):
+        g = ograd
+        if pool_type == "avg":
+            g = ograd / _pool_divisor(xp, L, k, s, p, o, count_include_pad is not False,
+                                      ograd.dtype)
+        for off, dv in _offset_views(dpad, k, s, o):
+            dv += g
+    else:
+        xpad = _pad(xp, data, pads, 0)
+        for (off, v), (_, dv) in zip(_offset_views(xpad, k, s, o), _offset_views(dpad, k, s, o)):
+            dv += _lp_grad(xp, ograd, v, output, p_value)
+    out[...] = dpad[(slice(None), slice(None)) +
+                    tuple(slice(a, a + Li) for Li, (a, _) in zip(L, pads))]
+
+
+def _lp_grad(xp, g, x, y, pv):
+    """MXNet's lp_grad: g * (x / y)^(p-1), 0 where y == 0 (p = 2, 3)."""
+    if pv == 1:
+        return g * xp.ones_like(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = x / y
+        r = r if pv == 2 else r * r
+        return xp.where(y == 0, 0, g * r)
+
+# ------------------------------------------------------------ gradient table
+from ._grad import set_grads  # noqa: E402
+
+
+def _conv_grad(F, attrs, ins, outs, og):
+    data, weight = ins[0], ins[1]
+    g = og[0]
+    grads = [F._internal._backward_Convolution_data(g, data, weight, **attrs),
+             F._internal._backward_Convolution_weight(g, data, **attrs)]
+    if len(ins) == 3:
+        axes = (0,) + tuple(range(2, g.ndim))
+        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] else None)
+    return grads
+
+
+def _deconv_grad(F, attrs, ins, outs, og):
+    data, weight = ins[0], ins[1]
+    g = og[0]
+    grads = [F._internal._backward_Deconvolution_data(g, data, weight, **attrs),
+             F._internal._backward_Deconvolution_weight(g, data, **attrs)]
+    if len(ins) == 3:
+        axes = (0,) + tuple(range(2, g.ndim))
+        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] else None)
+    return grads
+
+
+def _pool_grad(F, attrs, ins, outs, og):
+    return [F._internal._backward_Pooling(og[0], ins[0], outs[0], **attrs)]
+
+
+set_grads({"Convolution": _conv_grad, "Deconvolution": _deconv_grad, "Pooling": _pool_grad})

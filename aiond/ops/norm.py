@@ -1,2 +1,333 @@
-"""Operators: norm (being written)."""
+"""BatchNorm, LayerNorm and InstanceNorm with MXNet 1.9.1's arguments,
+defaults, outputs and training behaviour.
+
+BatchNorm follows MXNet's CPU operator exactly:
+
+* training (``autograd.record()`` / ``train_mode``, and not
+  ``use_global_stats``): normalise with the batch mean and biased variance;
+  otherwise with ``moving_mean`` / ``moving_var``;
+* the moving statistics are updated by the *backward* pass,
+  ``moving = moving * momentum + batch_stat * (1 - momentum)`` with the
+  biased batch variance, as MXNet's CPU BatchNorm does (a forward alone, even
+  in training mode, leaves them unchanged);
+* the backward's mode is ``backward(train_mode=...)`` (True by default), not
+  the forward's, as in MXNet: a predict-mode forward differentiated with the
+  default ``backward()`` gets the training-formula gradient (with the moving
+  stats as the batch stats); ``backward(train_mode=False)`` gives the
+  predict-mode gradient;
+* the hidden outputs are the mean and the *inverse standard deviation*
+  ``1/sqrt(var + eps)`` (MXNet's ``var`` output holds that), visible with
+  ``output_mean_var=True``;
+* ``fix_gamma=True`` uses gamma = 1 and gives gamma a zero gradient (MXNet
+  also overwrites the gamma array with ones; aiond leaves it alone).
+"""
 from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import OpError, ShapeError
+from ._rules import fmt, norm_axis
+from .registry import Param, p_bool, p_float, p_int, register
+
+_prod = math.prod
+
+
+def _acc_dtype(dt):
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def _check_param(name, shape, dtype, C, data_dtype, what):
+    if tuple(shape) != (C,):
+        raise ShapeError("%s has shape %s but %s needs (%d,)" % (name, fmt(shape), what, C))
+    if dtype != data_dtype and not (data_dtype == np.float16 and dtype == np.float32):
+        raise OpError("%s has dtype %s but data has %s; they must match (float32 parameters "
+                      "are allowed for float16 data)" % (name, dtype.name, data_dtype.name))
+
+
+def _float_data(dt):
+    if dt.kind != "f":
+        raise OpError("data dtype %s is not supported; use float16, float32 or float64" % dt.name)
+
+# ----------------------------------------------------------------- BatchNorm
+
+
+def _bn_rule(attrs, shapes, dtypes):
+    d = shapes[0]
+    if len(d) < 1:
+        raise ShapeError("data must have at least 1 dimension")
+    ax = norm_axis(attrs["axis"], len(d))
+    C = d[ax]
+    _float_data(dtypes[0])
+    what = "data %s with axis=%d" % (fmt(d), attrs["axis"])
+    for name, s, t in zip(("gamma", "beta", "moving_mean", "moving_var"), shapes[1:], dtypes[1:]):
+        _check_param(name, s, t, C, dtypes[0], what)
+    pd = dtypes[1]
+    return (d, (C,), (C,)), (dtypes[0], pd, pd)
+
+
+def _bn_split(shape, ax):
+    """(A, C, B) such that data.reshape(A, C, B) puts the channel axis in the middle."""
+    return _prod(shape[:ax]), shape[ax], _prod(shape[ax + 1:])
+
+
+def _bn_visible(attrs):
+    return 3 if attrs["output_mean_var"] else 1
+
+
+_BN_PARAMS = [
+    Param("eps", p_float, 1e-3, "added to the variance"),
+    Param("momentum", p_float, 0.9, "moving = moving * momentum + batch * (1 - momentum)"),
+    Param("fix_gamma", p_bool, True, "use gamma = 1 (its gradient is 0)"),
+    Param("use_global_stats", p_bool, False, "use the moving statistics in training too"),
+    Param("output_mean_var", p_bool, False, "also return the mean and 1/sqrt(var + eps)"),
+    Param("axis", p_int, 1, "the channel axis"),
+    Param("cudnn_off", p_bool, False, "ignored (cuDNN)"),
+    Param("min_calib_range", lambda v: None if v is None else p_float(v), None,
+          "ignored (quantisation)"),
+    Param("max_calib_range", lambda v: None if v is None else p_float(v), None,
+          "ignored (quantisation)"),
+]
+
+
+@register("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
+          params=_BN_PARAMS, infer=_bn_rule, num_outputs=3,
+          output_names=("output", "mean", "var"), train_aware=True,
+          aux=("moving_mean", "moving_var"), num_visible=_bn_visible, inline=False)
+def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, momentum=0.9,
+              fix_gamma=True, use_global_stats=False, axis=1, _train=False, **_ignored):
+    """BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,
+    fix_gamma=True, use_global_stats=False, output_mean_var=False, axis=1):
+    batch normalisation over every axis but ``axis``. Training uses the batch
+    statistics (the moving ones are updated by the backward pass, as in MXNet);
+    prediction uses moving_mean / moving_var."""
+    y, mean_out, invstd_out = out
+    ax = axis % data.ndim
+    A, C, B = _bn_split(data.shape, ax)
+    acc = _acc_dtype(data.dtype)
+    x3 = data.reshape(A, C, B)
+    y3 = y.reshape(A, C, B)
+    if _train and not use_global_stats:
+        m = A * B
+        xa = x3 if x3.dtype == acc else x3.astype(acc)
+        mean = xp.sum(xa, axis=(0, 2)) / m
+        xc = xa - mean.reshape(1, C, 1)
+        var = xp.einsum("acb,acb->c", xc, xc) / m
+        invstd = 1.0 / xp.sqrt(var + eps)
+        scale = invstd if fix_gamma else invstd * gamma.astype(acc, copy=False)
+        xp.multiply(xc, scale.reshape(1, C, 1), out=y3, casting="unsafe")
+        y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
+    else:
+        mean = moving_mean.astype(acc, copy=False)
+        invstd = 1.0 / xp.sqrt(moving_var.astype(acc, copy=False) + eps)
+        scale = invstd if fix_gamma else invstd * gamma.astype(acc, copy=False)
+        shift = beta.astype(acc, copy=False) - mean * scale
+        xp.multiply(x3, scale.reshape(1, C, 1).astype(y3.dtype, copy=False), out=y3)
+        y3 += shift.reshape(1, C, 1).astype(y3.dtype, copy=False)
+    mean_out[...] = mean
+    invstd_out[...] = invstd
+
+
+def _bn_bwd_rule(attrs, shapes, dtypes):
+    return (shapes[1], shapes[2], shapes[2]), (dtypes[1], dtypes[2], dtypes[2])
+
+
+@register("_backward_BatchNorm",
+          inputs=("ograd", "data", "gamma", "mean", "invstd", "moving_mean", "moving_var"),
+          params=_BN_PARAMS, infer=_bn_bwd_rule, num_outputs=3, mutates=(5, 6),
+          train_aware=True, inline=False)
+def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, moving_var, *, out,
+                        eps=1e-3, momentum=0.9, fix_gamma=True, use_global_stats=False, axis=1,
+                        _train=False, **_ignored):
+    """Gradients of BatchNorm w.r.t. (data, gamma, beta). As in MXNet, the mode
+    is the one ``backward`` runs in (``train_mode=True`` by default): in
+    training it uses the forward's saved mean / invstd and updates
+    moving_mean / moving_var in place; otherwise it uses the moving stats."""
+    dx, dgamma, dbeta = out
+    ax = axis % data.ndim
+    A, C, B = _bn_split(data.shape, ax)
+    acc = _acc_dtype(data.dtype)
+    m = A * B
+    x3 = data.reshape(A, C, B)
+    g3 = ograd.reshape(A, C, B)
+    batch = _train and not use_global_stats
+    if batch:
+        mu = mean.astype(acc, copy=False)
+        istd = invstd.astype(acc, copy=False)
+        var = 1.0 / (istd * istd) - eps            # MXNet's INVSTD_TO_VARIANCE
+        moving_mean *= momentum
+        moving_mean += (mu * (1 - momentum)).astype(moving_mean.dtype, copy=False)
+        moving_var *= momentum
+        moving_var += (var * (1 - momentum)).astype(moving_var.dtype, copy=False)
+    else:
+        mu = moving_mean.astype(acc, copy=False)
+        istd = 1.0 / xp.sqrt(moving_var.astype(acc, copy=False) + eps)
+    w = xp.ones_like(istd) if fix_gamma else gamma.astype(acc, copy=False)
+    ga = g3 if g3.dtype == acc else g3.astype(acc)
+    xc = (x3 if x3.dtype == acc else x3.astype(acc)) - mu.reshape(1, C, 1)
+    sum_g = xp.sum(ga, axis=(0, 2))
+    dotp = xp.einsum("acb,acb->c", xc, ga)
+    dx3 = dx.reshape(A, C, B)
+    iw = (istd * w).reshape(1, C, 1)
+    if batch:
+        k = (dotp * istd * istd / m).reshape(1, C, 1)
+        dx3[...] = (ga - (sum_g / m).reshape(1, C, 1) - xc * k) * iw
+    else:
+        dx3[...] = ga * iw
+    dbeta[...] = sum_g
+    if fix_gamma:
+        dgamma.fill(0)
+    else:
+        dgamma[...] = dotp * istd
+
+# ----------------------------------------------------------------- LayerNorm
+
+
+def _ln_rule(attrs, shapes, dtypes):
+    d = shapes[0]
+    if not d:
+        raise ShapeError("data must have at least 1 dimension")
+    ax = norm_axis(attrs["axis"], len(d))
+    C = d[ax]
+    _float_data(dtypes[0])
+    what = "data %s with axis=%d" % (fmt(d), attrs["axis"])
+    for name, s, t in zip(("gamma", "beta"), shapes[1:], dtypes[1:]):
+        _check_param(name, s, t, C, dtypes[0], what)
+    st = tuple(1 if i == ax else n for i, n in enumerate(d))
+    return (d, st, st), (dtypes[0],) * 3
+
+
+def _ln_visible(attrs):
+    return 3 if attrs["output_mean_var"] else 1
+
+
+_LN_PARAMS = [Param("axis", p_int, -1, "the axis normalised over"),
+              Param("eps", p_float, 1e-5, "added to the variance"),
+              Param("output_mean_var", p_bool, False, "also return the mean and the std")]
+
+
+@register("LayerNorm", inputs=("data", "gamma", "beta"), params=_LN_PARAMS, infer=_ln_rule,
+          num_outputs=3, output_names=("output", "mean", "std"), num_visible=_ln_visible,
+          inline=False)
+def LayerNorm(xp, data, gamma, beta, *, out, axis=-1, eps=1e-5, **_ignored):
+    """LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
+    normalise over ``axis``; the hidden outputs are the mean and
+    std = sqrt(var + eps) (keepdims shapes)."""
+    y, mean_out, std_out = out
+    ax = axis % data.ndim
+    acc = _acc_dtype(data.dtype)
+    xa = data if data.dtype == acc else data.astype(acc)
+    mean = xp.mean(xa, axis=ax, keepdims=True)
+    xc = xa - mean
+    std = xp.sqrt(xp.mean(xc * xc, axis=ax, keepdims=True) + eps)
+    bshape = tuple(n if i == ax else 1 for i, n in enumerate(data.shape))
+    xp.multiply(xc, (gamma.astype(acc, copy=False).reshape(bshape)) / std, out=y,
+                casting="unsafe")
+    y += beta.reshape(bshape).astype(y.dtype, copy=False)
+    mean_out[...] = mean
+    std_out[...] = std
+
+
+def _norm_bwd_rule(attrs, shapes, dtypes):
+    return (shapes[1], shapes[2], shapes[2]), (dtypes[1], dtypes[2], dtypes[2])
+
+
+@register("_backward_LayerNorm", inputs=("ograd", "data", "gamma", "mean", "std"),
+          params=_LN_PARAMS, infer=_norm_bwd_rule, num_outputs=3, inline=False)
+def _backward_LayerNorm(xp, ograd, data, gamma, mean, std, *, out, axis=-1, **_ignored):
+    """Gradients of LayerNorm w.r.t. (data, gamma, beta)."""
+    dx, dgamma, dbeta = out
+    ax = axis % data.ndim
+    acc = _acc_dtype(data.dtype)
+    red = tuple(i for i in range(data.ndim) if i != ax)
+    bshape = tuple(n if i == ax else 1 for i, n in enumerate(data.shape))
+    ga = ograd if ograd.dtype == acc else ograd.astype(acc)
+    xhat = ((data if data.dtype == acc else data.astype(acc)) - mean) / std
+    dbeta[...] = xp.sum(ga, axis=red)
+    dgamma[...] = xp.sum(ga * xhat, axis=red)
+    dxh = ga * gamma.astype(acc, copy=False).reshape(bshape)
+    dx[...] = (dxh - xp.mean(dxh, axis=ax, keepdims=True)
+               - xhat * xp.mean(dxh * xhat, axis=ax, keepdims=True)) / std
+
+# -------------------------------------------------------------- InstanceNorm
+
+
+def _in_rule(attrs, shapes, dtypes):
+    d = shapes[0]
+    if len(d) < 3:
+        raise ShapeError("data must have at least 3 dimensions (N, C, spatial...), got shape %s"
+                         % fmt(d))
+    _float_data(dtypes[0])
+    what = "data %s (channel axis 1)" % fmt(d)
+    for name, s, t in zip(("gamma", "beta"), shapes[1:], dtypes[1:]):
+        _check_param(name, s, t, d[1], dtypes[0], what)
+    return (d,), (dtypes[0],)
+
+
+def _in_stats(xp, x3, eps):
+    mean = xp.mean(x3, axis=2, keepdims=True)
+    xc = x3 - mean
+    invstd = 1.0 / xp.sqrt(xp.mean(xc * xc, axis=2, keepdims=True) + eps)
+    return xc, invstd
+
+
+@register("InstanceNorm", inputs=("data", "gamma", "beta"),
+          params=[Param("eps", p_float, 1e-3, "added to the variance")], infer=_in_rule,
+          inline=False)
+def InstanceNorm(xp, data, gamma, beta, *, out, eps=1e-3):
+    """InstanceNorm(data, gamma, beta, eps=1e-3): normalise each (sample,
+    channel) over the spatial axes, then scale by gamma and shift by beta (per channel)."""
+    N, C = data.shape[:2]
+    acc = _acc_dtype(data.dtype)
+    x3 = data.reshape(N, C, -1)
+    xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
+    y3 = out.reshape(N, C, -1)
+    xp.multiply(xc, invstd * gamma.astype(acc, copy=False).reshape(1, C, 1), out=y3,
+                casting="unsafe")
+    y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
+
+
+@register("_backward_InstanceNorm", inputs=("ograd", "data", "gamma"),
+          params=[Param("eps", p_float, 1e-3)], infer=_norm_bwd_rule, num_outputs=3,
+          inline=False)
+def _backward_InstanceNorm(xp, ograd, data, gamma, *, out, eps=1e-3):
+    """Gradients of InstanceNorm w.r.t. (data, gamma, beta)."""
+    dx, dgamma, dbeta = out
+    N, C = data.shape[:2]
+    acc = _acc_dtype(data.dtype)
+    x3 = data.reshape(N, C, -1)
+    xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
+    xhat = xc * invstd
+    g3 = ograd.reshape(N, C, -1)
+    ga = g3 if g3.dtype == acc else g3.astype(acc)
+    dbeta[...] = xp.sum(ga, axis=(0, 2))
+    dgamma[...] = xp.sum(ga * xhat, axis=(0, 2))
+    dxh = ga * gamma.astype(acc, copy=False).reshape(1, C, 1)
+    dx.reshape(N, C, -1)[...] = (dxh - xp.mean(dxh, axis=2, keepdims=True)
+                                 - xhat * xp.mean(dxh * xhat, axis=2, keepdims=True)) * invstd
+
+# ------------------------------------------------------------ gradient table
+from ._grad import set_grads  # noqa: E402
+
+
+def _bn_grad(F, attrs, ins, outs, og):
+    # the backward's own training flag decides, as MXNet's ctx.is_train does
+    kw = {k: v for k, v in attrs.items() if k != "_train"}
+    dx, dgamma, dbeta = F._internal._backward_BatchNorm(
+        og[0], ins[0], ins[1], outs[1], outs[2], ins[3], ins[4], **kw)
+    return [dx, dgamma, dbeta, None, None]
+
+
+def _ln_grad(F, attrs, ins, outs, og):
+    dx, dgamma, dbeta = F._internal._backward_LayerNorm(og[0], ins[0], ins[1], outs[1], outs[2],
+                                                        **attrs)
+    return [dx, dgamma, dbeta]
+
+
+def _in_grad(F, attrs, ins, outs, og):
+    dx, dgamma, dbeta = F._internal._backward_InstanceNorm(og[0], ins[0], ins[1], **attrs)
+    return [dx, dgamma, dbeta]
+
+
+set_grads({"BatchNorm": _bn_grad, "LayerNorm": _ln_grad, "InstanceNorm": _in_grad})
