@@ -165,8 +165,6 @@ def _record(op, inputs, attrs, outs):
     if any(_is_in(y, inputs) for y in outs):
         raise MXNetError("%s: in-place operations (+=, -=, x[:]=, out=x) on arrays that "
                          "need gradients are not supported while recording" % op.name)
-    if op.grad is None:
-        return       # not differentiable: its outputs are constants for autograd
     node = _Node(op, attrs, [_alias(x) for x in inputs], [_alias(y) for y in outs], edges)
     for i, y in enumerate(outs):
         y._ag = _Entry(node, i)
@@ -299,14 +297,21 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             if all(g is None for g in ograds):
                 continue
             ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, node.outputs)]
-            ins = node.inputs
+            ins, outs = node.inputs, node.outputs
             if create_graph:
-                # differentiate through the inputs: keep their graph links
+                # differentiate through inputs and outputs (rules like tanh's use
+                # the output): give their aliases back their graph links
                 ins = [_relink(x, e) for x, e in zip(node.inputs, node.edges)]
+                outs = [_relink(y, _Entry(node, i)) for i, y in enumerate(node.outputs)]
             if node.fn is not None:
                 igrads = node.fn._backward_entry(ograds)
+            elif node.op.grad is None:
+                raise MXNetError(
+                    "operator %s is not differentiable (it has no gradient rule), but a "
+                    "gradient reaches it; wrap its input in BlockGrad/stop_gradient if no "
+                    "gradient should flow there" % node.name)
             else:
-                igrads = node.op.grad(F, node.attrs, ins, node.outputs, ograds)
+                igrads = node.op.grad(F, node.attrs, ins, outs, ograds)
             if not isinstance(igrads, (list, tuple)):
                 igrads = [igrads]
             if len(igrads) != len(node.edges):

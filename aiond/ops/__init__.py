@@ -2,4 +2,5 @@
 from . import registry  # noqa: F401
 from . import elemwise, init, matrix, random, reduce  # noqa: F401  (register ops)
 from . import conv, linalg, nn, norm  # noqa: F401
+from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
