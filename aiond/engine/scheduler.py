@@ -69,7 +69,6 @@ class Engine:
         self.bulk_size = 0
         self.bulk_batch = []
         self.cpu = CPUExecutor(self, _env_int("AIOND_CPU_WORKERS", os.cpu_count() or 1))
-        self._throttled = False
         self.prof = None            # a Profiler while mx.profiler records
 
     # ------------------------------------------------------------------ push
@@ -114,21 +113,8 @@ class Engine:
             lock.release()
         opr.split = split
         opr.executor = executor
-        wait = 0
         with lock:
-            for v in reads:
-                if v.queue is None and not v.writing:
-                    v.nreads += 1
-                else:
-                    self._enqueue(v, opr, False)
-                    wait += 1
-            for v in writes:
-                if v.queue is None and not v.writing and not v.nreads:
-                    v.writing = True
-                else:
-                    self._enqueue(v, opr, True)
-                    wait += 1
-            opr.wait = wait
+            wait = self._register(opr)
             if wait or not inline:
                 opr.counted = True
                 self.pending += 1
@@ -174,6 +160,25 @@ class Engine:
             v.exc = fail
         opr.failure = fail
         opr.done = True
+
+    def _register(self, opr):
+        """Grant ``opr`` the vars that are free, queue it on the others;
+        returns how many it waits for (lock held)."""
+        wait = 0
+        for v in opr.reads:
+            if v.queue is None and not v.writing:
+                v.nreads += 1
+            else:
+                self._enqueue(v, opr, False)
+                wait += 1
+        for v in opr.writes:
+            if v.queue is None and not v.writing and not v.nreads:
+                v.writing = True
+            else:
+                self._enqueue(v, opr, True)
+                wait += 1
+        opr.wait = wait
+        return wait
 
     def _enqueue(self, v, opr, is_write):
         if v.queue is None:
@@ -410,7 +415,6 @@ class Engine:
             with self.lock:
                 if self.pending <= self.max_pending and self.bytes <= self.max_bytes:
                     return
-                self._throttled = True
                 self.cv_waiters += 1
                 try:
                     self.cv.wait(0.05)
@@ -420,20 +424,7 @@ class Engine:
     # ---------------------------------------------------------------- naive
     def _push_naive(self, opr):
         with self.lock:
-            wait = 0
-            for v in opr.reads:
-                if v.queue is None and not v.writing:
-                    v.nreads += 1
-                else:
-                    self._enqueue(v, opr, False)
-                    wait += 1
-            for v in opr.writes:
-                if v.queue is None and not v.writing and not v.nreads:
-                    v.writing = True
-                else:
-                    self._enqueue(v, opr, True)
-                    wait += 1
-            opr.wait = wait
+            wait = self._register(opr)
             if wait:
                 opr.counted = True
                 self.pending += 1
