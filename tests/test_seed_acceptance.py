@@ -12,9 +12,8 @@ import sys
 import pytest
 
 ACCEPT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "acceptance")
-FILES = ["test_async_native.py", "test_seed_package_overview.py"]
-SELECT = ("not perceptron and not weight_name and not fully_connected "
-          "and not bind and not gluon and not symbol")
+FILES = ["test_async_native.py", "test_seed_package_overview.py", "test_seed_why_mxnet.py"]
+SELECT = "not gluon and not feedforward"
 
 
 @pytest.mark.slow

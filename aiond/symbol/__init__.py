@@ -1,0 +1,72 @@
+"""``mx.sym`` / ``mx.symbol``: symbolic graphs (MXNet 1.9.1's Symbol API).
+
+    data = mx.sym.Variable('data')
+    net = mx.sym.FullyConnected(data=data, name='fc1', num_hidden=128)
+    net.list_arguments()        # ['data', 'fc1_weight', 'fc1_bias']
+    exe = net.simple_bind(mx.cpu(), data=(32, 100))
+    exe.forward()               # returns at once; exe.outputs[0] is an NDArray
+
+Every registry op is a function here (``mx.sym.<op>``, ``mx.sym._internal``,
+``mx.sym.linalg``, ``mx.sym.contrib``, ``mx.sym.random``), built from the
+registry entry with a real signature and docstring.
+"""
+from __future__ import annotations
+
+import sys as _sys
+import types as _types
+
+from . import _namespace
+from . import executor  # noqa: F401
+from .executor import Executor  # noqa: F401
+from .symbol import (Group, NotImplementedForSymbol, Symbol, Variable, arange, eye,  # noqa: F401
+                     full, hypot, linspace, load, load_json, maximum, minimum, ones, pow,
+                     power, var, zeros)
+
+_internal = _types.ModuleType("aiond.symbol._internal")
+linalg = _types.ModuleType("aiond.symbol.linalg")
+contrib = _types.ModuleType("aiond.symbol.contrib")
+random = _types.ModuleType("aiond.symbol.random")
+_namespace.populate(globals(), _internal.__dict__,
+                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__})
+
+
+def _fill_random():
+    from ..ops import registry as _reg
+    for name, op in _reg.ops().items():
+        if name.startswith("_random_") or name.startswith("_sample_"):
+            short = name.split("_", 2)[2]
+            fn = _namespace.make_function(op, name)     # MXNet's hint: _random_uniform0
+            fn.__name__ = short
+            random.__dict__.setdefault(short, fn)
+
+
+_fill_random()
+for _m in (_internal, linalg, contrib, random):
+    _sys.modules.setdefault(_m.__name__, _m)
+# ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet
+_sys.modules.setdefault("aiond.executor", executor)
+
+
+def _namespace_fn(name):
+    """The ``mx.sym`` function ``name`` (built from the registry if it was
+    registered after import)."""
+    fn = globals().get(name)
+    if fn is None:
+        fn = getattr(_internal, name, None)
+    if fn is None:
+        from ..ops import registry as _reg
+        try:
+            op = _reg.get(name)
+        except Exception:  # noqa: BLE001
+            raise AttributeError("mx.sym has no operator %r" % name) from None
+        fn = globals()[name] = _namespace.make_function(op, name)
+    return fn
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ..ops import registry as _reg
+    if name in _reg.ops():
+        return _namespace_fn(name)
+    raise AttributeError("module 'aiond.symbol' has no attribute %r" % name)

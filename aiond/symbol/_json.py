@@ -1,0 +1,255 @@
+"""MXNet 1.x graph JSON (``prefix-symbol.json``), read and written.
+
+The writer reproduces dmlc's JSONWriter byte for byte (MXNet 1.9.1's
+``tojson()``): nodes in graph order ``{op, name, attrs, inputs}`` with
+string attributes sorted by key, ``arg_nodes``, ``node_row_ptr``,
+``heads`` and ``{"mxnet_version": ["int", 10901]}``. The reader takes that
+format and older ones (``param``/``attr`` instead of ``attrs``, missing
+versions, pre-0.9 files without auxiliary variables), applying MXNet's
+upgrade passes (src/nnvm/legacy_json_util.cc). Nothing is executed.
+"""
+from __future__ import annotations
+
+import json
+
+from ..base import MXNetError
+from ..ops import registry as _reg
+from . import _namespace as _ns
+from .symbol import HIDDEN_KEYS, _Node, dfs, parse_params
+
+__all__ = ["dumps", "loads", "MXNET_VERSION"]
+
+MXNET_VERSION = 10901
+
+
+class _Writer:
+    """dmlc::JSONWriter: the same separators, indentation and line breaks."""
+
+    def __init__(self):
+        self.out = []
+        self.multi = []
+        self.count = []
+
+    def _sep(self):
+        if not self.multi or self.multi[-1]:
+            self.out.append("\n" + " " * (2 * len(self.multi)))
+
+    def begin(self, brace, multi):
+        self.out.append(brace)
+        self.multi.append(multi)
+        self.count.append(0)
+
+    def end(self, brace):
+        multi = self.multi.pop()
+        n = self.count.pop()
+        if multi and n:
+            self._sep()
+        self.out.append(brace)
+
+    def key(self, k):
+        if self.count[-1]:
+            self.out.append(", ")
+        self._sep()
+        self.count[-1] += 1
+        self.out.append('"%s": ' % k)
+
+    def item(self):
+        if self.count[-1]:
+            self.out.append(", ")
+        self.count[-1] += 1
+        self._sep()
+
+    def string(self, s):
+        self.out.append('"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r")
+                        .replace("\n", "\\n").replace("\t", "\\t") + '"')
+
+    def ints(self, values):
+        self.begin("[", len(values) > 10)
+        for v in values:
+            self.item()
+            self.out.append(str(int(v)))
+        self.end("]")
+
+    def entries(self, values):
+        self.begin("[", len(values) > 10)
+        for e in values:
+            self.item()
+            self.out.append("[%d, %d, %d]" % e)
+        self.end("]")
+
+    def strmap(self, d):
+        self.begin("{", len(d) > 1)
+        for k in sorted(d):
+            self.key(k)
+            self.string(d[k])
+        self.end("}")
+
+
+def dumps(outputs) -> str:
+    """The graph JSON of the symbol with output entries ``outputs``."""
+    order = dfs(outputs)
+    index = {id(n): i for i, n in enumerate(order)}
+    w = _Writer()
+    w.begin("{", True)
+    w.key("nodes")
+    w.begin("[", True)
+    row_ptr = [0]
+    for n in order:
+        w.item()
+        w.begin("{", True)
+        w.key("op")
+        w.string("null" if n.op is None else n.op.name)
+        w.key("name")
+        w.string(n.name)
+        if n.attrs:
+            w.key("attrs")
+            w.strmap({k: str(v) for k, v in n.attrs.items()})
+        w.key("inputs")
+        w.entries([(index[id(e[0])], e[1], e[2]) for e in n.inputs])
+        w.end("}")
+        row_ptr.append(row_ptr[-1] + n.num_outputs())
+    w.end("]")
+    w.key("arg_nodes")
+    w.ints([i for i, n in enumerate(order) if n.op is None])
+    w.key("node_row_ptr")
+    w.ints(row_ptr)
+    w.key("heads")
+    w.entries([(index[id(e[0])], e[1], e[2]) for e in outputs])
+    w.key("attrs")
+    w.begin("{", False)
+    w.key("mxnet_version")
+    w.out.append('["int", %d]' % MXNET_VERSION)
+    w.end("}")
+    w.end("}")
+    return "".join(w.out)
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _entry(nodes, e, where):
+    try:
+        nid, idx = int(e[0]), int(e[1])
+        ver = int(e[2]) if len(e) > 2 else 0
+    except (TypeError, ValueError, IndexError):
+        raise MXNetError("symbol JSON: bad input entry %r in %s" % (e, where)) from None
+    if not 0 <= nid < len(nodes):
+        raise MXNetError("symbol JSON: %s refers to node %d, which is not defined before it"
+                         % (where, nid))
+    return (nodes[nid], idx, ver)
+
+
+def _get_op(name, node_name):
+    try:
+        return _reg.get(name)
+    except MXNetError:
+        raise MXNetError("symbol JSON: operator %r (node %r) is not available in aiond"
+                         % (name, node_name)) from None
+
+
+def loads(text):
+    """Output entries of the graph in MXNet JSON ``text``."""
+    try:
+        g = json.loads(text)
+    except ValueError as e:
+        raise MXNetError("symbol JSON: not valid JSON (%s)" % e) from None
+    if not isinstance(g, dict) or "nodes" not in g or "heads" not in g:
+        raise MXNetError("symbol JSON: expected an object with 'nodes' and 'heads'")
+    version = 800
+    gattrs = g.get("attrs") or {}
+    v = gattrs.get("mxnet_version")
+    if isinstance(v, list) and len(v) == 2:
+        version = int(v[1])
+    nodes = []
+    for i, nj in enumerate(g["nodes"]):
+        name = nj.get("name", "")
+        attrs = {}
+        for key in ("param", "attr", "attrs"):
+            d = nj.get(key)
+            if d:
+                attrs.update({str(k): val if isinstance(val, str) else str(val)
+                              for k, val in d.items()})
+        where = "node %d (%s)" % (i, name)
+        inputs = [_entry(nodes, e, where) for e in nj.get("inputs", [])]
+        opname = nj.get("op", "null")
+        if opname == "null":
+            node = _Node(None, name, attrs)
+        else:
+            node = _Node(_get_op(opname, name), name, attrs, inputs)
+        nodes.append(node)
+    heads = [_entry(nodes, e, "heads") for e in g["heads"]]
+    if version < MXNET_VERSION:
+        _fix_hidden_keys(heads)
+    for n in dfs(heads):
+        if n.op is not None:
+            n._params = parse_params(n.op, n.attrs, n.name, strict=False)
+    if version < 900:
+        _add_missing_inputs(heads)
+    if version < 904:
+        _set_var_attrs(heads)
+    if version < 905:
+        for n in dfs(heads):
+            if n.op is not None and n.op.name in ("argmax", "argmin") \
+                    and n.attrs.get("axis") == "-1":
+                del n.attrs["axis"]
+                n._params = None
+    for n in dfs(heads):
+        for src, _, ver in n.inputs:
+            if src.op is None and ver > src.version:
+                src.version = ver
+    return heads
+
+
+def _fix_hidden_keys(heads):
+    """UpgradeJSON_FixParsing: ``lr_mult`` -> ``__lr_mult__``; ``weight_lr_mult``
+    on an op moves to its ``weight`` variable."""
+    for n in dfs(heads):
+        moved = []
+        for k in list(n.attrs):
+            if k.startswith("__"):
+                continue
+            for h in HIDDEN_KEYS:
+                pos = k.rfind(h)
+                if pos == 0 or (pos > 0 and pos == len(k) - len(h)):
+                    moved.append((k, n.attrs.pop(k), h, pos))
+                    break
+        for k, val, h, pos in moved:
+            if pos == 0 and len(k) == len(h):
+                n.attrs["__%s__" % h] = val
+                continue
+            done = False
+            if pos > 1 and n.op is not None:
+                names = _ns.input_names(n.op, parse_params(n.op, n.attrs, n.name, strict=False),
+                                        len(n.inputs))
+                arg = k[:pos - 1]
+                if arg in names:
+                    src = n.inputs[names.index(arg)][0]
+                    if src.op is None:
+                        src.attrs["__%s__" % h] = val
+                        done = True
+            if not done:
+                n.attrs[k] = val
+
+
+def _add_missing_inputs(heads):
+    """UpgradeJSON_000800_000900: files before 0.9 did not store auxiliary variables."""
+    for n in dfs(heads):
+        if n.op is None or n.op.variadic:
+            continue
+        names = _ns.input_names(n.op, n.params)
+        for nm in names[len(n.inputs):]:
+            v = _Node(None, "%s_%s" % (n.name, nm) if n.name else nm, dict(n.attrs))
+            n.inputs.append((v, 0, 0))
+
+
+def _set_var_attrs(heads):
+    """UpgradeJSON_000903_000904: initialiser attributes of auxiliary variables."""
+    for n in dfs(heads):
+        if n.op is None:
+            continue
+        fset = _ns.SET_INPUT_VAR_ATTRS.get(n.op.name)
+        if fset is None:
+            continue
+        for i, (src, _, _) in enumerate(n.inputs):
+            if src.op is None:
+                fset(n.params, src, i)

@@ -1,0 +1,535 @@
+"""``mx.executor.Executor``: a Symbol bound to arrays.
+
+``forward()`` pushes each node's op with ``invoke`` on the bound arrays
+(used in place: ``exe.arg_dict['x'][:] = v`` changes the next forward) and
+returns at once; results land in ``exe.outputs``, the same NDArray objects
+every time. ``backward()`` uses autograd: a training forward is recorded on
+views of the arguments that need gradients (the bound arrays themselves
+stay unmarked, so executors sharing arrays do not interfere), and the
+gradients are written into ``grad_arrays`` as ``grad_req`` says
+('write', 'add' or 'null').
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import autograd
+from ..base import MXNetError
+from ..context import Context
+from ..ndarray import NDArray
+from ..ndarray import _invoke
+from ..ndarray.ndarray import _view, empty, zeros
+from ..ops import registry as _reg
+from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
+
+__all__ = ["Executor", "bind", "simple_bind", "ndarray_inputs", "Plan"]
+
+_GRAD_REQS = ("null", "write", "add", "inplace")
+
+
+class _Step:
+    __slots__ = ("op", "params", "ins", "outs", "name", "out_names", "direct")
+
+    def __init__(self, op, params, ins, outs, name, out_names):
+        self.op, self.params, self.ins, self.outs = op, params, ins, outs
+        self.name, self.out_names = name, out_names
+        self.direct = None      # head index whose preallocated array this step writes
+
+
+class Plan:
+    """A graph compiled for running: ops in graph order over value slots
+    (arguments, then auxiliary states, then op outputs)."""
+
+    def __init__(self, sym):
+        order, args, auxs = sym._arg_aux_nodes()
+        self.arg_names = [n.name for n in args]
+        self.aux_names = [n.name for n in auxs]
+        slot = {}
+        for n in args + auxs:
+            slot[(id(n), 0)] = len(slot)
+        self.steps = []
+        for n in order:
+            if n.op is None:
+                continue
+            ins = []
+            for e in n.inputs:
+                k = _key(e)
+                if k not in slot:
+                    raise MXNetError("node %s reads output %d of %s, which that op does not "
+                                     "expose" % (n.name, e[1], e[0].name))
+                ins.append(slot[k])
+            outs = []
+            for i in range(n.num_visible()):
+                slot[(id(n), i)] = len(slot)
+                outs.append(slot[(id(n), i)])
+            params = n.params
+            if "ctx" in params:
+                params = dict(params)
+                params["ctx"] = None
+            st = _Step(n.op, params, ins, outs, n.name,
+                       [n.output_name(i) for i in range(len(outs))])
+            st.direct = None
+            self.steps.append(st)
+        self.nslots = len(slot)
+        self.heads = [slot[_key(e)] for e in sym._outputs]
+        by_slot = {s: st for st in self.steps for s in st.outs}
+        seen = set()
+        for h, s in enumerate(self.heads):
+            st = by_slot.get(s)
+            if s in seen or st is None:
+                continue
+            seen.add(s)
+            if len(st.outs) == 1 and _num_outputs(st.op, st.params) == 1:
+                st.direct = h
+
+    def run(self, args, auxs, ctx, outs=None, monitor=None):
+        """Push every op; returns the head arrays (``outs`` when given)."""
+        vals = [None] * self.nslots
+        na = len(args)
+        vals[:na] = args
+        vals[na:na + len(auxs)] = auxs
+        invoke = _invoke.invoke
+        for st in self.steps:
+            ins = [vals[i] for i in st.ins]
+            o = outs[st.direct] if (outs is not None and st.direct is not None) else None
+            r = invoke(st.op, ins, st.params, o, ctx)
+            if isinstance(r, (list, tuple)):
+                for s, a in zip(st.outs, r):
+                    vals[s] = a
+            else:
+                vals[st.outs[0]] = r
+            if monitor is not None:
+                for s, nm in zip(st.outs, st.out_names):
+                    monitor(nm, vals[s])
+        res = [vals[s] for s in self.heads]
+        if outs is not None:
+            copy = _reg.get("_copy")
+            for i, a in enumerate(res):
+                if a is not outs[i]:
+                    invoke(copy, [a], {}, outs[i])
+                    res[i] = outs[i]
+        return res
+
+
+def _num_outputs(op, params):
+    n = op.num_outputs
+    return int(n(params)) if callable(n) else int(n)
+
+
+# ------------------------------------------------------------------ binding
+
+
+def ndarray_inputs(arg_key, args, arg_names, allow_missing):
+    """MXNet's ``_get_ndarray_inputs``: a list (in ``arg_names`` order) from a
+    list or a dict of NDArrays."""
+    if isinstance(args, (list, tuple)):
+        if len(args) != len(arg_names):
+            raise ArgumentError("Length of %s does not match the number of arguments: got %d, "
+                            "the symbol has %d (%s)" % (arg_key, len(args), len(arg_names),
+                                                        ", ".join(arg_names)))
+        out = []
+        for name, a in zip(arg_names, args):
+            if a is None and allow_missing:
+                out.append(None)
+            elif not isinstance(a, NDArray):
+                raise TypeError("Only accept list of NDArrays or dict of str to NDArray "
+                                "(%s: %s for %s)" % (arg_key, type(a).__name__, name))
+            else:
+                out.append(a)
+        return out
+    if isinstance(args, dict):
+        out = []
+        for name in arg_names:
+            if name in args:
+                a = args[name]
+                if not isinstance(a, NDArray):
+                    raise TypeError("Only accept list of NDArrays or dict of str to NDArray "
+                                    "(%s[%r] is %s)" % (arg_key, name, type(a).__name__))
+                out.append(a)
+            elif allow_missing:
+                out.append(None)
+            else:
+                raise ArgumentError("key `%s` is missing in `%s` (the symbol needs %s)"
+                                % (name, arg_key, ", ".join(arg_names)))
+        return out
+    raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+
+
+def _reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(names):
+            raise ArgumentError("grad_req has %d entries for %d arguments" % (len(grad_req),
+                                                                         len(names)))
+        reqs = list(grad_req)
+    elif isinstance(grad_req, dict):
+        bad = [k for k in grad_req if k not in names]
+        if bad:
+            raise UnknownArgumentError("grad_req names unknown argument(s) %s; the arguments are %s"
+                            % (bad, names))
+        reqs = [grad_req.get(n, "null") for n in names]
+    else:
+        raise TypeError("grad_req must be a str, list or dict, got %s" % type(grad_req).__name__)
+    for r in reqs:
+        if r not in _GRAD_REQS:
+            raise ValueError("grad_req must be in %s, got %r" % (_GRAD_REQS, r))
+    return ["write" if r == "inplace" else r for r in reqs]
+
+
+def _check_ctx(ctx):
+    if not isinstance(ctx, Context):
+        raise TypeError("Context type error: ctx must be a Context such as mx.cpu(), got %r"
+                        % (ctx,))
+
+
+def _infer_or_raise(sym, shapes, dtypes, what):
+    inf = infer(sym, shapes, dtypes)
+    unknown = inf.unknown_args()
+    outs_known = all(inf.shape_of(e) is not None and 0 not in inf.shape_of(e)
+                     for e in sym._outputs)
+    if unknown or not outs_known:
+        raise MXNetError("%s: cannot infer the shape of %s from the given shapes %s; give "
+                         "them as keyword arguments (name=shape)"
+                         % (what, ", ".join(unknown) or "the outputs", shapes))
+    return inf
+
+
+def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+         shared_exec=None):
+    _check_ctx(ctx)
+    arg_names = sym.list_arguments()
+    aux_names = sym.list_auxiliary_states()
+    arg_arrays = ndarray_inputs("args", args, arg_names, False)
+    if args_grad is None:
+        grad_arrays = [None] * len(arg_names)
+    else:
+        grad_arrays = ndarray_inputs("args_grad", args_grad, arg_names, True)
+    aux_arrays = ndarray_inputs("aux_states", [] if aux_states is None else aux_states,
+                                aux_names, False)
+    reqs = _reqs(grad_req, arg_names)
+    for name, a, g in zip(arg_names, arg_arrays, grad_arrays):
+        if g is not None and g.shape != a.shape:
+            raise ArgumentError("bind: the gradient array of %s has shape %s but the argument "
+                            "has shape %s" % (name, _shape_str(g.shape), _shape_str(a.shape)))
+    return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
+
+
+def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+    _check_ctx(ctx)
+    shapes = {k: tuple(v) for k, v in kwargs.items() if isinstance(v, tuple)}
+    arg_names = sym.list_arguments()
+    aux_names = sym.list_auxiliary_states()
+    dtypes = {}
+    if type_dict is not None:
+        dtypes = {k: np.dtype(v) for k, v in type_dict.items()}
+    else:
+        for n in sym._arg_aux_nodes()[1]:
+            if "__dtype__" not in n.attrs:
+                dtypes[n.name] = np.dtype(np.float32)
+    if stype_dict:
+        bad = {k: v for k, v in stype_dict.items() if v not in ("default", None)}
+        if bad:
+            raise MXNetError("simple_bind: sparse storage types are not supported by aiond "
+                             "(%s)" % bad)
+    inf = _infer_or_raise(sym, shapes, dtypes, "simple_bind")
+    _, args, auxs = inf.order, inf.args, inf.auxs
+    reqs = _reqs(grad_req, arg_names)
+    shared_names = set(shared_arg_names or ())
+    sh_args = shared_exec.arg_dict if shared_exec is not None else {}
+    sh_grads = shared_exec.grad_dict if shared_exec is not None else {}
+    sh_aux = shared_exec.aux_dict if shared_exec is not None else {}
+
+    def dtype_of(n):
+        d = inf.dtypes.get((id(n), 0))
+        return d if d is not None else np.dtype(np.float32)
+
+    def alloc(name, shape, dtype, shared, use_buffer):
+        a = shared.get(name) if name in shared_names else None
+        if a is not None and a.shape == shape and a.dtype == dtype:
+            return a
+        if use_buffer and shared_buffer is not None:
+            b = shared_buffer.get(name)
+            if b is not None and b.dtype == dtype and b.size >= int(np.prod(shape)):
+                return _reshaped(b, shape)
+            a = zeros(shape, ctx=ctx, dtype=dtype)
+            shared_buffer[name] = a
+            return a
+        return zeros(shape, ctx=ctx, dtype=dtype)
+
+    arg_arrays, grad_arrays = [], []
+    for n, req in zip(args, reqs):
+        shape = inf.shapes[(id(n), 0)]
+        dt = dtype_of(n)
+        arg_arrays.append(alloc(n.name, shape, dt, sh_args, True))
+        if req == "null":
+            grad_arrays.append(None)
+        else:
+            g = sh_grads.get(n.name) if n.name in shared_names else None
+            grad_arrays.append(g if g is not None and g.shape == shape
+                               else zeros(shape, ctx=ctx, dtype=dt))
+    aux_arrays = []
+    for n in auxs:
+        shape = inf.shapes[(id(n), 0)]
+        a = sh_aux.get(n.name) if shared_exec is not None else None
+        aux_arrays.append(a if a is not None and a.shape == shape
+                          else zeros(shape, ctx=ctx, dtype=dtype_of(n)))
+    assert [n.name for n in args] == arg_names and [n.name for n in auxs] == aux_names
+    return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx, inf)
+
+
+def _reshaped(a, shape):
+    """A view of the first prod(shape) elements of ``a`` (MXNet's executor reshape)."""
+    if a.shape == shape:
+        return a
+    return _view(a, shape, a._off if a._off is not None else 0)
+
+
+# ------------------------------------------------------------------ Executor
+
+
+class Executor:
+    """A bound symbol: ``forward``/``backward`` over ``arg_arrays``,
+    ``grad_arrays``, ``aux_arrays``; results in ``outputs``."""
+
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
+                 group2ctx=None, inference=None):
+        self._ctx = ctx
+        self._group2ctx = group2ctx
+        self.arg_arrays = list(arg_arrays)
+        self.grad_arrays = list(grad_arrays)
+        self.aux_arrays = list(aux_arrays)
+        self._grad_req = list(grad_reqs)
+        self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
+        self._monitor = None
+        self._monitor_all = False
+        self._recorded = False
+        names = symbol.list_arguments()
+        for name, a in zip(names + symbol.list_auxiliary_states(),
+                           self.arg_arrays + self.aux_arrays):
+            if a._st.ctx is not ctx:
+                raise MXNetError("bind: %s is on %s but the executor runs on %s; move it with "
+                                 ".as_in_context(ctx)" % (name, a.context, ctx))
+        if inference is None:
+            inference = self._infer_bound(symbol)
+        # outputs: preallocated, written by every forward
+        self.outputs = []
+        for e in symbol._outputs:
+            s = inference.shape_of(e)
+            d = inference.dtype_of(e)
+            self.outputs.append(empty(s, ctx=ctx, dtype=d if d is not None else np.float32))
+        self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
+        self._plan = Plan(self._symbol)
+        # gradients: views of the arguments that need them, marked for autograd
+        self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
+                          if g is not None and r != "null"]
+        self._views = list(self.arg_arrays)
+        for i in self._grad_idx:
+            a = self.arg_arrays[i]
+            self._views[i] = _view(a, a._shape, a._off)
+
+    def _infer_bound(self, sym):
+        names = sym.list_arguments() + sym.list_auxiliary_states()
+        arrays = self.arg_arrays + self.aux_arrays
+        shapes = {n: a.shape for n, a in zip(names, arrays)}
+        dtypes = {n: a.dtype for n, a in zip(names, arrays)}
+        inf = infer(sym, shapes, dtypes)
+        for n, a in zip(inf.args + inf.auxs, arrays):
+            s = inf.shapes.get((id(n), 0))
+            if s != a.shape:  # pragma: no cover - inference keeps given shapes
+                raise MXNetError("bind: %s has shape %s but the graph needs %s"
+                                 % (n.name, a.shape, s))
+        for e in sym._outputs:
+            if inf.shape_of(e) is None:
+                raise MXNetError("bind: cannot infer the shape of output %s"
+                                 % e[0].output_name(e[1]))
+        return inf
+
+    # ---------------------------------------------------------- dicts
+    @staticmethod
+    def _get_dict(names, ndarrays):
+        if len(set(names)) != len(names):
+            raise ValueError("Duplicate names detected, %s" % str(names))
+        return dict(zip(names, ndarrays))
+
+    @property
+    def arg_dict(self):
+        if self._arg_dict is None:
+            self._arg_dict = Executor._get_dict(self._symbol.list_arguments(), self.arg_arrays)
+        return self._arg_dict
+
+    @property
+    def grad_dict(self):
+        if self._grad_dict is None:
+            self._grad_dict = Executor._get_dict(self._symbol.list_arguments(),
+                                                 self.grad_arrays)
+        return self._grad_dict
+
+    @property
+    def aux_dict(self):
+        if self._aux_dict is None:
+            self._aux_dict = Executor._get_dict(self._symbol.list_auxiliary_states(),
+                                                self.aux_arrays)
+        return self._aux_dict
+
+    @property
+    def output_dict(self):
+        if self._output_dict is None:
+            self._output_dict = Executor._get_dict(self._symbol.list_outputs(), self.outputs)
+        return self._output_dict
+
+    # ---------------------------------------------------------- running
+    def forward(self, is_train=False, **kwargs):
+        """Run the graph (pushed to the engine; returns at once) and return ``outputs``.
+
+        Keyword arguments are copied into the bound argument arrays first."""
+        if kwargs:
+            arg_dict = self.arg_dict
+            for name, array in kwargs.items():
+                if not isinstance(array, (NDArray, np.ndarray)):
+                    raise ValueError("only accept keyword argument of NDArrays and "
+                                     "numpy.ndarray (%s is %s)" % (name, type(array).__name__))
+                if name not in arg_dict:
+                    raise UnknownArgumentError("Unknown argument %s; the arguments are %s"
+                                    % (name, ", ".join(arg_dict)))
+                if arg_dict[name].shape != array.shape:
+                    raise ArgumentError("Shape not match! Argument %s, need: %s, received: %s"
+                                    % (name, str(arg_dict[name].shape), str(array.shape)))
+                arg_dict[name][:] = array
+        monitor = self._monitor
+        if self._recorded:
+            for o in self.outputs:
+                o._ag = None
+        if is_train and self._grad_idx:
+            views = [self._views[i] for i in self._grad_idx]
+            autograd.mark_variables(views, [None] * len(views),
+                                    [self._grad_req[i] for i in self._grad_idx])
+            with autograd.record(train_mode=True):
+                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs, monitor)
+            self._recorded = True
+        else:
+            with autograd.pause(train_mode=bool(is_train)):
+                self._plan.run(self.arg_arrays, self.aux_arrays, self._ctx, self.outputs,
+                               monitor)
+            self._recorded = False
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        """Gradients of the outputs (times ``out_grads``, ones where not given)
+        into ``grad_arrays``, as ``grad_req`` says. Returns at once."""
+        if out_grads is None:
+            out_grads = []
+        elif isinstance(out_grads, NDArray):
+            out_grads = [out_grads]
+        elif isinstance(out_grads, dict):
+            out_grads = [out_grads.get(k) for k in self._symbol.list_outputs()]
+        out_grads = list(out_grads)
+        for g in out_grads:
+            if g is not None and not isinstance(g, NDArray):
+                raise TypeError("inputs must be NDArray")
+        if len(out_grads) > len(self.outputs):
+            raise ArgumentError("backward: %d out_grads for %d outputs"
+                            % (len(out_grads), len(self.outputs)))
+        if not self._grad_idx:
+            return
+        if not self._recorded:
+            raise MXNetError("Executor.backward: run forward(is_train=True) first (the last "
+                             "forward was for inference, so no graph was recorded)")
+        out_grads += [None] * (len(self.outputs) - len(out_grads))
+        heads, hgrads = [], []
+        for o, g in zip(self.outputs, out_grads):
+            if o._ag is None:
+                continue            # an output that no gradient flows through
+            if g is not None and g.shape != o.shape:
+                raise ArgumentError("backward: out_grad of shape %s for output of shape %s"
+                                % (g.shape, o.shape))
+            heads.append(o)
+            hgrads.append(g)
+        views = [self._views[i] for i in self._grad_idx]
+        if heads:
+            grads = autograd.grad(heads, views, hgrads, retain_graph=True,
+                                  train_mode=is_train)
+        else:
+            grads = [None] * len(views)
+        with autograd.pause(train_mode=is_train):
+            for i, g in zip(self._grad_idx, grads):
+                tgt = self.grad_arrays[i]
+                req = self._grad_req[i]
+                if g is None:
+                    if req == "write":
+                        tgt[:] = 0
+                    continue
+                if g.dtype != tgt.dtype:
+                    g = g.astype(tgt.dtype)
+                if req == "add":
+                    tgt += g
+                else:
+                    tgt[:] = g
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, array)`` for every op output of each forward."""
+        self._monitor = callback
+        self._monitor_all = monitor_all
+
+    # ---------------------------------------------------------- params
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy ``arg_params``/``aux_params`` (name -> NDArray) into the bound arrays."""
+        for name, array in arg_params.items():
+            if name in self.arg_dict:
+                dst = self.arg_dict[name]
+                array.astype(dst.dtype).copyto(dst)
+            elif not allow_extra_params:
+                raise ArgumentError('Find name "%s" that is not in the arguments' % name)
+        if aux_params is None:
+            return
+        for name, array in aux_params.items():
+            if name in self.aux_dict:
+                dst = self.aux_dict[name]
+                array.astype(dst.dtype).copyto(dst)
+            elif not allow_extra_params:
+                raise ArgumentError("Find name %s that is not in the auxiliary states" % name)
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes, sharing this one's memory."""
+        sym = self._symbol
+        shapes = {k: tuple(v) for k, v in kwargs.items() if isinstance(v, tuple)}
+        inf = _infer_or_raise(sym, shapes, {n: a.dtype for n, a in
+                                            zip(sym.list_arguments(), self.arg_arrays)},
+                              "reshape")
+
+        def new(name, old, shape, given):
+            if shape == old.shape:
+                return old
+            if not given and not partial_shaping:
+                raise MXNetError("reshape: the new shape of %s is %s, different from %s; pass "
+                                 "partial_shaping=True to allow changing arguments that were "
+                                 "not given" % (name, _shape_str(shape), _shape_str(old.shape)))
+            if int(np.prod(shape)) > old.size:
+                if not allow_up_sizing:
+                    raise MXNetError(
+                        "reshape: New shape of arg: %s is larger than original. First making a "
+                        "big executor and then down sizing it is more efficient than the "
+                        "reverse. If you really want to up size, set allow_up_sizing=True to "
+                        "enable allocation of new arrays." % name)
+                return zeros(shape, ctx=self._ctx, dtype=old.dtype)
+            return _reshaped(old, shape)
+
+        args, grads = [], []
+        for n, a, g in zip(inf.args, self.arg_arrays, self.grad_arrays):
+            shape = inf.shapes[(id(n), 0)]
+            args.append(new(n.name, a, shape, n.name in shapes))
+            grads.append(None if g is None else new(n.name, g, shape, True))
+        auxs = [new(n.name, a, inf.shapes[(id(n), 0)], True)
+                for n, a in zip(inf.auxs, self.aux_arrays)]
+        return Executor(sym, self._ctx, args, grads, self._grad_req, auxs, self._group2ctx,
+                        inf)
+
+    def debug_str(self):
+        return self._symbol.debug_str()
+
+    def __repr__(self):
+        return "<Executor %s on %s>" % (", ".join(self._symbol.list_outputs()), self._ctx)
+
+
+Symbol._executor_cls = Executor

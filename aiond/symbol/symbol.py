@@ -1,0 +1,1321 @@
+"""``mx.sym.Symbol``: a graph of operator nodes, built, inspected, composed,
+shape-inferred, saved and bound as in MXNet 1.9.1 (nnvm's Symbol).
+
+A node is a variable (``op is None``) or one registry op with its attributes
+kept as MXNet keeps them: a dict of strings (``{'num_hidden': '128'}``),
+parsed by the op's parameter parsers when needed. A Symbol is a list of
+output entries ``(node, index, version)``; nodes are shared between symbols
+(``sym[0]``, composition) and copied by ``copy.copy``/``deepcopy``/``__call__``.
+Graph order is nnvm's: a post-order depth-first walk from the outputs, so
+``list_arguments()`` and the JSON node order match MXNet.
+"""
+from __future__ import annotations
+
+import ast
+import warnings
+
+import numpy as np
+
+from .. import attribute as _attribute
+from .. import name as _name
+from ..base import MXNetError, OpError, numeric_types
+from ..ops import registry as _reg
+from ..ops.registry import Null
+from . import _namespace as _ns
+
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "pow", "power",
+           "maximum", "minimum", "hypot", "zeros", "ones", "full", "arange", "linspace",
+           "eye", "NotImplementedForSymbol"]
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray-only function called on a Symbol."""
+
+    def __init__(self, function, alias=None, *args):
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = "Function {}".format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        return msg + " is not implemented for Symbol and only available in NDArray."
+
+
+class ArgumentError(MXNetError, ValueError):
+    """Bad arguments (MXNet raises ValueError for these)."""
+
+
+class UnknownArgumentError(MXNetError, TypeError):
+    """Unknown argument names (MXNet raises TypeError/ValueError for these)."""
+
+
+# MXNet's hidden attribute keys: ``lr_mult=...`` on an op becomes ``__lr_mult__``
+HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+_HIDDEN_DUNDER = {"__%s__" % k: k for k in HIDDEN_KEYS}
+
+DTYPE_NP_TO_MX = {np.float32: 0, np.float64: 1, np.float16: 2, np.uint8: 3, np.int32: 4,
+                  np.int8: 5, np.int64: 6, np.bool_: 7, np.int16: 8, np.uint16: 9,
+                  np.uint32: 10, np.uint64: 11}
+DTYPE_MX_TO_NP = {v: k for k, v in DTYPE_NP_TO_MX.items()}
+_STYPES = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+
+
+# ------------------------------------------------------------------ nodes
+
+
+class _Node:
+    """One graph node: a variable (``op is None``) or an op application."""
+    __slots__ = ("op", "name", "attrs", "inputs", "version", "_params", "__weakref__")
+
+    def __init__(self, op, name, attrs=None, inputs=None):
+        self.op = op
+        self.name = name
+        self.attrs = {} if attrs is None else attrs     # MXNet's attrs.dict: str -> str
+        self.inputs = [] if inputs is None else inputs  # [(node, index, version)]
+        self.version = 0                                # variables: times mutated
+        self._params = None
+
+    @property
+    def is_var(self):
+        return self.op is None
+
+    @property
+    def params(self) -> dict:
+        """The op's parsed parameters (defaults filled, hidden keys left out)."""
+        p = self._params
+        if p is None:
+            p = self._params = parse_params(self.op, self.attrs, self.name, strict=False)
+        return p
+
+    def num_outputs(self) -> int:
+        if self.op is None:
+            return 1
+        n = self.op.num_outputs
+        return int(n(self.params)) if callable(n) else int(n)
+
+    def num_visible(self) -> int:
+        if self.op is None:
+            return 1
+        f = self.op.num_visible
+        return int(f(self.params)) if f is not None else self.num_outputs()
+
+    def output_name(self, i) -> str:
+        if self.op is None:
+            return self.name
+        names = self.op.output_names
+        if len(names) > i and (len(names) > 1 or self.num_outputs() == 1):
+            out = names[i]
+        else:
+            out = "output" if self.num_outputs() == 1 else "output%d" % i
+        return "%s_%s" % (self.name, out) if self.name else out
+
+    def input_names(self):
+        return _ns.input_names(self.op, self.params, len(self.inputs))
+
+    def aux_positions(self):
+        """Indices of inputs that are auxiliary states (mutated by the op)."""
+        op = self.op
+        if op is None or not (op.aux or op.mutates):
+            return ()
+        if not op.aux:          # e.g. optimizer ops: MXNet's FMutateInputs by index
+            return tuple(i for i in op.mutates if i < len(self.inputs))
+        aux = op.aux
+        return tuple(i for i, nm in enumerate(self.input_names()) if nm in aux)
+
+    def __repr__(self):
+        return "<node %s %s>" % (self.op.name if self.op else "null", self.name)
+
+
+def parse_params(op, attrs, node_name=None, strict=True) -> dict:
+    """Parse a node's string attributes with the op's parameter parsers.
+
+    Hidden (``__x__``) keys are not parameters. Unknown keys raise when
+    ``strict`` (creating a symbol, as MXNet's parser does); graphs loaded
+    from files keep them and parse the rest (MXNet-only tuning knobs such as
+    ``workspace`` or ``cudnn_tune`` need no aiond counterpart)."""
+    kw = {}
+    for k, v in attrs.items():
+        if k.startswith("__") and k.endswith("__"):
+            continue
+        if k not in op.pindex:
+            if strict and k not in _ns.IGNORED_PARAMS:
+                raise MXNetError(
+                    "Cannot find argument '%s' of operator %s%s. Possible arguments: %s"
+                    % (k, op.name, " (node %s)" % node_name if node_name else "",
+                       ", ".join(p.name for p in op.params) or "none"))
+            continue
+        kw[k] = v
+    try:
+        return op.parse(kw)
+    except OpError as e:
+        where = "operator %s" % (node_name or op.name)
+        raise MXNetError("Error in %s: %s" % (where, e)) from None
+
+
+def _key(entry):
+    return (id(entry[0]), entry[1])
+
+
+def dfs(outputs):
+    """Nodes reachable from ``outputs`` in nnvm's post-order DFS."""
+    order, seen = [], set()
+    for head in outputs:
+        h = head[0]
+        if id(h) in seen:
+            continue
+        seen.add(id(h))
+        stack = [(h, 0)]
+        while stack:
+            node, i = stack[-1]
+            if i < len(node.inputs):
+                stack[-1] = (node, i + 1)
+                child = node.inputs[i][0]
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def _aux_ids(order):
+    ids = set()
+    for n in order:
+        if n.op is not None:
+            for i in n.aux_positions():
+                ids.add(id(n.inputs[i][0]))
+    return ids
+
+
+def _copy_graph(outputs):
+    """Deep copy of the graph under ``outputs``; returns the new output entries."""
+    memo = {}
+    for n in dfs(outputs):
+        c = _Node(n.op, n.name, dict(n.attrs),
+                  [(memo[id(e[0])], e[1], e[2]) for e in n.inputs])
+        c.version = n.version
+        c._params = n._params
+        memo[id(n)] = c
+    return [(memo[id(e[0])], e[1], e[2]) for e in outputs]
+
+
+# ---------------------------------------------------------------- creating
+
+
+def _attr_str(k, v):
+    if k == "dtype" and v is not None and not isinstance(v, str):
+        dt = np.dtype(v)
+        return dt.names[0] if dt.names else dt.name
+    return str(v)
+
+
+def _hidden(key):
+    """MXNet's hidden-key rule for attributes given at op creation."""
+    for k in HIDDEN_KEYS:
+        pos = key.rfind(k)
+        if pos == 0 and len(key) == len(k):
+            return "__%s__" % k
+        if pos > 0 and pos == len(key) - len(k) and not key.startswith("__"):
+            raise MXNetError(
+                "setting variable attributes with %s is deprecated. please instead use\n"
+                "w = Variable(%s=...)\nsym = YourSymbolName(%s=w)" % (key, k, key[:pos - 1]))
+    return key
+
+
+def _mismatch(func, keys, candidates):
+    bad = [k for k in keys if k not in candidates]
+    lines = "".join("\n\t[%d]%s" % (i, c) for i, c in enumerate(candidates))
+    return UnknownArgumentError("%sKeyword argument name %s not found.\nCandidate arguments:%s\n"
+                     % (func, bad[0] if bad else "?", lines))
+
+
+def create(op, hint, sym_args=None, sym_kwargs=None, params=None, name=None, attr=None):
+    """A Symbol applying registry ``op``: MXNet's ``_symbol_creator`` plus nnvm's
+    atomic compose. ``sym_args`` are positional inputs of a variadic op;
+    ``sym_kwargs`` inputs by name; ``params`` the op's parameters (Python
+    values, turned into MXNet's attribute strings); missing inputs become
+    variables ``<name>_<input>`` carrying the node's attributes."""
+    kwargs = dict(params or {})
+    kwargs.update(_attribute.current().get(attr))
+    name = _name.current().get(name, hint)
+    attrs = {}
+    for k, v in kwargs.items():
+        if v is Null:
+            continue
+        if isinstance(v, Symbol):
+            raise TypeError("%s: argument %s is a Symbol but %s is not an input of %s"
+                            % (name, k, k, op.name))
+        attrs[_hidden(k)] = _attr_str(k, v)
+    sym_args = list(sym_args or ())
+    sym_kwargs = dict(sym_kwargs or {})
+    if op.variadic and "num_args" in op.pindex and "num_args" not in attrs:
+        attrs["num_args"] = str(len(sym_args))
+    node = _Node(op, name, attrs)
+    node._params = parse_params(op, attrs, name, strict=True)
+    if op.variadic:
+        if sym_kwargs:
+            raise UnknownArgumentError("%s: variable length function do not accept kwargs "
+                                       "(got %s); pass the inputs positionally"
+                                       % (op.name, ", ".join(sym_kwargs)))
+        for i, s in enumerate(sym_args):
+            node.inputs.append(_single(s, "Argument %d" % i, name))
+    else:
+        names = _ns.input_names(op, node._params)
+        extra = [k for k in sym_kwargs if k not in names]
+        if extra:
+            raise _mismatch("Symbol.Compose", extra, names)
+        for nm in names:
+            s = sym_kwargs.get(nm)
+            if s is None:
+                v = _Node(None, "%s_%s" % (name, nm) if name else nm, dict(attrs))
+                node.inputs.append((v, 0, 0))
+            else:
+                node.inputs.append(_single(s, "Keyword argument %s" % nm, name))
+    _on_compose(node)
+    return Symbol._from([(node, i, 0) for i in range(node.num_visible())])
+
+
+def _single(s, what, name):
+    if not isinstance(s, Symbol):
+        raise TypeError("%s of %s must be a Symbol, got %s" % (what, name, type(s).__name__))
+    if len(s._outputs) != 1:
+        raise ArgumentError("%s of %s is a tuple (%d outputs), single value is required"
+                        % (what, name, len(s._outputs)))
+    return s._outputs[0]
+
+
+def _on_compose(node, set_var_attrs=True):
+    """nnvm's FSetInputVarAttrOnCompose (new nodes only) and UpdateNodeVersion."""
+    fset = _ns.SET_INPUT_VAR_ATTRS.get(node.op.name) if set_var_attrs else None
+    aux = node.aux_positions()
+    for i, (src, idx, ver) in enumerate(node.inputs):
+        if src.op is None:
+            if fset is not None:
+                fset(node.params, src, i)
+            if i in aux:
+                src.version += 1
+            node.inputs[i] = (src, idx, src.version)
+        elif i in aux:
+            raise MXNetError("%s: input %s is an auxiliary state the op updates; it must be "
+                             "a Variable, got the output of %s"
+                             % (node.name, node.input_names()[i], src.name))
+
+
+def apply(op_name, hint, inputs, params=None, name=None):
+    """Helper for operators: ``inputs`` bound positionally to the op's input names."""
+    op = _reg.get(op_name)
+    names = [n.lstrip("*") for n in op.inputs]
+    return create(op, hint, None, dict(zip(names, inputs)), params, name)
+
+
+# ------------------------------------------------------------------ Symbol
+
+
+def _ufunc(lhs, rhs, sym_op, sym_hint, scalar_op, scalar_hint):
+    if isinstance(rhs, Symbol):
+        return apply(sym_op, sym_hint, [lhs, rhs])
+    if isinstance(rhs, numeric_types) and not isinstance(rhs, np.ndarray):
+        return apply(scalar_op, scalar_hint, [lhs], {"scalar": rhs})
+    raise TypeError("type %s not supported" % str(type(rhs)))
+
+
+class Symbol:
+    """A symbolic graph: one or more outputs of operator nodes and variables."""
+
+    __slots__ = ("_outputs", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, handle=None):
+        # MXNet builds Symbols from C handles; here from output entries (or
+        # nothing, for pickling)
+        self._outputs = list(handle) if handle is not None else []
+
+    @classmethod
+    def _from(cls, outputs):
+        s = cls.__new__(cls)
+        s._outputs = list(outputs)
+        return s
+
+    # ---------------------------------------------------------- basics
+    def __repr__(self):
+        name = self.name
+        if name is None:
+            return "<%s group [%s]>" % (type(self).__name__, ", ".join(s.name for s in self))
+        return "<%s %s>" % (type(self).__name__, name)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __len__(self):
+        return len(self._outputs)
+
+    def __bool__(self):
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    __nonzero__ = __bool__
+
+    def __hash__(self):
+        return id(self)
+
+    def __getitem__(self, index):
+        n = len(self._outputs)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            return Group([self[i] for i in range(start, stop, step)])
+        if isinstance(index, str):
+            idx = None
+            for i, nm in enumerate(self.list_outputs()):
+                if nm == index:
+                    if idx is not None:
+                        raise ValueError('There are multiple outputs with name "%s"' % index)
+                    idx = i
+            if idx is None:
+                raise ValueError('Cannot find output that matches name "%s"' % index)
+            index = idx
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise TypeError("Symbol only support integer index to fetch i-th output")
+        if index < 0:
+            index += n
+        if index >= n or index < 0:
+            raise IndexError("output index %d out of range for a symbol with %d output(s)"
+                             % (index, n))
+        return Symbol._from([self._outputs[index]])
+
+    @property
+    def name(self):
+        """The node name, or None for a group of several nodes."""
+        node = self._single_node()
+        return None if node is None else node.name
+
+    def _single_node(self):
+        if not self._outputs:
+            return None
+        node = self._outputs[0][0]
+        for e in self._outputs:
+            if e[0] is not node:
+                return None
+        return node
+
+    # ---------------------------------------------------------- attributes
+    def attr(self, key):
+        """The attribute ``key`` of this (non-grouped) symbol, or None."""
+        node = self._single_node()
+        if node is None:
+            return None
+        if key == "name":
+            return node.name
+        v = node.attrs.get(key)
+        if v is None and key in HIDDEN_KEYS:
+            v = node.attrs.get("__%s__" % key)
+        return v
+
+    def list_attr(self, recursive=False):
+        """This node's attributes (hidden keys also under their plain name)."""
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been deprecated. "
+                                     "Please use attr_dict instead.")
+        node = self._single_node()
+        if node is None:
+            return {}
+        return _with_plain(node.attrs)
+
+    def attr_dict(self):
+        """``{node name: attributes}`` for every node with attributes."""
+        ret = {}
+        for n in dfs(self._outputs):
+            if n.attrs:
+                ret.setdefault(n.name, {}).update(_with_plain(n.attrs))
+        return ret
+
+    def _set_attr(self, **kwargs):
+        """Set attributes (string values) on this node."""
+        node = self._single_node()
+        if node is None:
+            raise MXNetError("Symbol.SetAttrs only works for non-grouped symbol")
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise ValueError("Set Attr only accepts string values")
+            if key == "name":
+                node.name = value
+                continue
+            key = _hidden(key) if key in HIDDEN_KEYS or not key.startswith("__") else key
+            node.attrs[key] = value
+        if node.op is not None:
+            node._params = None
+            node._params = parse_params(node.op, node.attrs, node.name, strict=False)
+
+    # ---------------------------------------------------------- structure
+    def get_internals(self):
+        """A group of every node's (visible) outputs, in graph order."""
+        outs = []
+        for n in dfs(self._outputs):
+            if n.op is None:
+                outs.append((n, 0, n.version))
+            else:
+                outs.extend((n, i, 0) for i in range(n.num_visible()))
+        return Symbol._from(outs)
+
+    def get_children(self):
+        """A group of the inputs of the output node(s), or None for a variable."""
+        outs, seen = [], set()
+        for e in self._outputs:
+            if id(e[0]) in seen:
+                continue
+            seen.add(id(e[0]))
+            outs.extend(e[0].inputs)
+        return Symbol._from(outs) if outs else None
+
+    def list_arguments(self):
+        order = dfs(self._outputs)
+        aux = _aux_ids(order)
+        return [n.name for n in order if n.op is None and id(n) not in aux]
+
+    def list_outputs(self):
+        return [e[0].output_name(e[1]) for e in self._outputs]
+
+    def list_auxiliary_states(self):
+        order = dfs(self._outputs)
+        aux = _aux_ids(order)
+        return [n.name for n in order if n.op is None and id(n) in aux]
+
+    def list_inputs(self):
+        return [n.name for n in dfs(self._outputs) if n.op is None]
+
+    def _arg_aux_nodes(self):
+        order = dfs(self._outputs)
+        aux = _aux_ids(order)
+        args = [n for n in order if n.op is None and id(n) not in aux]
+        auxs = [n for n in order if n.op is None and id(n) in aux]
+        return order, args, auxs
+
+    # ---------------------------------------------------------- composition
+    def __call__(self, *args, **kwargs):
+        """A copy of this symbol with variables replaced by the given symbols."""
+        s = self.__copy__()
+        s._compose(*args, **kwargs)
+        return s
+
+    def _compose(self, *args, **kwargs):
+        """Replace variables (by name) with symbols, in place; ``name=`` renames the head."""
+        name = kwargs.pop("name", None)
+        if args and kwargs:
+            raise TypeError("compose only accept input Symbols either as positional or "
+                            "keyword arguments, not both")
+        for a in list(args) + list(kwargs.values()):
+            if not isinstance(a, Symbol):
+                raise TypeError("Compose expect `Symbol` as arguments")
+        if args:
+            raise MXNetError("General composition only support kwargs for now: pass the "
+                             "inputs by name, e.g. net(data=other)")
+        for k, v in kwargs.items():
+            if len(v._outputs) != 1:
+                raise ArgumentError("Keyword Argument %s is a tuple, single value is required" % k)
+        if name and self._outputs:
+            self._outputs[0][0].name = name
+        if not kwargs:
+            return
+        order = dfs(self._outputs)
+        replace = {}
+        for n in order:
+            if n.op is None and n.name in kwargs:
+                replace[id(n)] = kwargs[n.name]._outputs[0]
+        matched = {n.name for n in order if id(n) in replace}
+        if len(matched) != len(kwargs):
+            raise _mismatch("Symbol.Compose", list(kwargs), self.list_inputs())
+        for n in order:
+            hit = False
+            for i, e in enumerate(n.inputs):
+                r = replace.get(id(e[0]))
+                if r is not None:
+                    n.inputs[i] = r
+                    hit = True
+            if hit and n.op is not None:
+                _on_compose(n, set_var_attrs=False)
+
+    def __copy__(self):
+        return Symbol._from(_copy_graph(self._outputs))
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def copy(self):
+        """A deep copy (MXNet 1.9.1 raises here; copying is the obvious meaning)."""
+        return self.__copy__()
+
+    def __getstate__(self):
+        return {"handle": self.tojson() if self._outputs else None}
+
+    def __setstate__(self, state):
+        handle = state["handle"]
+        self._outputs = [] if handle is None else load_json(handle)._outputs
+
+    def __reduce__(self):
+        return (Symbol, (None,), self.__getstate__())
+
+    # ---------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return _ufunc(self, other, "elemwise_add", "_plus", "_plus_scalar", "_plusscalar")
+
+    __iadd__ = __add__
+
+    def __radd__(self, other):
+        return self.__add__(other)
+
+    def __sub__(self, other):
+        return _ufunc(self, other, "elemwise_sub", "_minus", "_minus_scalar", "_minusscalar")
+
+    __isub__ = __sub__
+
+    def __rsub__(self, other):
+        if isinstance(other, numeric_types):
+            return apply("_rminus_scalar", "_rminusscalar", [self], {"scalar": other})
+        raise TypeError("type %s not supported" % str(type(other)))
+
+    def __mul__(self, other):
+        return _ufunc(self, other, "elemwise_mul", "_mul", "_mul_scalar", "_mulscalar")
+
+    __imul__ = __mul__
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __truediv__(self, other):
+        return _ufunc(self, other, "elemwise_div", "_div", "_div_scalar", "_divscalar")
+
+    __div__ = __itruediv__ = __idiv__ = __truediv__
+
+    def __rtruediv__(self, other):
+        if isinstance(other, numeric_types):
+            return apply("_rdiv_scalar", "_rdivscalar", [self], {"scalar": other})
+        raise TypeError("type %s not supported" % str(type(other)))
+
+    __rdiv__ = __rtruediv__
+
+    def __mod__(self, other):
+        return _ufunc(self, other, "_mod", "_mod", "_mod_scalar", "_modscalar")
+
+    def __rmod__(self, other):
+        if isinstance(other, numeric_types):
+            return apply("_rmod_scalar", "_rmodscalar", [self], {"scalar": other})
+        raise TypeError("type %s not supported" % str(type(other)))
+
+    def __pow__(self, other):
+        return _ufunc(self, other, "_power", "_power", "_power_scalar", "_powerscalar")
+
+    def __rpow__(self, other):
+        if isinstance(other, numeric_types):
+            return apply("_rpower_scalar", "_rpower_scalar", [self], {"scalar": other})
+        raise TypeError("type %s not supported" % str(type(other)))
+
+    def __neg__(self):
+        return self.__mul__(-1.0)
+
+    def __abs__(self):
+        return self.abs()
+
+    def __eq__(self, other):
+        return _ufunc(self, other, "_equal", "_equal", "_equal_scalar", "_equal_scalar")
+
+    def __ne__(self, other):
+        return _ufunc(self, other, "_not_equal", "_not_equal", "_not_equal_scalar",
+                      "_not_equal_scalar")
+
+    def __gt__(self, other):
+        return _ufunc(self, other, "_greater", "_greater", "_greater_scalar", "_greater_scalar")
+
+    def __ge__(self, other):
+        return _ufunc(self, other, "_greater_equal", "_greater_equal", "_greater_equal_scalar",
+                      "_greater_equal_scalar")
+
+    def __lt__(self, other):
+        return _ufunc(self, other, "_lesser", "_lesser", "_lesser_scalar", "_lesser_scalar")
+
+    def __le__(self, other):
+        return _ufunc(self, other, "_lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
+                      "_lesser_equal_scalar")
+
+    # ---------------------------------------------------------- inference
+    def infer_shape(self, *args, **kwargs):
+        """``(arg_shapes, out_shapes, aux_shapes)`` from known argument shapes,
+        or ``(None, None, None)`` when they do not determine every shape."""
+        try:
+            res = self._infer_shape_impl(False, *args, **kwargs)
+        except MXNetError:
+            _print_args("infer_shape", args, kwargs)
+            raise
+        if res[1] is None:
+            arg_shapes, _, _ = self._infer_shape_impl(True, *args, **kwargs)
+            unknowns = ["%s: %s" % (n, s) for n, s in zip(self.list_arguments(), arg_shapes)
+                        if not s or 0 in s][:10]
+            warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                          "unknown dimensions). Consider providing them as input:\n\t"
+                          + "\n\t".join(unknowns), stacklevel=2)
+        return res
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """As ``infer_shape``, with ``()`` (or 0 dims) for what is unknown."""
+        return self._infer_shape_impl(True, *args, **kwargs)
+
+    def _infer_shape_impl(self, partial, *args, **kwargs):
+        shapes = self._known("shape", args, kwargs)
+        res = infer(self, shapes, {}, need_dtypes=False)
+        return res.shape_result(partial)
+
+    def infer_type(self, *args, **kwargs):
+        """``(arg_types, out_types, aux_types)`` (numpy types) from known ones."""
+        try:
+            res = self._infer_type_impl(False, *args, **kwargs)
+        except MXNetError:
+            _print_args("infer_type", args, kwargs)
+            raise
+        if res[1] is None:
+            arg_types, _, _ = self._infer_type_impl(True, *args, **kwargs)
+            unknowns = ["%s: %s" % (n, t) for n, t in zip(self.list_arguments(), arg_types)
+                        if t is None][:10]
+            warnings.warn("Cannot decide type for the following arguments. Consider providing "
+                          "them as input:\n\t" + "\n\t".join(unknowns), stacklevel=2)
+        return res
+
+    def infer_type_partial(self, *args, **kwargs):
+        return self._infer_type_impl(True, *args, **kwargs)
+
+    def _infer_type_impl(self, partial, *args, **kwargs):
+        dtypes = self._known("dtype", args, kwargs)
+        res = infer(self, {}, dtypes, need_dtypes=True)
+        return res.type_result(partial)
+
+    def _known(self, what, args, kwargs):
+        if args and kwargs:
+            raise ValueError("Can only specify known argument %ss either by positional or "
+                             "kwargs way." % what)
+        conv = _as_shape if what == "shape" else _as_dtype
+        known = {}
+        if args:
+            names = self.list_arguments()
+            if len(args) > len(names):
+                raise ArgumentError("infer_%s: %d positional arguments for a symbol with %d "
+                                "argument(s) %s" % (what, len(args), len(names), names))
+            for i, (n, v) in enumerate(zip(names, args)):
+                if v is not None:
+                    known[n] = conv(v, "argument %d" % i)
+        else:
+            inputs = self.list_inputs()
+            bad = [k for k in kwargs if k not in inputs]
+            if bad:
+                raise _mismatch("Infer%s" % what.capitalize(), bad, inputs)
+            for k, v in kwargs.items():
+                if v is not None:
+                    known[k] = conv(v, "'%s'" % k)
+        return known
+
+    # ---------------------------------------------------------- files
+    def tojson(self, remove_amp_cast=True):
+        """MXNet 1.x graph JSON, as ``mx.sym.load_json`` and MXNet read it."""
+        from ._json import dumps
+        return dumps(self._outputs)
+
+    def save(self, fname, remove_amp_cast=True):
+        """Write ``tojson()`` to ``fname`` (MXNet's ``prefix-symbol.json``)."""
+        if not isinstance(fname, str):
+            raise TypeError("fname need to be string")
+        with open(fname, "w") as f:
+            f.write(self.tojson())
+
+    def debug_str(self):
+        """A readable listing of the graph (MXNet's ``MXSymbolPrint``)."""
+        lines = ["Symbol Outputs:"]
+        order = dfs(self._outputs)
+        for i, e in enumerate(self._outputs):
+            lines.append("\toutput[%d]=%s(%d)" % (i, e[0].name, e[1]))
+        for n in order:
+            if n.op is None:
+                lines.append("Variable:%s" % n.name)
+                continue
+            lines.append("--------------------")
+            lines.append("Op:%s, Name=%s" % (n.op.name, n.name))
+            lines.append("Inputs:")
+            for i, (src, idx, ver) in enumerate(n.inputs):
+                lines.append("\targ[%d]=%s(%d)%s" % (i, src.name, idx,
+                                                   " version=%d" % ver if src.op is None else ""))
+            if n.attrs:
+                lines.append("Attrs:")
+                for k, v in n.attrs.items():
+                    lines.append("\t%s=%s" % (k, v))
+        return "\n".join(lines) + "\n"
+
+    # ---------------------------------------------------------- binding
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+             group2ctx=None, shared_exec=None):
+        """An Executor running this graph on the given arrays (used in place)."""
+        from .executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
+                    group2ctx=None, shared_arg_names=None, shared_exec=None,
+                    shared_buffer=None, **kwargs):
+        """An Executor with every array allocated from the given input shapes."""
+        from .executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
+                           shared_arg_names, shared_exec, shared_buffer, **kwargs)
+
+    def eval(self, ctx=None, **kwargs):
+        """Bind to ``kwargs`` and run forward; returns the list of outputs."""
+        from ..context import current_context
+        if ctx is None:
+            ctx = current_context()
+        return self.bind(ctx, kwargs).forward()
+
+    @staticmethod
+    def _get_ndarray_inputs(arg_key, args, arg_names, allow_missing):
+        from .executor import ndarray_inputs
+        arrays = ndarray_inputs(arg_key, args, arg_names, allow_missing)
+        return list(arrays), arrays     # MXNet: (C handles, arrays); here both the arrays
+
+    def gradient(self, wrt):
+        raise NotImplementedError("Symbol.gradient is not implemented (as in MXNet 1.9.1); "
+                                  "use bind(...).backward()")
+
+    def get_backend_symbol(self, backend):
+        raise MXNetError("aiond has no subgraph backends (%s)" % backend)
+
+    def optimize_for(self, backend, *args, **kwargs):
+        raise MXNetError("aiond has no subgraph backends (%s)" % backend)
+
+    def as_nd_ndarray(self):
+        return self
+
+    # NDArray-only methods
+    def wait_to_read(self):
+        raise NotImplementedForSymbol(self.wait_to_read, None)
+
+    def asnumpy(self):
+        raise NotImplementedForSymbol(self.asnumpy, None)
+
+    def asscalar(self):
+        raise NotImplementedForSymbol(self.asscalar, None)
+
+    def as_in_context(self, *args, **kwargs):
+        raise NotImplementedForSymbol(self.as_in_context, None)
+
+    def detach(self):
+        raise NotImplementedForSymbol(self.detach, None)
+
+    def backward(self, *args, **kwargs):
+        raise NotImplementedForSymbol(self.backward, None)
+
+
+def _print_args(what, args, kwargs):
+    # MXNet prints the arguments before re-raising an inference error
+    print("%s error. Arguments:" % what)
+    for i, arg in enumerate(args):
+        print("  #%d: %s" % (i, arg))
+    for k, v in kwargs.items():
+        print("  %s: %s" % (k, v))
+
+
+def _with_plain(attrs):
+    out = dict(attrs)
+    for k, v in attrs.items():
+        plain = _HIDDEN_DUNDER.get(k)
+        if plain is not None:
+            out[plain] = v
+    return out
+
+
+def _as_shape(v, what):
+    if isinstance(v, (list, tuple)):
+        try:
+            return tuple(int(d) for d in v)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError("Arguments need to be shapes (tuple), but %s is %s." % (what, type(v)))
+
+
+def _as_dtype(v, what):
+    try:
+        return np.dtype(v)
+    except TypeError:
+        raise TypeError("Arguments need to be dtypes, but %s is %r." % (what, v)) from None
+
+
+# ------------------------------------------------------------------ inference
+
+
+def _full(s):
+    """A completely known shape (MXNet 1.x: 0 marks an unknown dim)."""
+    return s is not None and 0 not in s
+
+
+def _merge(old, new):
+    """Unify two shapes where 0 is unknown; None when they conflict."""
+    if old is None:
+        return tuple(new)
+    if len(old) != len(new):
+        return None
+    out = []
+    for a, b in zip(old, new):
+        if a and b and a != b:
+            return None
+        out.append(a or b)
+    return tuple(out)
+
+
+def _shape_str(s):
+    return "(" + ", ".join(str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
+
+
+class Inference:
+    """Shapes and dtypes of every entry of a graph (see ``infer``)."""
+
+    def __init__(self, sym):
+        self.sym = sym
+        self.order, self.args, self.auxs = sym._arg_aux_nodes()
+        self.shapes = {}
+        self.dtypes = {}
+
+    def shape_of(self, entry):
+        return self.shapes.get(_key(entry))
+
+    def dtype_of(self, entry):
+        return self.dtypes.get(_key(entry))
+
+    def _entries(self):
+        return ([(n, 0) for n in self.args], [(e[0], e[1]) for e in self.sym._outputs],
+                [(n, 0) for n in self.auxs])
+
+    def shape_result(self, partial):
+        groups = self._entries()
+        vals = [[self.shapes.get((id(n), i)) for n, i in g] for g in groups]
+        if all(_full(s) for g in vals for s in g):
+            return tuple(vals)
+        if not partial:
+            return (None, None, None)
+        return tuple([() if s is None else s for s in g] for g in vals)
+
+    def type_result(self, partial):
+        groups = self._entries()
+        vals = [[self.dtypes.get((id(n), i)) for n, i in g] for g in groups]
+        if all(d is not None for g in vals for d in g):
+            return tuple([d.type for d in g] for g in vals)
+        if not partial:
+            return (None, None, None)
+        return tuple([None if d is None else d.type for d in g] for g in vals)
+
+    def unknown_args(self):
+        return [n.name for n in self.args + self.auxs
+                if not _full(self.shapes.get((id(n), 0)))]
+
+
+def _var_shape_attr(node):
+    s = node.attrs.get("__shape__")
+    if s is None:
+        return None
+    try:
+        v = ast.literal_eval(s)
+        return tuple(int(d) for d in (v if isinstance(v, (list, tuple)) else (v,)))
+    except (ValueError, SyntaxError, TypeError):
+        return None
+
+
+def _var_dtype_attr(node):
+    s = node.attrs.get("__dtype__")
+    if s is None:
+        return None
+    try:
+        return np.dtype(DTYPE_MX_TO_NP[int(s)])
+    except (ValueError, KeyError):
+        return None
+
+
+def infer(sym, shapes, dtypes, need_dtypes=True, default_dtype=None):
+    """Forward shape/dtype inference over ``sym``.
+
+    ``shapes``/``dtypes`` map input names to what is known; variables also
+    use their ``__shape__``/``__dtype__`` attributes. Each op runs its
+    registry rule once its inputs are known; parameters a layer determines
+    (a FullyConnected weight, a BatchNorm gamma, an elementwise partner)
+    are filled from the tables in ``_namespace``. Inconsistencies raise
+    MXNetError naming the node and both shapes."""
+    inf = Inference(sym)
+    S, D = inf.shapes, inf.dtypes
+    for n in inf.order:
+        if n.op is not None:
+            continue
+        k = (id(n), 0)
+        s = shapes.get(n.name)
+        if s is None:
+            s = _var_shape_attr(n)
+        if s is not None:
+            S[k] = tuple(s)
+        d = dtypes.get(n.name)
+        if d is None:
+            d = _var_dtype_attr(n)
+        if d is None:
+            d = default_dtype
+        if d is not None:
+            D[k] = np.dtype(d)
+    pending = [n for n in inf.order if n.op is not None]
+    while pending:
+        before = _progress(S, D)
+        rest = []
+        for n in pending:
+            if not _infer_node(n, S, D, need_dtypes):
+                rest.append(n)
+        pending = rest
+        if _progress(S, D) == before:
+            break
+    return inf
+
+
+def _progress(S, D):
+    return len(S) + len(D) + sum(1 for s in S.values() if _full(s))
+
+
+def _set_input_shape(node, i, shape, S, rule):
+    e = node.inputs[i]
+    k = _key(e)
+    old = S.get(k)
+    merged = _merge(old, shape)
+    if merged is None:
+        names = node.input_names()
+        raise MXNetError("Error in operator %s: Shape inconsistent for input %s (%s), "
+                         "Provided = %s, inferred shape = %s (%s)"
+                         % (node.name, names[i] if i < len(names) else i,
+                            e[0].output_name(e[1]), _shape_str(old), _shape_str(shape), rule))
+    S[k] = merged
+
+
+def _infer_node(n, S, D, need_dtypes):
+    """Try to infer node ``n``; True once all its outputs are known."""
+    op = n.op
+    ins = n.inputs
+    keys = [_key(e) for e in ins]
+    in_shapes = [S.get(k) for k in keys]
+    if not all(_full(s) for s in in_shapes):
+        _fill_inputs(n, in_shapes, S)
+        in_shapes = [S.get(k) for k in keys]
+    in_dtypes = [D.get(k) for k in keys]
+    if not all(d is not None for d in in_dtypes):
+        _fill_dtypes(n, in_dtypes, D)
+        in_dtypes = [D.get(k) for k in keys]
+    nout = n.num_outputs()
+    out_keys = [(id(n), i) for i in range(nout)]
+    if _done(out_keys, S, D, need_dtypes):
+        return True
+    dt_known = all(d is not None for d in in_dtypes)
+    call_dtypes = in_dtypes if dt_known else [
+        d if d is not None else np.dtype(np.float32) for d in in_dtypes]
+    if all(s is not None for s in in_shapes) and not all(_full(s) for s in in_shapes):
+        # partly known shapes: what the rule gives for any value of the unknown dims
+        part = _partial_outputs(op, n.params, in_shapes, call_dtypes)
+        for k, s in zip(out_keys, part or ()):
+            m = _merge(S.get(k), s)
+            if m is not None:
+                S[k] = m
+    elif all(_full(s) for s in in_shapes):
+        try:
+            oshapes, odtypes = op.infer(n.params, tuple(in_shapes), tuple(call_dtypes))
+        except MXNetError as e:
+            raise MXNetError("Error in operator %s: %s%s" % (n.name, e, _inputs_str(n, S)))\
+                from None
+        except (TypeError, ValueError, IndexError, KeyError) as e:
+            raise MXNetError("Error in operator %s (%s): %s: %s%s"
+                             % (n.name, op.name, type(e).__name__, e, _inputs_str(n, S))) \
+                from None
+        for k, s in zip(out_keys, oshapes):
+            S[k] = tuple(int(d) for d in s)
+        if dt_known:
+            for k, d in zip(out_keys, odtypes):
+                D[k] = np.dtype(d)
+    if need_dtypes and not all(k in D for k in out_keys) and dt_known:
+        try:
+            d = _ns.fallback_out_dtype(op, n.params, in_dtypes)
+        except MXNetError as e:
+            raise MXNetError("Error in operator %s: %s" % (n.name, e)) from None
+        if d is not None:
+            for k in out_keys:
+                D.setdefault(k, d)
+    return _done(out_keys, S, D, need_dtypes)
+
+
+def _done(out_keys, S, D, need_dtypes):
+    return all(_full(S.get(k)) for k in out_keys) and (
+        not need_dtypes or all(k in D for k in out_keys))
+
+
+def _partial_outputs(op, params, in_shapes, dtypes):
+    """Output shapes with 0 where they depend on the inputs' unknown (0) dims:
+    the rule runs twice with different stand-ins for those dims."""
+    runs = []
+    for fill in (7, 11):
+        shapes = tuple(tuple(d if d else fill for d in s) for s in in_shapes)
+        try:
+            runs.append(op.infer(params, shapes, tuple(dtypes))[0])
+        except Exception:  # noqa: BLE001 - the stand-ins may not fit the op: no information
+            return None
+    out = []
+    for a, b in zip(*runs):
+        if len(a) != len(b):
+            return None
+        out.append(tuple(int(x) if x == y else 0 for x, y in zip(a, b)))
+    return out
+
+
+def _inputs_str(n, S):
+    names = n.input_names()
+    parts = []
+    for i, e in enumerate(n.inputs):
+        s = S.get(_key(e))
+        parts.append("%s=%s%s" % (names[i] if i < len(names) else "input%d" % i,
+                                  e[0].output_name(e[1]),
+                                  " %s" % _shape_str(s) if s is not None else ""))
+    return " [inputs: %s]" % ", ".join(parts) if parts else ""
+
+
+def _fill_inputs(n, in_shapes, S):
+    op = n.op
+    rule = _ns.PARAM_SHAPES.get(op.name)
+    if rule is not None and in_shapes and in_shapes[0]:
+        # data's shape may be partial (0 = unknown dim): what it determines is used
+        names = n.input_names()
+        try:
+            derived = rule(n.params, in_shapes[0])
+        except (IndexError, ValueError, TypeError, ZeroDivisionError):
+            derived = {}
+        for i, nm in enumerate(names):
+            if i == 0 or nm not in derived:
+                continue
+            shape = derived[nm]
+            if shape is None:
+                continue
+            if (op.name, nm) in _ns.SOFT_INPUTS and S.get(_key(n.inputs[i])) is not None:
+                continue
+            _set_input_shape(n, i, tuple(shape), S, "from %s %s" % (names[0],
+                                                                   _shape_str(in_shapes[0])))
+        return
+    if _ns.is_same_shape(op) and len(in_shapes) > 1:
+        # every input has one shape: unify what is known of it (0 = unknown dim)
+        known = None
+        for s in in_shapes:
+            if s is not None:
+                m = _merge(known, s)
+                if m is None:
+                    return          # inconsistent: the op's rule reports it
+                known = m
+        if known is None:
+            return
+        for i, s in enumerate(in_shapes):
+            if s != known:
+                S[_key(n.inputs[i])] = known
+
+
+def _fill_dtypes(n, in_dtypes, D):
+    fill = _ns.param_dtypes(n.op, n.params, in_dtypes)
+    if not fill:
+        return
+    for i, d in fill.items():
+        k = _key(n.inputs[i])
+        if k not in D and d is not None:
+            D[k] = np.dtype(d)
+
+
+# ------------------------------------------------------------------ module API
+
+
+def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
+        stype=None, **kwargs):
+    """A variable (graph input) named ``name``; the keywords become MXNet's
+    hidden attributes (``__shape__``, ``__lr_mult__``, ``__dtype__``, ...)."""
+    if not isinstance(name, str):
+        raise TypeError("Expect a string for variable `name`")
+    node = _Node(None, name)
+    attr = _attribute.current().get(attr)
+    attr = {} if attr is None else dict(attr)
+    if shape is not None:
+        attr["__shape__"] = str(shape)
+    if lr_mult is not None:
+        attr["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attr["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        t = np.dtype(dtype).type
+        if t not in DTYPE_NP_TO_MX:
+            raise TypeError("dtype %r is not supported by MXNet symbols" % (dtype,))
+        attr["__dtype__"] = str(DTYPE_NP_TO_MX[t])
+    if init is not None:
+        if not isinstance(init, str):
+            init = init.dumps()
+        attr["__init__"] = init
+    if stype is not None:
+        attr["__storage_type__"] = str(_STYPES[stype])
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attr[k] = str(v)
+        else:
+            raise ValueError("Attribute name=%s is not supported. Additional attributes must "
+                             "start and end with double underscores, e.g, __yourattr__" % k)
+    ret = Symbol._from([(node, 0, 0)])
+    ret._set_attr(**{k: v if isinstance(v, str) else str(v) for k, v in attr.items()})
+    return ret
+
+
+Variable = var
+
+
+def Group(symbols, create_fn=Symbol):  # noqa: N802 - MXNet's name
+    """One symbol whose outputs are the outputs of ``symbols``, in order."""
+    if not symbols or any(not isinstance(s, Symbol) for s in symbols):
+        raise TypeError("Expected a list of symbols as input")
+    outs = []
+    for s in symbols:
+        outs.extend(s._outputs)
+    return create_fn._from(outs) if hasattr(create_fn, "_from") else Symbol._from(outs)
+
+
+def load(fname):
+    """Load a symbol from a JSON file written by ``Symbol.save`` or MXNet."""
+    if not isinstance(fname, str):
+        raise TypeError("fname need to be string")
+    with open(fname) as f:
+        return load_json(f.read())
+
+
+def load_json(json_str):
+    """Load a symbol from MXNet graph JSON (any MXNet 0.8-1.9 version)."""
+    if not isinstance(json_str, str):
+        raise TypeError("fname required to be string")
+    from ._json import loads
+    return Symbol._from(loads(json_str))
+
+
+def _binary(left, right, sym_op, sym_hint, scalar_op, scalar_hint, rscalar_op, rscalar_hint,
+            py):
+    if isinstance(left, Symbol) and isinstance(right, Symbol):
+        return apply(sym_op, sym_hint, [left, right])
+    if isinstance(left, Symbol) and isinstance(right, numeric_types):
+        return apply(scalar_op, scalar_hint, [left], {"scalar": right})
+    if isinstance(left, numeric_types) and isinstance(right, Symbol):
+        return apply(rscalar_op, rscalar_hint, [right], {"scalar": left})
+    if isinstance(left, numeric_types) and isinstance(right, numeric_types):
+        return py(left, right)
+    raise TypeError("types (%s, %s) not supported" % (str(type(left)), str(type(right))))
+
+
+def pow(base, exp):  # noqa: A001 - MXNet's name
+    """``base ** exp`` elementwise; either may be a number."""
+    return _binary(base, exp, "_power", "_power", "_power_scalar", "_powerscalar",
+                   "_rpower_scalar", "_rpowerscalar", lambda a, b: a ** b)
+
+
+power = pow
+
+
+def maximum(left, right):
+    return _binary(left, right, "_maximum", "_maximum", "_maximum_scalar", "_maximumscalar",
+                   "_maximum_scalar", "_maximumscalar", lambda a, b: a if a > b else b)
+
+
+def minimum(left, right):
+    return _binary(left, right, "_minimum", "_minimum", "_minimum_scalar", "_minimumscalar",
+                   "_minimum_scalar", "_minimumscalar", lambda a, b: a if a < b else b)
+
+
+def hypot(left, right):
+    return _binary(left, right, "_hypot", "_hypot", "_hypot_scalar", "_hypotscalar",
+                   "_hypot_scalar", "_hypotscalar", lambda a, b: float(np.hypot(a, b)))
+
+
+def _dtype_name(dtype):
+    return np.dtype(np.float32 if dtype is None else dtype).name
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol of zeros."""
+    return _creator("_zeros", dict(shape=shape, dtype=_dtype_name(dtype)), kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol of ones."""
+    return _creator("_ones", dict(shape=shape, dtype=_dtype_name(dtype)), kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol filled with ``val``."""
+    return _creator("_full", dict(shape=shape, dtype=_dtype_name(dtype), value=float(val)),
+                    kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """Evenly spaced values in [start, stop)."""
+    return _creator("_arange", dict(start=start, stop=stop, step=step, repeat=repeat,
+                                    infer_range=infer_range, dtype=_dtype_name(dtype)),
+                    {"name": name})
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """``num`` evenly spaced values from start to stop."""
+    return _creator("_linspace", dict(start=start, stop=stop, num=num, endpoint=endpoint,
+                                      dtype=_dtype_name(dtype)), {"name": name})
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs):  # noqa: N803
+    """A 2-D identity-like symbol."""
+    return _creator("_eye", dict(N=N, M=M, k=k, dtype=_dtype_name(dtype)), kwargs)
+
+
+def _creator(op_name, params, kwargs):
+    op = _reg.get(op_name)
+    kwargs = dict(kwargs)
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    kwargs.pop("ctx", None)
+    params = {k: v for k, v in params.items() if k in op.pindex}
+    params.update(kwargs)
+    return create(op, op_name, None, None, params, name, attr)
+
+
+# fluent methods: sym.reshape(...), sym.sum(axis=1), ...
+def _install_fluent():
+    def make(func_name, fixed=None):
+        def method(self, *args, **kwargs):
+            from . import _namespace_fn
+            if fixed is not None:
+                kwargs.update(fixed(*args, **kwargs) or {})
+                args = ()
+            return _namespace_fn(func_name)(self, *args, **kwargs)
+        method.__name__ = func_name
+        method.__doc__ = "Fluent method for ``mx.sym.%s`` with this symbol as data." % func_name
+        return method
+
+    for fname in _ns.FLUENT:
+        if not hasattr(Symbol, fname):
+            setattr(Symbol, fname, make(fname))
+    Symbol.astype = make("cast")
+
+    def flatten(self, inplace=False, **kwargs):
+        from . import _namespace_fn
+        return _namespace_fn("flatten")(self, **kwargs)
+
+    def expand_dims(self, axis, inplace=False, **kwargs):
+        from . import _namespace_fn
+        return _namespace_fn("expand_dims")(self, axis=axis, **kwargs)
+
+    def squeeze(self, axis=None, inplace=False, **kwargs):
+        from . import _namespace_fn
+        return _namespace_fn("squeeze")(self, axis=axis, **kwargs)
+
+    def diag(self, k=0, **kwargs):
+        from . import _namespace_fn
+        return _namespace_fn("diag")(self, k, **kwargs)
+
+    Symbol.flatten, Symbol.expand_dims, Symbol.squeeze, Symbol.diag = (
+        flatten, expand_dims, squeeze, diag)
+
+
+_install_fluent()

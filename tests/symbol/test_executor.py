@@ -1,0 +1,371 @@
+"""Executors: bind / simple_bind / forward / backward against numpy, the
+MXNet 1.9.1 semantics of grad_req, shared arrays, reshape, bad input, and
+an executor awaited from a coroutine."""
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond.base import MXNetError
+from aiond.ndarray._invoke import data_of
+from aiond.test_utils import (check_numeric_gradient, check_symbolic_backward,
+                              check_symbolic_forward)
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    with mx.name.NameManager():
+        yield
+
+
+def nd(x):
+    return mx.nd.array(np.asarray(x, dtype=np.float32))
+
+
+def abcd():
+    return (mx.sym.Variable("A") + mx.sym.Variable("B")) / 10 + 1
+
+
+def mlp():
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(data, num_hidden=5, name="fc1")
+    net = mx.sym.Activation(net, act_type="tanh", name="a1")
+    net = mx.sym.FullyConnected(net, num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(net, name="sm")
+
+
+def mlp_numpy(p):
+    h = np.tanh(p["data"] @ p["fc1_weight"].T + p["fc1_bias"])
+    z = h @ p["fc2_weight"].T + p["fc2_bias"]
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    prob = e / e.sum(axis=1, keepdims=True)
+    dz = prob - np.eye(3)[p["sm_label"].astype(int)]     # SoftmaxOutput's gradient
+    dh = dz @ p["fc2_weight"] * (1 - h ** 2)
+    grads = {"fc2_weight": dz.T @ h, "fc2_bias": dz.sum(0), "fc1_weight": dh.T @ p["data"],
+             "fc1_bias": dh.sum(0), "data": dh @ p["fc1_weight"],
+             "sm_label": np.zeros_like(p["sm_label"])}
+    return prob, grads
+
+
+def mlp_params(seed=0):
+    rng = np.random.RandomState(seed)
+    shapes = {"data": (4, 6), "fc1_weight": (5, 6), "fc1_bias": (5,), "fc2_weight": (3, 5),
+              "fc2_bias": (3,)}
+    p = {k: rng.uniform(-1, 1, s).astype(np.float32) for k, s in shapes.items()}
+    p["sm_label"] = np.array([0, 1, 2, 1], np.float32)
+    return p
+
+
+# ---------------------------------------------------------------- forward
+
+
+def test_bind_forward_in_place_and_same_outputs():
+    A, B = np.random.rand(10).astype(np.float32), np.random.rand(10).astype(np.float32)
+    args = {"A": nd(A), "B": nd(B)}
+    exe = abcd().bind(ctx=mx.cpu(), args=args, grad_req="null")
+    assert sorted(exe.arg_dict) == ["A", "B"] and exe.arg_dict["A"] is args["A"]
+    outs = exe.forward()
+    assert outs is exe.outputs and len(outs) == 1
+    first = exe.outputs[0]
+    np.testing.assert_allclose(first.asnumpy(), (A + B) / 10 + 1, rtol=1e-6)
+    exe.arg_dict["A"][:] = 0
+    exe.arg_dict["B"][:] = 0
+    exe.forward()
+    assert exe.outputs[0] is first
+    np.testing.assert_allclose(first.asnumpy(), np.ones(10))
+    exe.forward(A=np.full(10, 5, np.float32), B=nd(np.ones(10)))     # copied in first
+    np.testing.assert_allclose(first.asnumpy(), np.full(10, 1.6), rtol=1e-6)
+    np.testing.assert_allclose(args["A"].asnumpy(), np.full(10, 5))
+    assert list(exe.output_dict) == ["_plusscalar0_output"]
+    # list args in list_arguments() order
+    exe2 = abcd().bind(mx.cpu(), [nd([1, 2]), nd([3, 4])])
+    np.testing.assert_allclose(exe2.forward()[0].asnumpy(), [1.4, 1.6], rtol=1e-6)
+
+
+def test_two_executors_share_arrays():
+    net = mlp()
+    train = net.simple_bind(mx.cpu(), data=(4, 6), sm_label=(4,))
+    test = net.bind(mx.cpu(), args=train.arg_arrays, grad_req="null")
+    p = mlp_params()
+    for k, v in p.items():
+        train.arg_dict[k][:] = v
+    prob, _ = mlp_numpy(p)
+    np.testing.assert_allclose(test.forward()[0].asnumpy(), prob, rtol=1e-5, atol=1e-6)
+    train.forward(is_train=True)
+    train.backward()
+    for name, W, G in zip(net.list_arguments(), train.arg_arrays, train.grad_arrays):
+        if name not in ("data", "sm_label"):
+            W[:] = W - G * 0.5
+    p2 = {k: v.asnumpy() for k, v in train.arg_dict.items()}
+    assert not np.allclose(p2["fc1_weight"], p["fc1_weight"])
+    np.testing.assert_allclose(test.forward()[0].asnumpy(), mlp_numpy(p2)[0], rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_dropout_sees_is_train():
+    exe = mx.sym.Dropout(mx.sym.var("x"), p=0.5).bind(mx.cpu(), {"x": mx.nd.ones((200,))})
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.ones(200))
+    y = exe.forward(is_train=True)[0].asnumpy()
+    assert 20 < (y == 0).sum() < 180 and set(np.unique(y)) <= {0.0, 2.0}
+
+
+def test_batchnorm_aux_states_follow_mxnet():
+    x = np.random.RandomState(1).rand(4, 3).astype(np.float32)
+    bn = mx.sym.BatchNorm(mx.sym.var("x"), fix_gamma=False, momentum=0.5, eps=1e-3, name="bn")
+    aux = {"bn_moving_mean": mx.nd.zeros(3), "bn_moving_var": mx.nd.ones(3)}
+    exe = bn.bind(mx.cpu(), {"x": nd(x), "bn_gamma": mx.nd.ones(3), "bn_beta": mx.nd.zeros(3)},
+                  args_grad={"x": mx.nd.zeros((4, 3))}, aux_states=aux)
+    assert exe.aux_dict["bn_moving_mean"] is aux["bn_moving_mean"]
+    np.testing.assert_allclose(exe.forward()[0].asnumpy(), x / np.sqrt(1 + 1e-3), rtol=1e-5)
+    out = exe.forward(is_train=True)[0].asnumpy()
+    np.testing.assert_allclose(out, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), rtol=1e-4,
+                               atol=1e-5)
+    exe.backward(nd(np.ones((4, 3))))
+    # MXNet (CPU) updates the moving statistics in the backward pass
+    np.testing.assert_allclose(aux["bn_moving_mean"].asnumpy(), 0.5 * x.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(aux["bn_moving_var"].asnumpy(), 0.5 + 0.5 * x.var(0), rtol=1e-5)
+
+
+# ---------------------------------------------------------------- backward
+
+
+def test_backward_write_add_null_and_dict_reqs():
+    net = mlp()
+    p = mlp_params()
+    _, g = mlp_numpy(p)
+    args = {k: nd(v) for k, v in p.items()}
+    grads = {k: mx.nd.zeros(v.shape) for k, v in p.items()}
+    exe = net.bind(mx.cpu(), args, args_grad=grads)
+    exe.forward(is_train=True)
+    exe.backward()
+    for k in p:
+        assert exe.grad_dict[k] is grads[k]
+        np.testing.assert_allclose(grads[k].asnumpy(), g[k], rtol=1e-4, atol=1e-5, err_msg=k)
+    exe.backward()                                   # 'write' again: unchanged
+    np.testing.assert_allclose(grads["fc1_bias"].asnumpy(), g["fc1_bias"], rtol=1e-4,
+                               atol=1e-5)
+    add = {k: mx.nd.ones(v.shape) for k, v in p.items()}
+    exe = net.bind(mx.cpu(), args, args_grad=add, grad_req="add")
+    for _ in range(2):
+        exe.forward(is_train=True)
+        exe.backward()
+    np.testing.assert_allclose(add["fc2_weight"].asnumpy(), 1 + 2 * g["fc2_weight"], rtol=1e-4)
+    some = {k: mx.nd.ones(v.shape) for k, v in p.items()}
+    exe = net.bind(mx.cpu(), args, args_grad=some,
+                   grad_req={"fc2_weight": "write", "fc1_bias": "write"})
+    exe.forward(is_train=True)
+    exe.backward()
+    np.testing.assert_allclose(some["fc1_bias"].asnumpy(), g["fc1_bias"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(some["fc1_weight"].asnumpy(), 1)           # 'null'
+    reqs = ["null"] * 5 + ["write"]
+    exe = net.bind(mx.cpu(), args, args_grad=some, grad_req=reqs)
+    exe.forward(is_train=True)
+    exe.backward()
+    np.testing.assert_array_equal(some["sm_label"].asnumpy(), 0)
+
+
+def test_backward_head_gradients():
+    d = abcd()
+    grads = {"A": mx.nd.ones(10), "B": mx.nd.ones(10)}
+    exe = d.bind(mx.cpu(), {"A": mx.nd.ones(10), "B": mx.nd.ones(10)}, args_grad=grads)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones(10)])
+    for g in exe.grad_arrays:
+        np.testing.assert_allclose(g.asnumpy(), np.full(10, 0.1), rtol=1e-6)
+    exe.backward(mx.nd.ones(10) * 5)
+    np.testing.assert_allclose(grads["B"].asnumpy(), np.full(10, 0.5), rtol=1e-6)
+    exe.backward()                                   # ones by default
+    np.testing.assert_allclose(grads["A"].asnumpy(), np.full(10, 0.1), rtol=1e-6)
+    exe.backward({"_plusscalar0_output": mx.nd.ones(10) * 2})
+    np.testing.assert_allclose(grads["A"].asnumpy(), np.full(10, 0.2), rtol=1e-6)
+    # several outputs, one of them a variable
+    a = mx.sym.var("A")
+    g = mx.sym.Group([a, a * mx.sym.var("B")])
+    ga = mx.nd.zeros(2)
+    exe = g.bind(mx.cpu(), {"A": nd([1, 2]), "B": nd([3, 4])}, args_grad={"A": ga})
+    outs = exe.forward(is_train=True)
+    assert [o.asnumpy().tolist() for o in outs] == [[1, 2], [3, 8]]
+    exe.backward([nd([1, 1]), nd([10, 10])])
+    np.testing.assert_allclose(ga.asnumpy(), [31, 41])
+    assert exe.grad_dict["B"] is None
+
+
+def test_backward_needs_training_forward():
+    exe = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)},
+                      args_grad={"A": mx.nd.zeros(2), "B": mx.nd.zeros(2)})
+    exe.forward()
+    with pytest.raises(MXNetError, match="is_train=True"):
+        exe.backward(mx.nd.ones(2))
+    nograd = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)}, grad_req="null")
+    nograd.forward(is_train=True)
+    nograd.backward(mx.nd.ones(2))                   # nothing to compute, as in MXNet
+
+
+# ---------------------------------------------------------------- simple_bind
+
+
+def test_simple_bind_allocates_everything():
+    net = mlp()
+    exe = net.simple_bind(mx.cpu(), data=(4, 6))
+    assert {k: v.shape for k, v in exe.arg_dict.items()} == {
+        "data": (4, 6), "fc1_weight": (5, 6), "fc1_bias": (5,), "fc2_weight": (3, 5),
+        "fc2_bias": (3,), "sm_label": (4,)}
+    assert all(g is not None and g.shape == a.shape
+               for a, g in zip(exe.arg_arrays, exe.grad_arrays))
+    assert all(a.dtype == np.float32 for a in exe.arg_arrays)
+    assert exe.outputs[0].shape == (4, 3)
+    exe = net.simple_bind(mx.cpu(), grad_req="null", data=(4, 6))
+    assert exe.grad_arrays == [None] * 6
+    exe = net.simple_bind(mx.cpu(), grad_req={"fc1_weight": "write"}, data=(4, 6))
+    assert [g is not None for g in exe.grad_arrays] == [False, True] + [False] * 4
+    exe = abcd().simple_bind(mx.cpu(), type_dict={"A": "float64"}, A=(3,), zzz=(3,))
+    assert [a.dtype for a in exe.arg_arrays] == [np.float64, np.float64]
+    assert exe.outputs[0].dtype == np.float64
+    bn = mx.sym.BatchNorm(mx.sym.var("x"), name="bn")
+    exe = bn.simple_bind(mx.cpu(), x=(2, 3))
+    assert [a.shape for a in exe.aux_arrays] == [(3,), (3,)]
+    base = net.simple_bind(mx.cpu(), data=(4, 6))
+    shared = net.simple_bind(mx.cpu(), data=(4, 6), shared_arg_names=["fc1_weight"],
+                             shared_exec=base)
+    assert shared.arg_dict["fc1_weight"] is base.arg_dict["fc1_weight"]
+    assert shared.grad_dict["fc1_weight"] is base.grad_dict["fc1_weight"]
+    assert shared.arg_dict["fc2_weight"] is not base.arg_dict["fc2_weight"]
+    buf = {}
+    net.simple_bind(mx.cpu(), data=(4, 6), shared_buffer=buf)
+    assert sorted(buf) == sorted(net.list_arguments())
+    small = net.simple_bind(mx.cpu(), data=(2, 6), shared_buffer=buf)
+    small.arg_dict["data"][:] = 7                     # a view of the buffer's memory
+    assert buf["data"].asnumpy()[:2].tolist() == [[7] * 6] * 2
+    with pytest.raises(MXNetError, match="cannot infer"):
+        net.simple_bind(mx.cpu())
+
+
+def test_reshape_shares_memory():
+    d = mx.sym.var("A") * mx.sym.var("B") + 1
+    exe = d.simple_bind(mx.cpu(), A=(4,), B=(4,))
+    exe.arg_dict["A"][:] = 2
+    exe.arg_dict["B"][:] = 3
+    small = exe.reshape(A=(2,), B=(2,))
+    assert small.arg_dict["A"].shape == (2,) and small.outputs[0].shape == (2,)
+    np.testing.assert_allclose(small.forward()[0].asnumpy(), [7, 7])
+    small.arg_dict["A"][:] = 5                        # the same memory as exe's A
+    np.testing.assert_allclose(exe.arg_dict["A"].asnumpy(), [5, 5, 2, 2])
+    assert exe.reshape(A=(4,), B=(4,)).arg_dict["A"] is exe.arg_dict["A"]
+    with pytest.raises(MXNetError, match="allow_up_sizing"):
+        exe.reshape(A=(8,), B=(8,))
+    big = exe.reshape(allow_up_sizing=True, A=(8,), B=(8,))
+    assert big.outputs[0].shape == (8,)
+    with pytest.raises(MXNetError, match="partial_shaping"):
+        exe.reshape(A=(2,))
+    assert exe.reshape(partial_shaping=True, A=(2,)).arg_dict["B"].shape == (2,)
+
+
+def test_copy_params_from():
+    exe = abcd().simple_bind(mx.cpu(), A=(2,), B=(2,))
+    exe.copy_params_from({"A": mx.nd.ones(2) * 10, "B": mx.nd.ones(2, dtype="float64")})
+    np.testing.assert_allclose(exe.forward()[0].asnumpy(), [2.1, 2.1], rtol=1e-6)
+    with pytest.raises(ValueError, match="Z"):
+        exe.copy_params_from({"Z": mx.nd.ones(2)})
+    exe.copy_params_from({"Z": mx.nd.ones(2)}, allow_extra_params=True)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_bad_input_errors():
+    d = abcd()
+    with pytest.raises(ValueError, match="B"):
+        d.bind(mx.cpu(), {"A": mx.nd.ones(3)})
+    with pytest.raises(ValueError, match="Length of args"):
+        d.bind(mx.cpu(), [mx.nd.ones(3)])
+    with pytest.raises(MXNetError) as e:
+        d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(4)})
+    assert "_plus0" in str(e.value) and "(3,)" in str(e.value) and "(4,)" in str(e.value)
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
+    with pytest.raises(MXNetError) as e:
+        fc.bind(mx.cpu(), {"data": mx.nd.ones((2, 3)), "fc_weight": mx.nd.ones((4, 5)),
+                           "fc_bias": mx.nd.ones(4)})
+    assert "fc_weight" in str(e.value) and "(4, 5)" in str(e.value) and "(4, 3)" in str(e.value)
+    with pytest.raises(TypeError):
+        d.bind("cpu", {"A": mx.nd.ones(3), "B": mx.nd.ones(3)})
+    with pytest.raises(TypeError):
+        d.bind(mx.cpu(), {"A": np.ones(3), "B": mx.nd.ones(3)})
+    with pytest.raises(ValueError, match="gradient"):
+        d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)},
+               args_grad={"A": mx.nd.ones(4)})
+    with pytest.raises(ValueError, match="grad_req"):
+        d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)}, grad_req="sometimes")
+    with pytest.raises(MXNetError, match="cpu\\(1\\)"):
+        d.bind(mx.cpu(), {"A": mx.nd.ones(3, ctx=mx.cpu(1)), "B": mx.nd.ones(3)})
+    exe = d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)})
+    with pytest.raises(TypeError, match="Unknown argument Z"):
+        exe.forward(Z=mx.nd.ones(3))
+    with pytest.raises(ValueError, match="Shape not match"):
+        exe.forward(A=mx.nd.ones(4))
+    with pytest.raises(TypeError):
+        exe.backward([np.ones(3)])
+
+
+# ---------------------------------------------------------------- async
+
+
+def test_forward_returns_at_once_and_is_awaited_in_a_coroutine():
+    if mx.engine.is_naive():
+        pytest.skip("naive engine runs every op at push")
+    a, b = mx.nd.zeros(3), mx.nd.ones(3)
+    exe = (mx.sym.var("A") * mx.sym.var("B") + 1).bind(mx.cpu(), {"A": a, "B": b})
+    started, release = threading.Event(), threading.Event()
+
+    def gate():                                       # holds A until released
+        started.set()
+        release.wait(10)
+        data_of(a)[...] = 2
+
+    try:
+        mx.engine.push(gate, writes=(a,), name="gate")
+        assert started.wait(10)
+        outs = exe.forward()                          # must not wait for the gate
+        assert not release.is_set()
+
+        async def main():
+            fut = asyncio.ensure_future(outs[0].read())
+            await asyncio.sleep(0.01)
+            assert not fut.done()
+            release.set()
+            return await asyncio.wait_for(fut, 10)
+
+        result = asyncio.run(main())
+    finally:
+        release.set()
+    np.testing.assert_array_equal(result, [3, 3, 3])
+
+
+# ---------------------------------------------------------------- test_utils
+
+
+def test_test_utils_take_symbols():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    s = mx.sym.exp(a) * b + a / 2
+    x, y = np.random.rand(2, 3), np.random.rand(2, 3)
+    check_numeric_gradient(s, [x, y])
+    check_symbolic_forward(s, [x, y], [np.exp(x) * y + x / 2], rtol=1e-5)
+    check_symbolic_backward(s, {"a": x, "b": y}, [np.ones((2, 3))],
+                            {"a": np.exp(x) * y + 0.5, "b": np.exp(x)}, rtol=1e-4)
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
+    check_numeric_gradient(fc, [np.random.rand(2, 4), np.random.rand(3, 4), np.random.rand(3)])
+    bn = mx.sym.BatchNorm(mx.sym.var("data"), fix_gamma=False, name="bn")
+    check_symbolic_forward(bn, [np.ones((2, 3)), np.ones(3), np.zeros(3)],
+                           [np.ones((2, 3)) / np.sqrt(1 + 1e-3)], rtol=1e-4)
+
+
+def test_monitor_callback_sees_every_op():
+    seen = []
+    exe = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)})
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
+    exe.forward()
+    assert seen == [("_plus0_output", (2,)), ("_divscalar0_output", (2,)),
+                    ("_plusscalar0_output", (2,))]
