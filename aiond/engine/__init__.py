@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 
 from .scheduler import Engine
 from .storage import Storage, pool
@@ -37,6 +38,38 @@ def get() -> Engine:
 
 
 _engine = get()
+
+
+def _before_fork():
+    # MXNet stops its engine around fork: finish pending work so no var is
+    # left waiting on a thread the child will not have
+    if not _engine.in_engine_thread():
+        try:
+            _engine.wait_all()
+        except Exception:  # noqa: BLE001 - reported later by the parent's own waitall
+            pass
+
+
+def _after_fork_in_child():
+    # the child has none of the parent's threads: fresh locks, lazily restarted workers
+    import threading
+    from .cpu import CPUExecutor
+    from . import loop as _loop
+    e = _engine
+    e.lock = threading.Lock()
+    e.cv = threading.Condition(e.lock)
+    e.cv_waiters = 0
+    e.threads = set()
+    e.pending = 0
+    e.bytes = 0
+    e.cpu = CPUExecutor(e, e.cpu.nworkers)
+    _loop._eloop = None
+    global _async_ex
+    _async_ex = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
 def engine_loop():

@@ -424,3 +424,34 @@ def test_deadlock_guard_does_not_depend_on_readiness():
     assert isinstance(info.value.__cause__, mx.base.DeadlockError)
     assert "asnumpy()" in str(info.value.__cause__)
     assert opr.done
+
+
+@pytest.mark.timeout(60)
+def test_forked_child_can_compute():
+    """After os.fork() the child runs ops on fresh engine threads (MXNet
+    stops and restarts its engine around fork)."""
+    import os
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork on this platform")
+    big = mx.nd.ones((1 << 19,)) * 3          # engine threads are running now
+    big.wait_to_read()
+    pid = os.fork()
+    if pid == 0:                               # child: must not hang
+        try:
+            y = (big + 1).sum().asscalar() + (mx.nd.ones((4,)) * 2).asnumpy().sum()
+            os._exit(0 if y == 4 * (1 << 19) + 8 else 3)
+        except BaseException:
+            os._exit(4)
+    import signal
+    import time
+    deadline = time.monotonic() + 30
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:      # a hung child must not outlive the test
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung at its first engine op")
+        time.sleep(0.05)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
