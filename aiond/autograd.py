@@ -17,7 +17,7 @@ import threading
 from .base import MXNetError
 from .ndarray import NDArray
 from .ndarray import _invoke
-from .ndarray.ndarray import _view
+from .ndarray.ndarray import _copy_into, _view
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad",
@@ -342,6 +342,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             continue
         if leaf.req == "add":
             leaf.grad += g
+        elif g.shape == leaf.grad.shape:
+            _copy_into(g, leaf.grad)
         else:
             leaf.grad[:] = g
     return None

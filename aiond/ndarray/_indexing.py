@@ -260,8 +260,13 @@ def _advanced_get_newaxes(arr, key):
 # ------------------------------------------------------------------ setitem
 
 
+_FULL = slice(None)
+
+
 def setitem(arr, key, value):
     shape = arr._shape
+    if type(key) is slice and key == _FULL and shape:
+        return _set_whole(arr, value)      # `x[:] = v`, MXNet's most common write
     key, advanced = _normalize(arr, key)
     if advanced:
         return _advanced_set(arr, key, value)

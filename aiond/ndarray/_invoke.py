@@ -188,7 +188,12 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         if rec is not None:
             rec(op, inputs, attrs, outs)
         call = _Call(op, inputs, outs, attrs, None)
-        _push(call, reads, (st.var,), op.name, nbytes, op.inline and work <= INLINE_MAX, False,
+        inline = op.inline
+        if inline is True:
+            inline = work <= INLINE_MAX
+        elif inline:
+            inline = inline(attrs, shapes, oshapes) <= INLINE_MAX
+        _push(call, reads, (st.var,), op.name, nbytes, inline, False,
               call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         return y
     if (out is not None and n_in and out is inputs[0] and len(oshapes) == 1 and out._off is None
@@ -206,7 +211,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         if rec is not None:
             rec(op, inputs, attrs, [out])
         call = _Call(op, inputs, (out,), attrs, None)
-        _push(call, reads, (v,), op.name, 0, op.inline and work <= INLINE_MAX, True,
+        _push(call, reads, (v,), op.name, 0, op.inline is True and work <= INLINE_MAX, True,
               call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
@@ -266,8 +271,12 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)
-    _push(call, tuple(reads), tuple(writes), op.name, nbytes,
-          op.inline and work <= INLINE_MAX, rw, split)
+    inline = op.inline
+    if inline is True:
+        inline = work <= INLINE_MAX
+    elif inline:
+        inline = inline(attrs, shapes, oshapes) <= INLINE_MAX
+    _push(call, tuple(reads), tuple(writes), op.name, nbytes, inline, rw, split)
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
     if op.num_visible is not None and out is None:

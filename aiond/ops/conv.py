@@ -28,7 +28,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt
-from .registry import Param, p_any, p_bool, p_int, p_shape, register
+from .registry import window_cost, Param, p_any, p_bool, p_int, p_shape, register
 
 _prod = math.prod
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
@@ -397,7 +397,7 @@ def _add_bias(out, bias):
 
 @register("Convolution", inputs=("data", "weight", "bias"),
           params=_conv_params(1024, False), infer=_conv_rule, attr_check=_conv_check,
-          inline=False)
+          inline=window_cost)
 @_optional("bias")
 def Convolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad, num_filter,
                 num_group=1, no_bias=False, workspace=1024, **_ignored):
@@ -428,7 +428,7 @@ def _bwd_weight_rule(kind):
 
 @register("_backward_Convolution_data", inputs=("ograd", "data", "weight"),
           params=_conv_params(1024, False), infer=_bwd_data_rule, attr_check=_conv_check,
-          inline=False)
+          inline=window_cost)
 def _backward_Convolution_data(xp, ograd, data, weight, *, out, kernel, stride, dilate, pad,
                                num_group=1, workspace=1024, **_ignored):
     """The gradient of Convolution w.r.t. data (``data`` gives the shape)."""
@@ -437,7 +437,7 @@ def _backward_Convolution_data(xp, ograd, data, weight, *, out, kernel, stride, 
 
 @register("_backward_Convolution_weight", inputs=("ograd", "data"),
           params=_conv_params(1024, False), infer=_bwd_weight_rule("conv"),
-          attr_check=_conv_check, inline=False)
+          attr_check=_conv_check, inline=window_cost)
 def _backward_Convolution_weight(xp, ograd, data, *, out, kernel, stride, dilate, pad,
                                  num_group=1, workspace=1024, **_ignored):
     """The gradient of Convolution w.r.t. weight."""
@@ -459,7 +459,7 @@ def _deconv_geom(attrs, dshape):
 
 @register("Deconvolution", inputs=("data", "weight", "bias"),
           params=_conv_params(512, True, deconv=True), infer=_deconv_rule,
-          attr_check=_conv_check, inline=False)
+          attr_check=_conv_check, inline=window_cost)
 @_optional("bias")
 def Deconvolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad, adj,
                   target_shape, num_filter, num_group=1, no_bias=True, workspace=512,
@@ -476,7 +476,7 @@ def Deconvolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, p
 
 @register("_backward_Deconvolution_data", inputs=("ograd", "data", "weight"),
           params=_conv_params(512, True, deconv=True), infer=_bwd_data_rule,
-          attr_check=_conv_check, inline=False)
+          attr_check=_conv_check, inline=window_cost)
 def _backward_Deconvolution_data(xp, ograd, data, weight, *, out, kernel, stride, dilate, pad,
                                  adj, target_shape, num_group=1, workspace=512, **_ignored):
     """The gradient of Deconvolution w.r.t. data: a Convolution of ograd."""
@@ -486,7 +486,7 @@ def _backward_Deconvolution_data(xp, ograd, data, weight, *, out, kernel, stride
 
 @register("_backward_Deconvolution_weight", inputs=("ograd", "data"),
           params=_conv_params(512, True, deconv=True), infer=_bwd_weight_rule("deconv"),
-          attr_check=_conv_check, inline=False)
+          attr_check=_conv_check, inline=window_cost)
 def _backward_Deconvolution_weight(xp, ograd, data, *, out, kernel, stride, dilate, pad, adj,
                                    target_shape, num_group=1, workspace=512, **_ignored):
     """The gradient of Deconvolution w.r.t. weight."""
@@ -627,7 +627,7 @@ _POOL_PARAMS = [
     Param("layout", p_any, None, choices=(None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"))]
 
 
-@register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check, inline=False)
+@register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check, inline=window_cost)
 def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
             pooling_convention="valid", stride=(), pad=(), p_value=None,
             count_include_pad=None, **_ignored):
@@ -672,7 +672,7 @@ def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
 @register("_backward_Pooling", inputs=("ograd", "data", "output"),
           params=_POOL_PARAMS,
           infer=lambda attrs, shapes, dtypes: ((shapes[1],), (dtypes[1],)),
-          attr_check=_pool_check, inline=False)
+          attr_check=_pool_check, inline=window_cost)
 def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max",
                       global_pool=False, pooling_convention="valid", stride=(), pad=(),
                       p_value=None, count_include_pad=None, **_ignored):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt, same_dtype
-from .registry import Param, p_bool, p_float, p_int, register
+from .registry import matmul_cost, Param, p_bool, p_float, p_int, register
 
 __all__ = []
 
@@ -128,7 +128,7 @@ _GEMM = _GEMM2[:3] + [Param("beta", p_float, 1.0, "Scalar factor multiplied with
 
 
 @register("_linalg_gemm", inputs=("A", "B", "C"), params=_GEMM, infer=_gemm_rule,
-          aliases=("linalg_gemm",), inline=False)
+          aliases=("linalg_gemm",), inline=matmul_cost)
 def _linalg_gemm(xp, A, B, C, out, transpose_a=False, transpose_b=False, alpha=1.0, beta=1.0,
                  axis=-2):
     """gemm(A, B, C, transpose_a=False, transpose_b=False, alpha=1.0, beta=1.0, axis=-2):
@@ -142,7 +142,7 @@ def _linalg_gemm(xp, A, B, C, out, transpose_a=False, transpose_b=False, alpha=1
 
 
 @register("_linalg_gemm2", inputs=("A", "B"), params=_GEMM2, infer=_gemm2_rule,
-          aliases=("linalg_gemm2",), inline=False)
+          aliases=("linalg_gemm2",), inline=matmul_cost)
 def _linalg_gemm2(xp, A, B, out, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
     """gemm2(A, B, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
     alpha * op(A) @ op(B) per matrix of a batch (rows on ``axis``)."""
@@ -169,7 +169,7 @@ _LOWER = Param("lower", p_bool, True, "True if the triangular matrix is lower tr
 
 
 @register("_linalg_potrf", inputs=("A",), params=[_LOWER], infer=_square_rule,
-          aliases=("linalg_potrf",), inline=False)
+          aliases=("linalg_potrf",), inline=matmul_cost)
 def _linalg_potrf(xp, A, out, lower=True):
     """potrf(A, lower=True): the Cholesky factor of symmetric positive-definite A,
     lower triangular (A = L L^T) or, with lower=False, upper (A = U^T U); only
@@ -184,7 +184,7 @@ def _linalg_potrf(xp, A, out, lower=True):
 
 
 @register("_linalg_potri", inputs=("A",), params=[_LOWER], infer=_square_rule,
-          aliases=("linalg_potri",), inline=False)
+          aliases=("linalg_potri",), inline=matmul_cost)
 def _linalg_potri(xp, A, out, lower=True):
     """potri(A, lower=True): the inverse of L L^T (or U^T U) from its Cholesky
     factor A; only A's lower (upper) triangle is read."""
@@ -233,7 +233,7 @@ def _op_tri(xp, A, lower, transpose):
 
 
 @register("_linalg_trsm", inputs=("A", "B"), params=_TRI, infer=_tri_rule,
-          aliases=("linalg_trsm",), inline=False)
+          aliases=("linalg_trsm",), inline=matmul_cost)
 def _linalg_trsm(xp, A, B, out, transpose=False, rightside=False, lower=True, alpha=1.0):
     """trsm(A, B, transpose=False, rightside=False, lower=True, alpha=1.0): solves
     op(A) X = alpha B (or X op(A) = alpha B if rightside) with A triangular."""
@@ -250,7 +250,7 @@ def _linalg_trsm(xp, A, B, out, transpose=False, rightside=False, lower=True, al
 
 
 @register("_linalg_trmm", inputs=("A", "B"), params=_TRI, infer=_tri_rule,
-          aliases=("linalg_trmm",), inline=False)
+          aliases=("linalg_trmm",), inline=matmul_cost)
 def _linalg_trmm(xp, A, B, out, transpose=False, rightside=False, lower=True, alpha=1.0):
     """trmm(A, B, transpose=False, rightside=False, lower=True, alpha=1.0):
     alpha * op(A) B (or alpha * B op(A) if rightside) with A triangular."""
@@ -276,7 +276,7 @@ def _syrk_rule(attrs, shapes, dtypes):
 @register("_linalg_syrk", inputs=("A",), params=[
     Param("transpose", p_bool, False, "Use transpose of input matrix."),
     Param("alpha", p_float, 1.0, "Scalar factor to be applied to the result.")],
-    infer=_syrk_rule, aliases=("linalg_syrk",), inline=False)
+    infer=_syrk_rule, aliases=("linalg_syrk",), inline=matmul_cost)
 def _linalg_syrk(xp, A, out, transpose=False, alpha=1.0):
     """syrk(A, transpose=False, alpha=1.0): alpha * A A^T (alpha * A^T A if transpose),
     exactly symmetric."""
@@ -288,7 +288,7 @@ def _linalg_syrk(xp, A, out, transpose=False, alpha=1.0):
 
 
 @register("_linalg_inverse", inputs=("A",), infer=_square_rule, aliases=("linalg_inverse",),
-          inline=False)
+          inline=matmul_cost)
 def _linalg_inverse(xp, A, out):
     """inverse(A): the inverse of each square matrix."""
     try:
@@ -314,14 +314,14 @@ def _slogdet_rule(attrs, shapes, dtypes):
 
 
 @register("_linalg_det", inputs=("A",), infer=_det_rule, aliases=("linalg_det",),
-          inline=False, output_names=("output0",))
+          inline=matmul_cost, output_names=("output0",))
 def _linalg_det(xp, A, out):
     """det(A): the determinant of each square matrix (shape (1,) for one matrix)."""
     out[...] = xp.linalg.det(A).reshape(out.shape)
 
 
 @register("_linalg_slogdet", inputs=("A",), infer=_slogdet_rule, aliases=("linalg_slogdet",),
-          num_outputs=2, inline=False, output_names=("output0", "output1"))
+          num_outputs=2, inline=matmul_cost, output_names=("output0", "output1"))
 def _linalg_slogdet(xp, A, out):
     """slogdet(A): (sign, log|det|) of each square matrix."""
     s, ld = xp.linalg.slogdet(A)

@@ -14,6 +14,18 @@ from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, r
 # ------------------------------------------------------------------- dot
 
 
+def _dot_cost(attrs, shapes, oshapes):
+    # output size x contracted length (whichever operand axis is contracted)
+    a = shapes[0]
+    k = (a[0] if attrs.get("transpose_a") and len(a) > 1 else a[-1]) if a else 1
+    if len(a) == 3 and attrs.get("transpose_a"):
+        k = a[1]
+    n = 1
+    for d in oshapes[0]:
+        n *= d
+    return n * k // 8
+
+
 def _dot_axes(a, b, ta, tb):
     """The contracted axes of MXNet's dot: lhs's last (its first if
     transpose_a), rhs's first (its last if transpose_b)."""
@@ -39,7 +51,7 @@ def _dot_rule(attrs, shapes, dtypes):
 
 @register("dot", inputs=("lhs", "rhs"), params=[
     Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
-    Param("forward_stype", lambda v: v, None)], infer=_dot_rule, inline=False)
+    Param("forward_stype", lambda v: v, None)], infer=_dot_rule, inline=_dot_cost)
 def dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
     """dot(lhs, rhs, transpose_a=False, transpose_b=False): matrix product;
     N-D arrays contract lhs's last axis (first if transpose_a) with rhs's
@@ -69,7 +81,7 @@ def _batch_dot_rule(attrs, shapes, dtypes):
 
 @register("batch_dot", inputs=("lhs", "rhs"), params=[
     Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
-    Param("forward_stype", lambda v: v, None)], infer=_batch_dot_rule, inline=False)
+    Param("forward_stype", lambda v: v, None)], infer=_batch_dot_rule, inline=_dot_cost)
 def batch_dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
     """batch_dot(lhs, rhs): a matrix product per batch entry of N-D arrays (N >= 3)."""
     a = xp.swapaxes(lhs, -1, -2) if transpose_a else lhs

@@ -139,6 +139,13 @@ def _nn_erf(xp, data, out):
 # ---------------------------------------------------------- FullyConnected
 
 
+def _fc_cost(attrs, shapes, oshapes):
+    n = 1
+    for d in oshapes[0]:
+        n *= d
+    return n * (shapes[1][1] if len(shapes) > 1 and len(shapes[1]) > 1 else 1) // 8
+
+
 def _fc_rule(attrs, shapes, dtypes):
     nh = attrs["num_hidden"]
     if attrs["no_bias"]:
@@ -166,7 +173,7 @@ def _fc_rule(attrs, shapes, dtypes):
     Param("num_hidden", p_int, doc="Number of hidden nodes of the output."),
     Param("no_bias", p_bool, False, "Whether to disable bias parameter."),
     Param("flatten", p_bool, True, "Whether to collapse all but the first axis of the input.")],
-    infer=_fc_rule, inline=False, attr_check=_in_range(("num_hidden", 1, None)))
+    infer=_fc_rule, inline=_fc_cost, attr_check=_in_range(("num_hidden", 1, None)))
 @_optional("bias")
 def fully_connected(xp, data, weight, *bias, out, num_hidden, no_bias=False, flatten=True):
     """FullyConnected(data, weight, bias, num_hidden, no_bias=False, flatten=True):

@@ -226,7 +226,10 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
 
     ``out`` is one array, or a list for ``num_outputs > 1``; ``infer`` is the
     shape/dtype rule; ``grad`` the gradient rule (see ``_grad.py``);
-    ``needs_rng`` passes ``rng=`` (the context's generator, ordered by the
+    ``inline`` is True (a ready op touching few elements runs on the pushing
+    thread), False (always a worker), or ``cost(attrs, in_shapes, out_shapes)``
+    estimating the work in elements for ops whose time is not their size
+    (matmuls, convolutions; see ``matmul_cost``). ``needs_rng`` passes ``rng=`` (the context's generator, ordered by the
     engine); ``train_aware`` passes ``_train`` (autograd's training flag at
     push); ``mutates`` lists input indices the kernel updates in place (e.g.
     BatchNorm's moving mean/var), which the engine then orders as writes;
@@ -247,6 +250,36 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
             _REGISTRY[a] = op
         return kernel
     return deco
+
+
+def matmul_cost(attrs, shapes, oshapes):
+    """Work of a matmul-like op in 'elementwise element' units: the output
+    size times the contracted length, over 8 (BLAS does several MACs in the
+    time an elementwise ufunc handles one element)."""
+    n = 1
+    for d in oshapes[0]:
+        n *= d
+    k = shapes[0][-1] if shapes and shapes[0] else 1
+    return n * k // 8
+
+
+def window_cost(attrs, shapes, oshapes):
+    """Work of a convolution or pooling: output size times window size
+    (times input channels per group for convolutions), over 8."""
+    n = 1
+    for d in oshapes[0]:
+        n *= d
+    kernel = attrs.get("kernel") or ()
+    win = 1
+    for d in kernel:
+        win *= d
+    if attrs.get("global_pool") and shapes:
+        win = 1
+        for d in shapes[0][2:]:
+            win *= d
+    if len(shapes) > 1 and len(shapes[1]) > 2:     # weight (out, in/groups, *kernel)
+        win *= shapes[1][1]
+    return n * max(win, 1) // 8
 
 
 def alias(name, *names):
