@@ -13,7 +13,7 @@ import pytest
 
 ACCEPT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "acceptance")
 FILES = ["test_async_native.py", "test_seed_package_overview.py", "test_seed_why_mxnet.py"]
-SELECT = "not gluon and not feedforward"
+SELECT = "not gluon"
 
 
 @pytest.mark.slow

@@ -17,4 +17,5 @@ from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # 
                          power, subtract, true_divide)
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from . import contrib  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401

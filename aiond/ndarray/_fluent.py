@@ -12,7 +12,8 @@ FLUENT = (
     "arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh degrees radians relu "
     "sigmoid softsign clip transpose slice slice_axis zeros_like ones_like tile repeat pad "
     "split swapaxes take pick one_hot topk sort argsort diag softmax log_softmax shape_array "
-    "size_array flip reverse nanprod sum_axis max_axis min_axis dot"
+    "size_array flip reverse nanprod sum_axis max_axis min_axis dot reshape_like slice_like "
+    "broadcast_axes argmax_channel"
 ).split()
 
 

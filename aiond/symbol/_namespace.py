@@ -204,6 +204,14 @@ PARAM_SHAPES = {
     "SVMOutput": _svm_label,
 }
 
+
+def _rnn(p, d):
+    from ..ops.rnn import param_shapes
+    return param_shapes(p, d)
+
+
+PARAM_SHAPES["RNN"] = _rnn
+
 # inputs a rule fills only when unknown: the op itself accepts other shapes
 # (SoftmaxOutput takes probability labels shaped like data, regression
 # outputs take (n,) labels for (n, 1) data, PReLU takes a (1,) gamma)
