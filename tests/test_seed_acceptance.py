@@ -12,8 +12,9 @@ import sys
 import pytest
 
 ACCEPT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "acceptance")
-FILES = ["test_async_native.py", "test_seed_package_overview.py", "test_seed_why_mxnet.py"]
-SELECT = "not gluon"
+FILES = ["test_async_native.py", "test_seed_package_overview.py", "test_seed_why_mxnet.py",
+         "test_seed_scripts.py"]
+SELECT = "not gluon and not numpy_gotchas"
 
 
 @pytest.mark.slow

@@ -434,8 +434,15 @@ class Executor:
         if not self._grad_idx:
             return
         if not self._recorded:
-            raise MXNetError("Executor.backward: run forward(is_train=True) first (the last "
-                             "forward was for inference, so no graph was recorded)")
+            # MXNet allows backward after forward(is_train=False): replay that
+            # forward (same inputs, inference mode) with the graph recorded
+            views = [self._views[i] for i in self._grad_idx]
+            autograd.mark_variables(views, [None] * len(views),
+                                    [self._grad_req[i] for i in self._grad_idx])
+            with autograd.record(train_mode=False):
+                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
+                               self._monitor)
+            self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))
         heads, hgrads = [], []
         for o, g in zip(self.outputs, out_grads):

@@ -194,12 +194,15 @@ def test_backward_head_gradients():
     assert exe.grad_dict["B"] is None
 
 
-def test_backward_needs_training_forward():
+def test_backward_after_inference_forward_works_as_in_mxnet():
+    # seed 003 does exactly this: forward() then backward([out_grad])
     exe = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)},
                       args_grad={"A": mx.nd.zeros(2), "B": mx.nd.zeros(2)})
     exe.forward()
-    with pytest.raises(MXNetError, match="is_train=True"):
-        exe.backward(mx.nd.ones(2))
+    exe.backward(mx.nd.ones(2) * 5)
+    for g in exe.grad_arrays:
+        np.testing.assert_allclose(g.asnumpy(), [0.5, 0.5], rtol=1e-6)
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), [1.2, 1.2], rtol=1e-6)
     nograd = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)}, grad_req="null")
     nograd.forward(is_train=True)
     nograd.backward(mx.nd.ones(2))                   # nothing to compute, as in MXNet
