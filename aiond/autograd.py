@@ -311,7 +311,12 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                     "gradient reaches it; wrap its input in BlockGrad/stop_gradient if no "
                     "gradient should flow there" % node.name)
             else:
-                igrads = node.op.grad(F, node.attrs, ins, outs, ograds)
+                rule = node.op.grad
+                if getattr(rule, "takes_need", False):
+                    igrads = rule(F, node.attrs, ins, outs, ograds,
+                                  need=[e is not None for e in node.edges])
+                else:
+                    igrads = rule(F, node.attrs, ins, outs, ograds)
             if not isinstance(igrads, (list, tuple)):
                 igrads = [igrads]
             if len(igrads) != len(node.edges):

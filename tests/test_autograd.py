@@ -160,3 +160,33 @@ def test_backward_returns_at_once_and_grad_can_be_awaited():
     g = asyncio.run(main())
     xn = x.asnumpy()
     np.testing.assert_allclose(g, np.ones((64, 64)) @ xn.T + xn.T @ np.ones((64, 64)), rtol=1e-4)
+
+
+def test_gradient_nobody_needs_is_not_computed():
+    """The first layer's data needs no gradient: FullyConnected's rule skips
+    that matmul (one fewer dot op pushed), and results are unchanged."""
+    x = mx.nd.array(np.random.rand(4, 6))
+    w = mx.nd.array(np.random.rand(3, 6))
+    b = mx.nd.zeros((3,))
+    w.attach_grad()
+    b.attach_grad()
+
+    def dots_in_backward(with_data_grad):
+        if with_data_grad:
+            x.attach_grad()
+        else:
+            x._ag = None
+        mx.profiler.set_state("run")
+        try:
+            with ag.record():
+                y = mx.nd.FullyConnected(x, w, b, num_hidden=3)
+            y.backward()
+            mx.nd.waitall()
+        finally:
+            mx.profiler.set_state("stop")
+        names = [e["name"] for e in mx.profiler._prof.events]
+        mx.profiler._prof.events.clear()
+        return names.count("dot")
+
+    assert dots_in_backward(False) == dots_in_backward(True) - 1
+    np.testing.assert_allclose(w.grad.asnumpy(), np.ones((3, 4)) @ x.asnumpy(), rtol=1e-5)

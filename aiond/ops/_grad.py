@@ -5,7 +5,7 @@ ops and, recorded again, give higher-order gradients. ``None`` means "no
 gradient flows to this input"."""
 from __future__ import annotations
 
-__all__ = ["unbroadcast", "set_grads", "zeros_grad"]
+__all__ = ["unbroadcast", "set_grads", "zeros_grad", "takes_need"]
 
 
 def unbroadcast(F, g, shape):
@@ -19,6 +19,13 @@ def unbroadcast(F, g, shape):
     if axes:
         g = F.sum(g, axis=axes, keepdims=True)
     return g.reshape(shape)
+
+
+def takes_need(rule):
+    """Mark a rule that accepts ``need=[bool per input]`` and skips the
+    gradients nobody needs (a matmul for the data of a first layer)."""
+    rule.takes_need = True
+    return rule
 
 
 def zeros_grad(F, attrs, inputs, outputs, ograds):

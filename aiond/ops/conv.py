@@ -731,28 +731,30 @@ def _lp_grad(xp, g, x, y, pv):
         return xp.where(y == 0, 0, g * r)
 
 # ------------------------------------------------------------ gradient table
-from ._grad import set_grads  # noqa: E402
+from ._grad import takes_need, set_grads  # noqa: E402
 
 
-def _conv_grad(F, attrs, ins, outs, og):
+@takes_need
+def _conv_grad(F, attrs, ins, outs, og, need=(True, True, True)):
     data, weight = ins[0], ins[1]
     g = og[0]
-    grads = [F._internal._backward_Convolution_data(g, data, weight, **attrs),
-             F._internal._backward_Convolution_weight(g, data, **attrs)]
+    grads = [F._internal._backward_Convolution_data(g, data, weight, **attrs) if need[0] else None,
+             F._internal._backward_Convolution_weight(g, data, **attrs) if need[1] else None]
     if len(ins) == 3:
         axes = (0,) + tuple(range(2, g.ndim))
-        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] else None)
+        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] and need[2] else None)
     return grads
 
 
-def _deconv_grad(F, attrs, ins, outs, og):
+@takes_need
+def _deconv_grad(F, attrs, ins, outs, og, need=(True, True, True)):
     data, weight = ins[0], ins[1]
     g = og[0]
-    grads = [F._internal._backward_Deconvolution_data(g, data, weight, **attrs),
-             F._internal._backward_Deconvolution_weight(g, data, **attrs)]
+    grads = [F._internal._backward_Deconvolution_data(g, data, weight, **attrs) if need[0] else None,
+             F._internal._backward_Deconvolution_weight(g, data, **attrs) if need[1] else None]
     if len(ins) == 3:
         axes = (0,) + tuple(range(2, g.ndim))
-        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] else None)
+        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] and need[2] else None)
     return grads
 
 

@@ -836,19 +836,21 @@ def upsampling(xp, *data, out, scale, sample_type="nearest", num_filter=0,
 
 
 # ------------------------------------------------------------ gradient table
-from ._grad import set_grads, unbroadcast  # noqa: E402
+from ._grad import takes_need, set_grads, unbroadcast  # noqa: E402
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
-def _fc_grad(F, attrs, ins, outs, og):
+@takes_need
+def _fc_grad(F, attrs, ins, outs, og, need=(True, True, True)):
     x, w = ins[0], ins[1]
     nh = attrs["num_hidden"]
     g2 = og[0].reshape((-1, nh))
     x2 = x.reshape((-1, w.shape[1]))
-    res = [F.dot(g2, w).reshape(x.shape), F.dot(g2, x2, transpose_a=True)]
+    res = [F.dot(g2, w).reshape(x.shape) if need[0] else None,
+           F.dot(g2, x2, transpose_a=True) if need[1] else None]
     if len(ins) == 3:
-        res.append(F.sum(g2, axis=0).reshape(ins[2].shape))
+        res.append(F.sum(g2, axis=0).reshape(ins[2].shape) if need[2] else None)
     return res
 
 
