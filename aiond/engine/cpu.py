@@ -155,8 +155,8 @@ class CPUExecutor(Executor):
 
     def run_split(self, opr):
         """Run ``opr`` as one chunk per worker; the last chunk finishes it."""
-        n, run = opr.split()
-        if n < SPLIT_MIN or run is None:
+        n, run = opr.split()[:2]
+        if run is None:
             # not worth splitting after all: run whole here
             fail = None
             try:
@@ -168,7 +168,8 @@ class CPUExecutor(Executor):
             return
         parts = self.nworkers
         step = -(-n // parts)
-        step = -(-step // 64) * 64       # chunk edges on cache lines
+        if n >= SPLIT_MIN:
+            step = -(-step // 64) * 64   # elementwise: chunk edges on cache lines
         bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
         job = _SplitJob(opr, run, len(bounds))
         chunks = self._chunks

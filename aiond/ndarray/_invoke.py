@@ -17,6 +17,7 @@ from ..engine.storage import Storage
 __all__ = ["invoke", "data_of", "new_array", "INLINE_MAX", "hooks"]
 
 INLINE_MAX = 1 << 14          # elements touched; below this a thread hop costs more
+ROWS_SPLIT_MIN = 1 << 19      # estimated work above which a matmul is split by rows
 _engine = _engine_mod.get()
 _push = _engine.push
 _prod = math.prod
@@ -100,6 +101,8 @@ class _Call:
         """(n, run(lo, hi)) over flat ranges, for same-shaped elementwise ops."""
         out = data_of(self.outs[0])
         ins = [data_of(x) for x in self.ins]
+        if out.size < SPLIT_MIN:
+            return 0, None
         for a in ins:
             if a.shape != out.shape:
                 return 0, None
@@ -110,6 +113,11 @@ class _Call:
         def run(lo, hi):
             kern(_np, *[a[lo:hi] for a in fi], out=fo[lo:hi], **attrs)
         return fo.size, run
+
+    def split_rows(self):
+        """(n, run(lo, hi)) over output rows, for matmul-like ops."""
+        return self.op.rows(_np, [data_of(x) for x in self.ins], data_of(self.outs[0]),
+                            self.attrs)
 
 
 def _ctx_error(op, inputs):
@@ -189,12 +197,17 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             rec(op, inputs, attrs, outs)
         call = _Call(op, inputs, outs, attrs, None)
         inline = op.inline
+        split = None
         if inline is True:
             inline = work <= INLINE_MAX
+            if op.elemwise and work >= SPLIT_MIN:
+                split = call.split
         elif inline:
-            inline = inline(attrs, shapes, oshapes) <= INLINE_MAX
-        _push(call, reads, (st.var,), op.name, nbytes, inline, False,
-              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
+            cost = inline(attrs, shapes, oshapes)
+            inline = cost <= INLINE_MAX
+            if op.rows is not None and cost >= ROWS_SPLIT_MIN:
+                split = call.split_rows
+        _push(call, reads, (st.var,), op.name, nbytes, inline, False, split)
         return y
     if (out is not None and n_in and out is inputs[0] and len(oshapes) == 1 and out._off is None
             and oshapes[0] == out._shape and odtypes[0] == out._dtype and not op.needs_rng):
@@ -268,6 +281,9 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     for s in shapes:
         work += _prod(s)
     split = call.split if (op.elemwise and work >= SPLIT_MIN and len(outs) == 1) else None
+    if op.rows is not None and len(outs) == 1 and callable(op.inline) \
+            and op.inline(attrs, shapes, oshapes) >= ROWS_SPLIT_MIN:
+        split = call.split_rows
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)

@@ -9,6 +9,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._rules import fmt, norm_axis, same_dtype, unary
 from .elemwise import cast_scalar
+from .registry import get as _reg_get
 from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, register
 
 # ------------------------------------------------------------------- dot
@@ -64,6 +65,22 @@ def dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=N
     ka, kb = _dot_axes(lhs.shape, rhs.shape, transpose_a, transpose_b)
     r = xp.tensordot(lhs, rhs, axes=([ka], [kb]))
     out[...] = r.reshape(out.shape)
+
+
+def _dot_rows(xp, ins, out, attrs):
+    """2-D dot by ranges of output rows (so both workers share one matmul)."""
+    a, b = ins
+    if a.ndim != 2 or b.ndim != 2:
+        return 0, None
+    A = a.T if attrs["transpose_a"] else a
+    B = b.T if attrs["transpose_b"] else b
+
+    def run(lo, hi):
+        xp.matmul(A[lo:hi], B, out=out[lo:hi])
+    return out.shape[0], run
+
+
+_reg_get("dot").rows = _dot_rows
 
 
 def _batch_dot_rule(attrs, shapes, dtypes):

@@ -185,8 +185,32 @@ def fully_connected(xp, data, weight, *bias, out, num_hidden, no_bias=False, fla
         o2 += bias[0].reshape(-1)
 
 
+def _fc_rows_install():
+    from .registry import get
+    get("FullyConnected").rows = _fc_rows
+
+
+def _fc_rows(xp, ins, out, attrs):
+    """FullyConnected by ranges of rows of the flattened data."""
+    data, weight = ins[0], ins[1]
+    nh = attrs["num_hidden"]
+    x2 = data.reshape(-1, weight.shape[1])
+    o2 = out.reshape(-1, nh)
+    wt = weight.T
+    bias = ins[2].reshape(-1) if len(ins) > 2 else None
+
+    def run(lo, hi):
+        xp.matmul(x2[lo:hi], wt, out=o2[lo:hi])
+        if bias is not None:
+            o2[lo:hi] += bias
+    return o2.shape[0], run
+
+
 # ----------------------------------------------------------- Activation
 _ACT_TYPES = ("relu", "sigmoid", "softrelu", "softsign", "tanh")
+
+
+_fc_rows_install()
 
 
 @register("Activation", params=[

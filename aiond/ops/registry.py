@@ -154,7 +154,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible")
+                 "num_visible", "rows")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -178,6 +178,9 @@ class Op:
         self.mutates = ()           # indices of inputs the kernel also writes (aux states)
         self.train_aware = False    # kernel gets _train=autograd.is_training() at push
         self.num_visible = None     # attrs -> how many outputs mx.nd returns (None: all)
+        # rows(xp, inputs, out, attrs) -> (n, run(lo, hi)): the op computed by
+        # ranges of output rows, so a large matmul can use every worker
+        self.rows = None
 
     def __repr__(self):
         return "<Op %s>" % self.name
