@@ -345,6 +345,7 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
         g = grads.get(key)
         if g is None or leaf.req == "null" or leaf.grad is None:
             continue
+        leaf.fresh = True       # the Trainer's stale-gradient check reads this
         if leaf.req == "add":
             leaf.grad += g
         elif g.shape == leaf.grad.shape:

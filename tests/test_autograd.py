@@ -190,3 +190,21 @@ def test_gradient_nobody_needs_is_not_computed():
 
     assert dots_in_backward(False) == dots_in_backward(True) - 1
     np.testing.assert_allclose(w.grad.asnumpy(), np.ones((3, 4)) @ x.asnumpy(), rtol=1e-5)
+
+
+def test_reshape_and_basic_slices_are_recorded():
+    """x.reshape(...), x[1:3] and x[1] inside record() are on the tape (MXNet
+    records Reshape/slice), so gradients flow through them."""
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    x.attach_grad()
+    with ag.record():
+        y = (x.reshape((4, 3)) * 2).sum() + (x[1:3] * 3).sum() + (x[0] * 5).sum()
+    y.backward()
+    want = np.full((3, 4), 2.0)
+    want[1:3] += 3
+    want[0] += 5
+    np.testing.assert_allclose(x.grad.asnumpy(), want)
+    # outside record() they stay views sharing memory, as in MXNet
+    v = x.reshape((4, 3))
+    x[:] = 0
+    assert v.asnumpy().sum() == 0

@@ -15,6 +15,7 @@ from ..base import ShapeError, integer_types, numeric_types
 from ..engine import get as _get_engine
 from ..ops.matrix import _axis_len, _axis_of, _index_shape
 from ._invoke import INLINE_MAX, data_of, invoke
+from ._invoke import hooks as _hooks
 from .ndarray import NDArray, _cached, _copy_into, _view
 
 _engine = _get_engine()
@@ -140,8 +141,9 @@ def getitem(arr, key):
     if not out_shape:
         out_shape = (1,)
     off = _contiguous(real, shape)
-    if off is not None:
+    if off is not None and (arr._ag is None or _hooks.record is None):
         return _view(arr, out_shape, (arr._off or 0) + off)
+    # a copy (strided key, or a view of an array autograd is recording through)
     spec = _key_spec(expanded)
     res = invoke(_cached("_index"), [arr], {"key": spec})
     if res._shape != out_shape:

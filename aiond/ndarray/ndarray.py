@@ -23,6 +23,7 @@ from ..ops import registry as _reg
 from ..ops.matrix import infer_reshape
 from ..ops.registry import to_dtype
 from ._invoke import INLINE_MAX, data_of, invoke, new_array
+from ._invoke import hooks as _hooks
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
            "waitall", "concatenate", "from_numpy"]
@@ -202,6 +203,10 @@ class NDArray:
             new = infer_reshape(self._shape, shape, reverse)
         except MXNetError as e:
             raise type(e)("reshape: %s" % e) from None
+        if self._ag is not None and _hooks.record is not None:
+            # recording a graph through this array: the reshape is an op on the tape
+            return invoke(_op("Reshape"), [self], {"shape": new, "reverse": False,
+                                                   "target_shape": None, "keep_highest": False})
         return _view(self, new, self._off or 0)
 
     def reshape_like(self, other):
