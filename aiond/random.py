@@ -5,10 +5,14 @@ import numpy as np
 
 from . import engine as _engine_mod
 from .context import Context
-from .ndarray.random import exponential, normal, randint, randn, shuffle, uniform
+from .ndarray.random import (bernoulli, exponential, gamma, generalized_negative_binomial,
+                             multinomial, negative_binomial, normal, poisson, randint, randn,
+                             shuffle, uniform)
 from .ops import random as _rops
 
-__all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "shuffle"]
+__all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
+           "negative_binomial", "generalized_negative_binomial", "multinomial", "bernoulli",
+           "shuffle"]
 
 
 def seed(seed_state, ctx="all"):

@@ -4,7 +4,9 @@ from __future__ import annotations
 from ..ops import registry as _reg
 from ._invoke import invoke
 
-__all__ = ["uniform", "normal", "randn", "randint", "exponential", "shuffle"]
+__all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
+           "negative_binomial", "generalized_negative_binomial", "multinomial", "bernoulli",
+           "shuffle"]
 
 
 def _sample(opname, params, shape, dtype, ctx, out):
@@ -62,3 +64,39 @@ def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
 def shuffle(data, **kwargs):
     """A copy of ``data`` with its first axis randomly permuted."""
     return invoke(_reg.get("_shuffle"), [data], {}, kwargs.get("out"))
+
+
+def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Samples from a Gamma distribution with shape ``alpha`` and scale ``beta``."""
+    return _sample("_random_gamma", {"alpha": alpha, "beta": beta}, shape, dtype, ctx, out)
+
+
+def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Samples from a Poisson distribution with rate ``lam``."""
+    return _sample("_random_poisson", {"lam": lam}, shape, dtype, ctx, out)
+
+
+def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """Failures before ``k`` successes of probability ``p``."""
+    return _sample("_random_negative_binomial", {"k": k, "p": p}, shape, dtype, ctx, out)
+
+
+def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None,
+                                  **kwargs):
+    """Negative binomial with mean ``mu`` and dispersion ``alpha``."""
+    return _sample("_random_generalized_negative_binomial", {"mu": mu, "alpha": alpha}, shape,
+                   dtype, ctx, out)
+
+
+def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
+    """Category indices drawn from the probabilities in ``data``'s last axis;
+    with ``get_prob=True`` also their log-probabilities."""
+    op = _reg.get("_sample_multinomial")
+    attrs = op.parse({"shape": shape if shape is not None else (), "get_prob": get_prob,
+                      "dtype": dtype})
+    return invoke(op, [data], attrs, out)
+
+
+def bernoulli(prob=0.5, shape=None, dtype=None, ctx=None, out=None, **kwargs):
+    """1 with probability ``prob``, else 0 (float32 unless ``dtype``)."""
+    return _sample("_random_bernoulli", {"prob": prob}, shape, dtype, ctx, out)

@@ -184,3 +184,150 @@ def _sample_normal(xp, mu, sigma, out, rng, shape=(), dtype=None):
 def _sample_exponential(xp, lam, out, rng, shape=(), dtype=None):
     """sample_exponential(lam, shape=()): draws with rate lam[i] per parameter."""
     _fill(out, rng.gen.exponential(1.0 / _per_element(lam, out), size=out.shape))
+
+# ------------------------------------------- gamma, poisson, negative binomials
+
+
+def _positive(*names, allow_zero=()):
+    def check(op, attrs):
+        _check_dtype(op, attrs, _FLOATS)
+        for n in names:
+            v = attrs[n]
+            if not (v > 0 or (n in allow_zero and v == 0)):
+                raise OpError("%s: %s must be %s 0, got %r"
+                              % (op.name, n, ">=" if n in allow_zero else ">", v))
+    return check
+
+
+def _check_negbin(op, attrs):
+    _check_dtype(op, attrs, _FLOATS)
+    if not attrs["k"] > 0:
+        raise OpError("%s: k must be > 0, got %r" % (op.name, attrs["k"]))
+    if not 0 < attrs["p"] <= 1:
+        raise OpError("%s: p must be in (0, 1], got %r" % (op.name, attrs["p"]))
+
+
+def _gnb(gen, mu, alpha, size):
+    # MXNet: a Poisson whose rate is Gamma(1/alpha, mu*alpha); alpha == 0 is Poisson(mu)
+    mu = np.broadcast_to(np.asarray(mu, dtype=np.float64), size)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), size)
+    rate = np.where(alpha > 0, gen.gamma(np.where(alpha > 0, 1.0 / np.maximum(alpha, 1e-300), 1.0),
+                                          mu * alpha, size=size), mu)
+    return gen.poisson(rate)
+
+
+@register("_random_gamma", inputs=(), params=[Param("alpha", p_float, 1.0), Param("beta", p_float, 1.0)]
+          + _COMMON, infer=_shape_rule, needs_rng=True, attr_check=_positive("alpha", "beta"),
+          aliases=("random_gamma",))
+def _random_gamma(xp, out, rng, alpha=1.0, beta=1.0, shape=None, dtype=None, ctx=None):
+    """gamma(alpha=1, beta=1, shape): Gamma draws with shape alpha and scale beta."""
+    _fill(out, rng.gen.gamma(alpha, beta, size=out.shape))
+
+
+@register("_random_poisson", inputs=(), params=[Param("lam", p_float, 1.0)] + _COMMON,
+          infer=_shape_rule, needs_rng=True, attr_check=_positive("lam", allow_zero=("lam",)),
+          aliases=("random_poisson",))
+def _random_poisson(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None):
+    """poisson(lam=1, shape): Poisson draws (as floats, like MXNet)."""
+    _fill(out, rng.gen.poisson(lam, size=out.shape))
+
+
+@register("_random_negative_binomial", inputs=(), params=[Param("k", p_float, 1.0),
+                                                          Param("p", p_float, 1.0)] + _COMMON,
+          infer=_shape_rule, needs_rng=True, attr_check=_check_negbin,
+          aliases=("random_negative_binomial",))
+def _random_negative_binomial(xp, out, rng, k=1.0, p=1.0, shape=None, dtype=None, ctx=None):
+    """negative_binomial(k=1, p=1, shape): failures before k successes of probability p."""
+    _fill(out, rng.gen.negative_binomial(k, p, size=out.shape))
+
+
+@register("_random_generalized_negative_binomial", inputs=(),
+          params=[Param("mu", p_float, 1.0), Param("alpha", p_float, 1.0)] + _COMMON,
+          infer=_shape_rule, needs_rng=True,
+          attr_check=_positive("mu", "alpha", allow_zero=("mu", "alpha")),
+          aliases=("random_generalized_negative_binomial",))
+def _random_generalized_negative_binomial(xp, out, rng, mu=1.0, alpha=1.0, shape=None, dtype=None,
+                                          ctx=None):
+    """generalized_negative_binomial(mu=1, alpha=1, shape): mean mu, dispersion alpha."""
+    _fill(out, _gnb(rng.gen, mu, alpha, out.shape))
+
+
+@register("_random_bernoulli", inputs=(), params=[Param("prob", p_float, 0.5)] + _COMMON,
+          infer=_shape_rule, needs_rng=True, aliases=("random_bernoulli",),
+          attr_check=lambda op, a: (_check_dtype(op, a, _FLOATS + _INTS),
+                                    None if 0 <= a["prob"] <= 1 else _raise(
+                                        "%s: prob must be in [0, 1], got %r" % (op.name, a["prob"]))))
+def _random_bernoulli(xp, out, rng, prob=0.5, shape=None, dtype=None, ctx=None):
+    """bernoulli(prob=0.5, shape): 1 with probability prob, else 0."""
+    _fill(out, rng.gen.random(size=out.shape) < prob)
+
+
+def _raise(msg):
+    raise OpError(msg)
+
+
+@register("_sample_gamma", inputs=("alpha", "beta"), params=_SAMPLE, infer=_sample_rule,
+          needs_rng=True, attr_check=_check_sample, aliases=("sample_gamma",))
+def _sample_gamma(xp, alpha, beta, out, rng, shape=(), dtype=None):
+    """sample_gamma(alpha, beta, shape=()): Gamma(alpha[i], beta[i]) draws per parameter."""
+    _fill(out, rng.gen.gamma(_per_element(alpha, out), _per_element(beta, out), size=out.shape))
+
+
+@register("_sample_poisson", inputs=("lam",), params=_SAMPLE, infer=_sample_rule,
+          needs_rng=True, attr_check=_check_sample, aliases=("sample_poisson",))
+def _sample_poisson(xp, lam, out, rng, shape=(), dtype=None):
+    """sample_poisson(lam, shape=()): Poisson(lam[i]) draws per parameter."""
+    _fill(out, rng.gen.poisson(_per_element(lam, out), size=out.shape))
+
+
+@register("_sample_negative_binomial", inputs=("k", "p"), params=_SAMPLE, infer=_sample_rule,
+          needs_rng=True, attr_check=_check_sample, aliases=("sample_negative_binomial",))
+def _sample_negative_binomial(xp, k, p, out, rng, shape=(), dtype=None):
+    """sample_negative_binomial(k, p, shape=()): per-parameter negative binomial draws."""
+    _fill(out, rng.gen.negative_binomial(_per_element(k, out), _per_element(p, out), size=out.shape))
+
+
+@register("_sample_generalized_negative_binomial", inputs=("mu", "alpha"), params=_SAMPLE,
+          infer=_sample_rule, needs_rng=True, attr_check=_check_sample,
+          aliases=("sample_generalized_negative_binomial",))
+def _sample_generalized_negative_binomial(xp, mu, alpha, out, rng, shape=(), dtype=None):
+    """sample_generalized_negative_binomial(mu, alpha, shape=()): per-parameter draws."""
+    _fill(out, _gnb(rng.gen, _per_element(mu, out), _per_element(alpha, out), out.shape))
+
+# ------------------------------------------------------------------ multinomial
+
+
+def _multinomial_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    if not s:
+        raise OpError("data must have at least 1 dimension (the probabilities), got ()")
+    extra = attrs["shape"] or ()
+    out = s[:-1] + tuple(extra)
+    if not out:
+        out = (1,)
+    dt = attrs["dtype"] or np.dtype(np.int32)
+    if attrs["get_prob"]:
+        return (out, out), (dt, dtypes[0])
+    return (out,), (dt,)
+
+
+@register("_sample_multinomial", params=[Param("shape", p_shape, ()),
+                                         Param("get_prob", lambda v: str(v).lower() in ("true", "1"), False),
+                                         Param("dtype", p_dtype, np.dtype(np.int32))],
+          infer=_multinomial_rule, needs_rng=True, num_outputs=2,
+          num_visible=lambda a: 2 if a["get_prob"] else 1, aliases=("sample_multinomial",))
+def _sample_multinomial(xp, data, out, rng, shape=(), get_prob=False, dtype=None):
+    """sample_multinomial(data, shape=(), get_prob=False): category indices drawn from the
+    probabilities along data's last axis (and their log-probabilities with get_prob)."""
+    outs = out if isinstance(out, list) else [out]
+    p = data.astype(np.float64).reshape(-1, data.shape[-1])
+    extra = tuple(shape or ())
+    m = int(np.prod(extra)) if extra else 1
+    cdf = np.cumsum(p, axis=1)
+    cdf /= cdf[:, -1:]
+    u = rng.gen.random(size=(p.shape[0], m))
+    idx = np.minimum((u[:, :, None] > cdf[:, None, :]).sum(axis=2), p.shape[1] - 1)
+    outs[0][...] = idx.reshape(outs[0].shape)
+    if len(outs) > 1:
+        logp = np.log(np.take_along_axis(p, idx, axis=1))
+        outs[1][...] = logp.reshape(outs[1].shape)
