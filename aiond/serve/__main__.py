@@ -1,0 +1,176 @@
+"""``python -m aiond.serve``: serve an exported model over HTTP with dynamic batching.
+
+    python -m aiond.serve --symbol model-symbol.json --params model-0000.params \\
+        --input-shape 1,784 --port 8080
+
+The files are those written by MXNet 1.x or aiond (Gluon ``export()`` or a
+Module checkpoint). See ``--help`` for the batching options. SIGTERM or
+Ctrl-C stops taking connections, lets the requests in flight and the queued
+batches finish, then exits.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import socket
+import sys
+
+_WORKERS_ENV = "AIOND_CPU_WORKERS"
+
+
+def _shape(text):
+    try:
+        dims = tuple(int(d) for d in text.replace("(", "").replace(")", "").split(",")
+                     if d.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a shape like 1,784" % text) from None
+    if len(dims) < 1:
+        raise argparse.ArgumentTypeError("the shape needs at least the batch axis")
+    return dims
+
+
+def _ints(text):
+    try:
+        return sorted({int(d) for d in text.split(",") if d.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a list like 16,32,64" % text) from None
+
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="python -m aiond.serve",
+        description="Serve an MXNet/aiond model (prefix-symbol.json + prefix-NNNN.params) "
+                    "over HTTP with dynamic batching. POST /predict takes JSON "
+                    "({\"data\": [[...]]}) or raw little-endian tensors "
+                    "(Content-Type: application/octet-stream, X-Tensor-Shape, X-Tensor-Dtype); "
+                    "GET /health; GET /metrics (Prometheus).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    m = p.add_argument_group("model")
+    m.add_argument("--symbol", required=True, help="graph JSON (prefix-symbol.json)")
+    m.add_argument("--params", required=True, help="parameters (prefix-0000.params)")
+    m.add_argument("--input-shape", required=True, type=_shape,
+                   help="shape of one request, batch axis first (1,784): requests of "
+                        "1..max-batch-size rows are accepted; -1 marks a variable axis")
+    m.add_argument("--input-name", default=None,
+                   help="the graph's input variable (default: its only non-parameter input)")
+    m.add_argument("--dtype", default="float32", help="input dtype")
+    m.add_argument("--name", default=None, help="model name in /health and /metrics "
+                                                 "(default: the symbol file's prefix)")
+    b = p.add_argument_group("batching")
+    b.add_argument("--max-batch-size", type=int, default=32,
+                   help="rows in one batch (Triton max_batch_size, Ray max_batch_size)")
+    b.add_argument("--max-wait-ms", type=float, default=2.0,
+                   help="how long a batch may wait to grow while another one runs "
+                        "(Triton max_queue_delay, Ray batch_wait_timeout_s); an idle "
+                        "model runs what is queued at once")
+    b.add_argument("--max-queue", type=int, default=1024,
+                   help="queued requests before new ones get 503 with Retry-After")
+    b.add_argument("--max-in-flight", type=int, default=2,
+                   help="batches running in the engine at once")
+    b.add_argument("--timeout-ms", type=float, default=None,
+                   help="default per-request deadline (504 when it passes); clients may "
+                        "send X-Timeout-Ms")
+    b.add_argument("--buckets", type=_ints, default=None,
+                   help="pad variable-length inputs along --pad-axis to these lengths "
+                        "(e.g. 16,32,64)")
+    b.add_argument("--pad-axis", type=int, default=1, help="axis padded to --buckets")
+    b.add_argument("--pad-value", type=float, default=0.0, help="padding value")
+    h = p.add_argument_group("server")
+    h.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    h.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
+    h.add_argument("--max-body-bytes", type=int, default=16 << 20,
+                   help="larger request bodies get 413")
+    h.add_argument("--graceful-timeout", type=float, default=30.0,
+                   help="seconds SIGTERM waits for requests in flight before cancelling them")
+    h.add_argument("--workers", type=int, default=None,
+                   help="engine CPU worker threads (sets %s). Default: that variable if "
+                        "set, else one less than the cores (at least 1), which leaves a "
+                        "core to the event loop: on 2 cores this halved the loop lag at "
+                        "the same batched throughput" % _WORKERS_ENV)
+    h.add_argument("--no-warmup", action="store_true",
+                   help="skip running one batch before listening")
+    h.add_argument("--log-level", default="info",
+                   choices=["critical", "error", "warning", "info", "debug"])
+    return p
+
+
+def _reexec_with_workers(n):
+    """The engine reads AIOND_CPU_WORKERS when aiond is imported (before this
+    module runs): re-execute once with it set."""
+    if os.environ.get(_WORKERS_ENV) == str(n):
+        return
+    env = dict(os.environ)
+    env[_WORKERS_ENV] = str(n)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "aiond.serve"] + sys.argv[1:], env)
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    workers = args.workers
+    if workers is None and _WORKERS_ENV not in os.environ:
+        workers = max(1, (os.cpu_count() or 1) - 1)
+    if workers is not None:
+        if workers < 1:
+            sys.exit("--workers must be >= 1")
+        if argv is None:
+            _reexec_with_workers(workers)
+    import numpy as np
+    import uvicorn
+    import aiond as mx
+    from .batcher import load_model
+    from .http import create_app
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    log = logging.getLogger("aiond.serve")
+    name = args.name or os.path.basename(args.symbol).rsplit("-symbol", 1)[0]
+    model = load_model(args.symbol, args.params, input_name=args.input_name)
+    sample = tuple(None if d < 0 else d for d in args.input_shape[1:])
+    dtype = np.dtype(args.dtype)
+    if not args.no_warmup:
+        shape = (1,) + tuple(d if d is not None else (args.buckets or [1])[0] for d in sample)
+        out = model(mx.nd.zeros(shape, dtype=dtype))
+        for o in (out if isinstance(out, (list, tuple)) else [out]):
+            o.wait_to_read()
+    app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
+                     max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
+                     max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,
+                     max_in_flight=args.max_in_flight,
+                     timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
+                     buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value)
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and
+    # without it a response written in two parts waits for the client's delayed ACK
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as e:
+        sys.exit("cannot listen on %s:%d: %s" % (args.host, args.port, e))
+    sock.listen(2048)     # connections wait in the backlog until uvicorn accepts them
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level,
+                            timeout_graceful_shutdown=args.graceful_timeout,
+                            access_log=False)
+    log.info("aiond.serve: model %r listening on http://%s:%d (max_batch_size=%d, "
+             "max_wait=%gms, max_queue=%d)", name, args.host, port, args.max_batch_size,
+             args.max_wait_ms, args.max_queue)
+    print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
+          flush=True)
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish the
+    # requests in flight, then the app's lifespan drains the batcher), and then
+    # re-raises the signal against the handler found before it: ours records it,
+    # so a graceful stop exits with status 0
+    got = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, frame: got.append(signum))
+    uvicorn.Server(config).run(sockets=[sock])
+    print("aiond.serve: stopped%s" % ("" if not got else " (%s)" % signal.Signals(got[0]).name),
+          file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,472 @@
+"""Serving: dynamic batching vs one forward per request, in process and over HTTP.
+
+64 concurrent closed-loop clients on one asyncio loop (the default loop), MLP
+784-1024-1024-10 (ReLU) with the weights of /work/shared/bench/serve_lag.py,
+one row per request; a 1 ms ticker measures how late the loop runs timers
+(the lag every other connection of the server would suffer).
+
+In process (``--mode inproc``), the handler each client awaits:
+  numpy_executor   the numpy forward in ``loop.run_in_executor`` (the usual hop)
+  aiond_unbatched  ``await net(mx.nd.array(x)).read()``
+  aiond_batched    ``await batcher(x)`` (aiond.serve.Batcher over the same net)
+  mxnet_executor   (``--mxnet-python``, in that interpreter) ``y = net(nd.array(x))``
+                   on the loop, ``await run_in_executor(None, y.asnumpy)``
+Over HTTP (``--mode http``): uvicorn on 127.0.0.1 in a thread of this process
+(ticker on its loop), a stdlib keep-alive HTTP/1.1 load generator with 64
+connections in a subprocess, raw float32 bodies (``X-Tensor-Shape``):
+  numpy_executor   a Starlette route running the numpy forward in the executor
+  aiond_unbatched  a Starlette route awaiting ``net(...).read()``
+  aiond_batched    ``aiond.serve.http.create_app`` (the Batcher behind it)
+
+Per repeat: req/s, request latency p50/p99 (ms), loop lag p50/p99/max (ms,
+beyond the 1 ms asked for). Outputs are checked against numpy (a sample of
+each run, after the timed window, so every mode pays the same loop cost).
+Short runs (2-core shared machine): the figures are indicative.
+
+    .venv/bin/python benchmarks/bench_serve.py [--mode both] [--duration 2]
+        [--mxnet-python .venvs/mxnet/bin/python] [--workers N]
+"""
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from _common import (aiond_engine_facts, alternate, check, dig, emit, log,  # noqa: E402
+                     parse, parser, perf, run_mxnet, summary, target)
+
+SIZES = (784, 1024, 1024, 10)
+TICK = 0.001
+# req/s quoted in the brief for this workload (batch 1, 64 clients, this machine)
+ANCHORS = {"mxnet_executor": 1838, "torch_executor": 1893, "numpy_executor": 784}
+
+
+# ----------------------------------------------------------------- the model
+def make_weights():
+    rs = np.random.RandomState(2)   # serve_lag.py's weights
+    ws = []
+    for i, o in zip(SIZES[:-1], SIZES[1:]):
+        lim = np.sqrt(6.0 / (i + o))
+        ws.append((rs.uniform(-lim, lim, (o, i)).astype(np.float32),
+                   rs.uniform(-0.1, 0.1, o).astype(np.float32)))
+    return ws
+
+
+def numpy_forward(ws):
+    def forward(x):
+        for k, (W, b) in enumerate(ws):
+            x = x @ W.T + b
+            if k < len(ws) - 1:
+                np.maximum(x, 0, out=x)
+        return x
+    return forward
+
+
+def build_net(mx, ws):
+    nd, nn = mx.nd, mx.gluon.nn
+    net = nn.HybridSequential()
+    for k, (W, b) in enumerate(ws):
+        net.add(nn.Dense(W.shape[0], in_units=W.shape[1],
+                         activation="relu" if k < len(ws) - 1 else None))
+    net.initialize(ctx=mx.cpu())
+    for layer, (W, b) in zip(net, ws):
+        layer.weight.set_data(nd.array(W))
+        layer.bias.set_data(nd.array(b))
+    net.hybridize()
+    return net
+
+
+def inputs(n=16):
+    rs = np.random.RandomState(3)
+    return [rs.uniform(-1, 1, (1, SIZES[0])).astype(np.float32) for _ in range(n)]
+
+
+def pct(xs, p):
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))] if s else float("nan")
+
+
+# -------------------------------------------------------------- in process
+async def ticker(stop, lags):
+    while not stop.is_set():
+        t0 = perf()
+        await asyncio.sleep(TICK)
+        lags.append(perf() - t0 - TICK)
+
+
+async def closed_loop(handler, xs, clients, duration):
+    """64 clients, each: yield once (its socket read), await the handler."""
+    lat, lags, stop, samples = [], [], asyncio.Event(), []
+    tick = asyncio.ensure_future(ticker(stop, lags))
+    await asyncio.sleep(0.01)
+    del lags[:]
+    t_start = perf()
+    deadline = t_start + duration
+
+    async def client(i):
+        k = i % len(xs)
+        x = xs[k]
+        n = 0
+        while perf() < deadline:
+            t0 = perf()
+            await asyncio.sleep(0)
+            out = await handler(x)
+            lat.append(perf() - t0)
+            n += 1
+            if n % 8 == 1:
+                samples.append((k, out))
+
+    await asyncio.gather(*(client(i) for i in range(clients)))
+    wall = perf() - t_start
+    stop.set()
+    await tick
+    return {"rps": len(lat) / wall, "lat_p50_ms": 1e3 * pct(lat, 50),
+            "lat_p99_ms": 1e3 * pct(lat, 99), "lag_p50_ms": 1e3 * pct(lags, 50),
+            "lag_p99_ms": 1e3 * pct(lags, 99), "lag_max_ms": 1e3 * max(lags),
+            "requests": len(lat)}, samples
+
+
+def _handlers(mx, backend, ws, pool, batch_opts):
+    fwd = numpy_forward(ws)
+    hs = {}
+
+    async def numpy_executor(x):
+        return await asyncio.get_running_loop().run_in_executor(pool, fwd, x)
+    hs["numpy_executor"] = numpy_executor
+    net = build_net(mx, ws)
+    nd = mx.nd
+    if backend == "mxnet":
+        async def mxnet_executor(x):
+            y = net(nd.array(x))
+            return await asyncio.get_running_loop().run_in_executor(pool, y.asnumpy)
+        hs["mxnet_executor"] = mxnet_executor
+        return hs, None
+
+    async def aiond_unbatched(x):
+        return await net(nd.array(x)).read()
+    hs["aiond_unbatched"] = aiond_unbatched
+    from aiond.serve import Batcher
+    batcher = Batcher(net, sample_shape=(SIZES[0],), dtype="float32", **batch_opts)
+
+    def aiond_batched(x):
+        return batcher(x)
+    hs["aiond_batched"] = aiond_batched
+    return hs, batcher
+
+
+def workload(mx, backend, params):
+    """In-process figures for ``backend`` ('aiond' or 'mxnet'); runs as is
+    in MXNet's interpreter too (numpy and mx only)."""
+    ws = make_weights()
+    ref = numpy_forward(ws)
+    xs = inputs()
+    refs = [ref(x) for x in xs]
+
+    async def main():
+        pool = ThreadPoolExecutor()   # default size, as the usual workaround uses it
+        hs, batcher = _handlers(mx, backend, ws, pool, params["batch_opts"])
+        for name, h in hs.items():
+            np.testing.assert_allclose(await h(xs[0]), refs[0], rtol=1e-3, atol=1e-3)
+        per = {name: [] for name in hs}
+        for rep in range(params["repeats"] + 1):
+            for name, h in alternate(hs.items(), rep):
+                log("bench_serve: inproc", name, "repeat", rep)
+                r, samples = await closed_loop(h, xs, params["clients"],
+                                               params["duration"] if rep else 0.5)
+                bad = sum(not np.allclose(o, refs[k], rtol=1e-3, atol=1e-3)
+                          for k, o in samples)
+                check(bad == 0, "%s: %d of %d sampled outputs differ from numpy"
+                      % (name, bad, len(samples)))
+                if rep:
+                    per[name].append(r)
+        res = {name: _summarize(rr) for name, rr in per.items()}
+        if batcher is not None:
+            st = batcher.statistics()
+            res["aiond_batched"]["mean_batch_size"] = round(st.mean_batch_size, 1)
+            res["aiond_batched"]["batch_sizes_top"] = dict(sorted(
+                st.batch_size_histogram.items(), key=lambda kv: -kv[1])[:5])
+            await batcher.aclose()
+        res["ratios"] = _ratios(per)
+        pool.shutdown()
+        return res
+
+    return asyncio.run(main())
+
+
+def _summarize(rr):
+    out = {k: summary([r[k] for r in rr], digits=2) for k in rr[0] if k != "requests"}
+    out["requests"] = sum(r["requests"] for r in rr)
+    return out
+
+
+def _ratios(per):
+    res = {}
+    names = list(per)
+    for a, b in (("aiond_batched", "aiond_unbatched"), ("aiond_batched", "numpy_executor"),
+                 ("aiond_unbatched", "numpy_executor"), ("mxnet_executor", "numpy_executor")):
+        if a in names and b in names:
+            res["%s_vs_%s_rps" % (a, b)] = summary(
+                [x["rps"] / y["rps"] for x, y in zip(per[a], per[b])], digits=2)
+            res["%s_vs_%s_p99" % (a, b)] = summary(
+                [x["lat_p99_ms"] / y["lat_p99_ms"] for x, y in zip(per[a], per[b])], digits=2)
+    return res
+
+
+# ----------------------------------------------------------------- over HTTP
+# The load generator: stdlib only, run as `python -c CLIENT ARGS_JSON`.
+CLIENT = r"""
+import asyncio, json, sys, time
+import numpy as np
+a = json.loads(sys.argv[1])
+body = bytes.fromhex(a["body"])
+ref = np.asarray(a["ref"], np.float32)
+req = (b"POST /predict HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+       b"X-Tensor-Shape: 1,784\r\nX-Tensor-Dtype: float32\r\nContent-Length: %d\r\n\r\n"
+       % len(body)) + body
+lat, bad, errors = [], [0], []
+async def conn(deadline):
+    r, w = await asyncio.open_connection("127.0.0.1", a["port"])
+    n = 0
+    while time.perf_counter() < deadline:
+        t0 = time.perf_counter()
+        w.write(req)
+        head = await r.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        cl = 0
+        for line in head.split(b"\r\n"):
+            if line[:15].lower() == b"content-length:":
+                cl = int(line[15:])
+        data = await r.readexactly(cl)
+        lat.append(time.perf_counter() - t0)
+        n += 1
+        if status != 200:
+            errors.append(status)
+        elif n % 16 == 1:
+            out = np.frombuffer(data, "<f4")
+            if not np.allclose(out, ref.ravel(), rtol=1e-3, atol=1e-3):
+                bad[0] += 1
+    w.close()
+async def main():
+    deadline = time.perf_counter() + a["duration"]
+    t0 = time.perf_counter()
+    await asyncio.gather(*(conn(deadline) for _ in range(a["clients"])))
+    wall = time.perf_counter() - t0
+    s = sorted(lat)
+    q = lambda p: s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
+    print(json.dumps({"rps": len(lat) / wall, "lat_p50_ms": 1e3 * q(50),
+                      "lat_p99_ms": 1e3 * q(99), "requests": len(lat),
+                      "wrong_outputs": bad[0], "errors": len(errors)}))
+asyncio.run(main())
+"""
+
+
+class _Server:
+    def __init__(self, app):
+        import uvicorn
+        # IPPROTO_TCP: asyncio then sets TCP_NODELAY on each connection (else
+        # every response waits ~40 ms for the client's delayed ACK)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1024)
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                                    access_log=False))
+        self.loop = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_until_complete(self.server.serve(sockets=[self.sock]))
+        self.loop.close()
+
+    def __enter__(self):
+        self.thread.start()
+        t0 = perf()
+        while not self.server.started:
+            if perf() - t0 > 30:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(30)
+        self.sock.close()
+
+
+def _plain_app(forward_async):
+    """A Starlette route that decodes a raw tensor and awaits forward_async(x)."""
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def predict(request):
+        x = np.frombuffer(await request.body(), "<f4").reshape(1, SIZES[0])
+        y = await forward_async(x)
+        return Response(np.ascontiguousarray(y, "<f4").tobytes(),
+                        media_type="application/octet-stream",
+                        headers={"X-Tensor-Dtype": "float32",
+                                 "X-Tensor-Shape": ",".join(map(str, y.shape))})
+    return Starlette(routes=[Route("/predict", predict, methods=["POST"])])
+
+
+def http_workload(params):
+    import aiond as mx
+    from aiond.serve.http import create_app
+    ws = make_weights()
+    fwd = numpy_forward(ws)
+    net = build_net(mx, ws)
+    x = inputs(1)[0]
+    ref = fwd(x)
+    pool = ThreadPoolExecutor()
+
+    async def np_exec(x):
+        return await asyncio.get_running_loop().run_in_executor(pool, fwd, x)
+
+    async def aiond_unbatched(x):
+        return await net(mx.nd.array(x)).read()
+    apps = {"numpy_executor": lambda: _plain_app(np_exec),
+            "aiond_unbatched": lambda: _plain_app(aiond_unbatched),
+            "aiond_batched": lambda: create_app(net, sample_shape=(SIZES[0],),
+                                                monitor_interval=0, **params["batch_opts"])}
+    client_args = {"body": x.astype("<f4").tobytes().hex(), "ref": ref.tolist(),
+                   "clients": params["clients"]}
+    per = {name: [] for name in apps}
+    batch_stats = None
+    for rep in range(params["repeats"] + 1):
+        for name, make in alternate(apps.items(), rep):
+            log("bench_serve: http", name, "repeat", rep)
+            app = make()
+            with _Server(app) as srv:
+                lags, stop = [], None
+
+                async def tick_until(ev_holder):
+                    ev_holder.append(asyncio.Event())
+                    await asyncio.sleep(0.01)
+                    await ticker(ev_holder[0], lags)
+                holder = []
+                fut = asyncio.run_coroutine_threadsafe(tick_until(holder), srv.loop)
+                args = dict(client_args, port=srv.port,
+                            duration=params["duration"] if rep else 0.5)
+                p = subprocess.run([sys.executable, "-c", CLIENT, json.dumps(args)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   timeout=120)
+                srv.loop.call_soon_threadsafe(holder[0].set)
+                fut.result(30)
+                if p.returncode != 0:
+                    raise RuntimeError("load generator failed: " + p.stderr[-2000:])
+                r = json.loads(p.stdout.strip().splitlines()[-1])
+                check(r["wrong_outputs"] == 0 and r["errors"] == 0,
+                      "http %s: %d wrong outputs, %d error statuses"
+                      % (name, r["wrong_outputs"], r["errors"]))
+                r.update({"lag_p50_ms": 1e3 * pct(lags, 50), "lag_p99_ms": 1e3 * pct(lags, 99),
+                          "lag_max_ms": 1e3 * max(lags)})
+                del r["wrong_outputs"], r["errors"]
+                if name == "aiond_batched":
+                    st = app.state.batcher.statistics()
+                    batch_stats = {"mean_batch_size": round(st.mean_batch_size, 1)}
+            if rep:
+                per[name].append(r)
+    res = {name: _summarize(rr) for name, rr in per.items()}
+    if batch_stats:
+        res["aiond_batched"].update(batch_stats)
+    res["ratios"] = _ratios(per)
+    pool.shutdown()
+    return res
+
+
+# ---------------------------------------------------------------------- main
+def main():
+    p = parser(__doc__.splitlines()[0], repeats=3)
+    p.add_argument("--mode", choices=["inproc", "http", "both"], default="both")
+    p.add_argument("--clients", type=int, default=64)
+    p.add_argument("--duration", type=float, default=2.0,
+                   help="seconds per timed repeat (default %(default)s)")
+    p.add_argument("--max-batch-size", type=int, default=64)
+    p.add_argument("--max-wait-ms", type=float, default=2.0)
+    p.add_argument("--max-in-flight", type=int, default=2)
+    p.add_argument("--workers", type=int, default=None,
+                   help="engine CPU workers (re-runs this script with AIOND_CPU_WORKERS set)")
+    args = parse(p)
+    if args.workers is not None and os.environ.get("AIOND_CPU_WORKERS") != str(args.workers):
+        env = dict(os.environ, AIOND_CPU_WORKERS=str(args.workers))
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    params = {"clients": args.clients, "duration": args.duration, "repeats": args.repeats,
+              "batch_opts": {"max_batch_size": args.max_batch_size,
+                             "max_wait": args.max_wait_ms / 1e3,
+                             "max_in_flight": args.max_in_flight, "max_queue": 4096}}
+    import aiond as mx
+    results = {}
+    if args.mode in ("inproc", "both"):
+        results["inproc"] = workload(mx, "aiond", params)
+    if args.mode in ("http", "both"):
+        results["http"] = http_workload(params)
+    if args.mxnet_python and args.mode in ("inproc", "both"):
+        try:
+            mparams = dict(params, batch_opts={})
+            results["mxnet"] = run_mxnet(args.mxnet_python, "bench_serve", "workload",
+                                         mparams, args.mxnet_timeout)
+        except RuntimeError as e:
+            log("bench_serve: MXNet run failed:", e)
+            results["mxnet_error"] = str(e)
+    results["engine"] = aiond_engine_facts(mx)
+    targets = _targets(results)
+    emit("serve", args, results, targets, params)
+
+
+def _targets(res):
+    t = []
+    ip = res.get("inproc")
+    mx_rps = dig(res, "mxnet", "mxnet_executor", "rps", "median")
+    if ip:
+        b, u = ip["aiond_batched"], ip["aiond_unbatched"]
+        np_rps = ip["numpy_executor"]["rps"]["median"]
+        t.append(target("in-process batched req/s", b["rps"]["median"], unit="req/s",
+                        numpy=np_rps, mxnet=mx_rps))
+        t.append(target("in-process batched / unbatched req/s",
+                        ip["ratios"]["aiond_batched_vs_aiond_unbatched_rps"]["median"],
+                        ">=", 2.5, unit="x"))
+        t.append(target("in-process batched p99 / unbatched p99",
+                        ip["ratios"]["aiond_batched_vs_aiond_unbatched_p99"]["median"],
+                        "<=", 1.0, unit="x"))
+        peers = dict(ANCHORS)
+        if mx_rps:
+            peers["mxnet_executor (measured)"] = mx_rps
+        best = max(peers.values())
+        t.append(target("in-process batched / best peer req/s", round(b["rps"]["median"] / best, 2),
+                        ">=", 2.0, unit="x", anchor="best of %s = %g req/s"
+                        % (sorted(peers), best)))
+        t.append(target("in-process batched / numpy_executor (same process) req/s",
+                        ip["ratios"]["aiond_batched_vs_numpy_executor_rps"]["median"],
+                        unit="x", note="numpy here runs with BLAS pinned to 1 thread by "
+                                       "aiond (threadpoolctl): faster than the anchor's 784"))
+        t.append(target("in-process batched loop lag p99", b["lag_p99_ms"]["median"],
+                        "<=", 2.0, unit="ms", numpy=ip["numpy_executor"]["lag_p99_ms"]["median"]))
+        t.append(target("in-process unbatched loop lag p99", u["lag_p99_ms"]["median"],
+                        unit="ms"))
+    hp = res.get("http")
+    if hp:
+        b = hp["aiond_batched"]
+        t.append(target("HTTP batched req/s", b["rps"]["median"], unit="req/s",
+                        numpy=hp["numpy_executor"]["rps"]["median"]))
+        t.append(target("HTTP batched / unbatched req/s",
+                        hp["ratios"]["aiond_batched_vs_aiond_unbatched_rps"]["median"],
+                        unit="x"))
+        t.append(target("HTTP batched latency p99", b["lat_p99_ms"]["median"], unit="ms",
+                        numpy=hp["numpy_executor"]["lat_p99_ms"]["median"]))
+        t.append(target("HTTP batched server loop lag p99", b["lag_p99_ms"]["median"],
+                        unit="ms", numpy=hp["numpy_executor"]["lag_p99_ms"]["median"]))
+    return t
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""``python -m aiond.serve`` in a subprocess: models exported by aiond and by
+MXNet 1.9.1, the options in --help, SIGTERM."""
+import asyncio
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import aiond as mx
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+
+pytestmark = pytest.mark.timeout(120)
+
+TIMEOUT = 30.0
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODULE_DATA = os.path.join(REPO, "tests", "data", "module")
+
+
+class Served:
+    """``python -m aiond.serve ARGS --port 0`` with its stderr read on a thread."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "aiond.serve", "--host", "127.0.0.1", "--port", "0",
+             "--log-level", "warning", *args],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = queue.Queue()
+        self.log = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = None
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.log.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def __enter__(self):
+        deadline = time.monotonic() + TIMEOUT
+        while self.url is None:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                line = None
+            assert line is not None, "the server did not start:\n" + "".join(self.log)
+            if "listening on http://" in line:
+                self.url = line.strip().rsplit(" ", 1)[-1]
+        return self
+
+    def terminate(self):
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(TIMEOUT)
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()      # our own child, by its pid
+            self.proc.wait(TIMEOUT)
+
+
+def _predict_all(url, xs, raw_every=2):
+    async def main():
+        limits = httpx.Limits(max_connections=len(xs))
+        async with httpx.AsyncClient(base_url=url, timeout=TIMEOUT, limits=limits) as c:
+            async def one(i, x):
+                if i % raw_every:
+                    r = await c.post("/predict", content=x.astype("<f4").tobytes(), headers={
+                        "content-type": "application/octet-stream",
+                        "x-tensor-shape": ",".join(map(str, x.shape)),
+                        "x-tensor-dtype": "float32"})
+                    assert r.status_code == 200, r.text
+                    return np.frombuffer(r.content, "<f4").reshape(
+                        [int(d) for d in r.headers["x-tensor-shape"].split(",")])
+                r = await c.post("/predict", json={"data": x.tolist()})
+                assert r.status_code == 200, r.text
+                return np.asarray(r.json()["data"], np.float32)
+            outs = await asyncio.gather(*(one(i, x) for i, x in enumerate(xs)))
+            metrics = (await c.get("/metrics")).text
+            return outs, metrics
+    return asyncio.run(asyncio.wait_for(main(), TIMEOUT))
+
+
+def test_help_documents_the_options():
+    r = subprocess.run([sys.executable, "-m", "aiond.serve", "--help"], capture_output=True,
+                       text=True, timeout=TIMEOUT, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    for flag in ("--symbol", "--params", "--input-shape", "--port", "--max-batch-size",
+                 "--max-wait-ms", "--max-queue", "--max-in-flight", "--timeout-ms",
+                 "--buckets", "--max-body-bytes", "--workers", "--graceful-timeout"):
+        assert flag in r.stdout, flag
+    r = subprocess.run([sys.executable, "-m", "aiond.serve", "--symbol", "s", "--params", "p",
+                        "--input-shape", "a,b"], capture_output=True, text=True,
+                       timeout=TIMEOUT, cwd=REPO)
+    assert r.returncode == 2 and "'a,b' is not a shape like 1,784" in r.stderr
+
+
+def test_serves_a_model_exported_by_aiond_and_stops_on_sigterm(tmp_path):
+    from aiond.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(32, in_units=784, activation="relu"), nn.Dense(10, in_units=32))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    xs = [np.random.RandomState(i).uniform(-1, 1, (1 + i % 2, 784)).astype(np.float32)
+          for i in range(40)]
+    want = [net(mx.nd.array(x)).asnumpy() for x in xs]
+    prefix = str(tmp_path / "mlp")
+    net.export(prefix)
+    with Served("--symbol", prefix + "-symbol.json", "--params", prefix + "-0000.params",
+                "--input-shape", "1,784", "--max-batch-size", "16") as srv:
+        outs, metrics = _predict_all(srv.url, xs)
+        for o, w in zip(outs, want):
+            np.testing.assert_allclose(o, w, rtol=1e-4, atol=1e-5)
+        assert 'aiond_serve_requests_finished_total{model="mlp",outcome="ok"} 40' in metrics
+        # SIGTERM while a wave of requests is in flight: every answer that comes
+        # back is complete and right; requests the closing server did not take
+        # fail at the transport level (connection refused or closed), never 5xx
+        x = xs[1]
+
+        async def wave():
+            limits = httpx.Limits(max_connections=64)
+            async with httpx.AsyncClient(base_url=srv.url, timeout=TIMEOUT, limits=limits) as c:
+                tasks = [asyncio.ensure_future(c.post("/predict", json={"data": x.tolist()}))
+                         for _ in range(64)]
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                srv.proc.send_signal(signal.SIGTERM)
+                return await asyncio.gather(*tasks, return_exceptions=True)
+        results = asyncio.run(asyncio.wait_for(wave(), TIMEOUT))
+        ok = 0
+        for r in results:
+            if isinstance(r, Exception):
+                assert isinstance(r, httpx.TransportError), repr(r)
+                continue
+            assert r.status_code == 200, r.text
+            np.testing.assert_allclose(np.asarray(r.json()["data"], np.float32), want[1],
+                                       rtol=1e-4, atol=1e-5)
+            ok += 1
+        assert ok >= 1
+        assert srv.proc.wait(TIMEOUT) == 0, "".join(srv.log)
+    assert "aiond.serve: stopped (SIGTERM)" in "".join(srv.log)
+
+
+def test_serves_a_module_checkpoint_written_by_mxnet_1_9_1():
+    """tests/data/module/mlpbn-*: written by MXNet 1.9.1 (FC, BatchNorm,
+    SoftmaxOutput); the answers must be MXNet's own predictions."""
+    sys.path.insert(0, MODULE_DATA)
+    try:
+        import problem
+    finally:
+        sys.path.remove(MODULE_DATA)
+    X, _ = problem.data(10, 3)
+    with open(os.path.join(MODULE_DATA, "expected.json")) as f:
+        want = np.asarray(json.load(f)["mlpbn_predict"], np.float32)
+    with Served("--symbol", os.path.join(MODULE_DATA, "mlpbn-symbol.json"),
+                "--params", os.path.join(MODULE_DATA, "mlpbn-0002.params"),
+                "--input-shape", "1,20", "--workers", "1", "--max-wait-ms", "1") as srv:
+        outs, metrics = _predict_all(srv.url, [X[i:i + 1] for i in range(10)])
+        np.testing.assert_allclose(np.concatenate(outs), want, rtol=1e-5, atol=1e-6)
+        assert 'outcome="ok"} 10' in metrics
+        assert srv.terminate() == 0, "".join(srv.log)
