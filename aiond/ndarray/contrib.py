@@ -4,7 +4,7 @@ read from an already-computed mask."""
 from __future__ import annotations
 
 from ..ops import registry as _reg
-from ..ops.shape import boolean_mask  # noqa: F401
+from ..ops.indexing import boolean_mask  # noqa: F401
 from ._namespace import make_function
 
 for _name, _op in list(_reg.ops().items()):

@@ -3,6 +3,6 @@ from . import registry  # noqa: F401
 from . import elemwise, init, matrix, random, reduce  # noqa: F401  (register ops)
 from . import conv, linalg, nn, norm  # noqa: F401
 from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
-from . import shape  # noqa: F401
+from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
