@@ -227,8 +227,6 @@ def test_resume_from_mxnet_checkpoint_and_optimizer_states():
     want = EXPECTED["mlpbn_resume"]
     assert sorted(got) == sorted(want)
     for k in want:
-        if k == "bn1_gamma":    # see test_batchnorm_fixed_gamma_is_reset_to_one_like_mxnet
-            continue
         assert abs(got[k] - want[k]) <= 1e-4 * max(1.0, abs(want[k])), (k, got[k], want[k])
 
 
@@ -246,15 +244,12 @@ def test_training_with_batchnorm_matches_mxnets_checkpoint():
     arg, aux = _train_mlpbn().get_params()
     _, want_arg, want_aux = mx.model.load_checkpoint(os.path.join(DATA, "mlpbn"), 2)
     for k, v in list(want_arg.items()) + list(want_aux.items()):
-        if k == "bn1_gamma":
-            continue
         got = arg[k] if k in arg else aux[k]
         np.testing.assert_allclose(got.asnumpy(), v.asnumpy(), rtol=1e-4, atol=1e-5, err_msg=k)
 
 
-@pytest.mark.xfail(strict=True, reason="aiond's BatchNorm(fix_gamma=True) does not write 1 "
-                   "into gamma on forward as MXNet does, so weight decay drifts it")
 def test_batchnorm_fixed_gamma_is_reset_to_one_like_mxnet():
+    """MXNet writes ones into gamma on every forward with fix_gamma=True."""
     arg, _ = _train_mlpbn().get_params()
     _, want, _ = mx.model.load_checkpoint(os.path.join(DATA, "mlpbn"), 2)
     np.testing.assert_allclose(arg["bn1_gamma"].asnumpy(), want["bn1_gamma"].asnumpy(),

@@ -94,7 +94,8 @@ _BN_PARAMS = [
 @register("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
           params=_BN_PARAMS, infer=_bn_rule, num_outputs=3,
           output_names=("output", "mean", "var"), train_aware=True,
-          aux=("moving_mean", "moving_var"), num_visible=_bn_visible, inline=False)
+          aux=("moving_mean", "moving_var"), num_visible=_bn_visible, inline=False,
+          mutates=(1,))
 def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, momentum=0.9,
               fix_gamma=True, use_global_stats=False, axis=1, _train=False, **_ignored):
     """BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,
@@ -103,6 +104,10 @@ def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, 
     statistics (the moving ones are updated by the backward pass, as in MXNet);
     prediction uses moving_mean / moving_var."""
     y, mean_out, invstd_out = out
+    if fix_gamma:
+        # MXNet writes ones into gamma on every forward with fix_gamma=True (so
+        # weight decay cannot drift it); gamma is declared mutated for that
+        gamma[...] = 1
     ax = axis % data.ndim
     A, C, B = _bn_split(data.shape, ax)
     acc = _acc_dtype(data.dtype)

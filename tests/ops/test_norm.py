@@ -90,7 +90,7 @@ def test_batchnorm_fix_gamma_default():
     close(r["gb"], GB_MXNET)
     close(r["gx"][0, :, 0, 0], [0.5558505058288574, 0.09171271324157715, -0.5736205577850342])
     close(r["mm"], [0.1823267936706543, 0.21340276300907135, 0.3405109643936157])
-    close(r["gamma"], GAMMA)    # MXNet also overwrites gamma with ones; aiond leaves it
+    close(r["gamma"], [1, 1, 1])  # MXNet overwrites gamma with ones on forward; so does aiond
 
 
 PREDICT_Y0 = [0.050024982541799545, 2.1611127853393555, -1.1040420532226562]
@@ -314,3 +314,16 @@ def test_visible_outputs():
     assert [o.shape for o in nd.LayerNorm(_o(2, 3, 4), _o(4), _o(4), output_mean_var=True)] == \
         [(2, 3, 4), (2, 3, 1), (2, 3, 1)]
     assert isinstance(nd.InstanceNorm(_o(2, 3, 4), _o(3), _o(3)), nd.NDArray)
+
+
+@pytest.mark.parametrize("train", [False, True])
+def test_batchnorm_fix_gamma_writes_ones_into_gamma_like_mxnet(train):
+    x = mx.nd.array(np.random.uniform(size=(4, 3, 2, 2)))
+    g = mx.nd.array([2., 3., 4.])
+    g2 = mx.nd.array([2., 3., 4.])
+    b, mm, mv = mx.nd.zeros(3), mx.nd.zeros(3), mx.nd.ones(3)
+    with mx.autograd.train_mode() if train else mx.autograd.predict_mode():
+        mx.nd.BatchNorm(x, g, b, mm, mv, fix_gamma=True)
+        mx.nd.BatchNorm(x, g2, b, mm, mv, fix_gamma=False)
+    np.testing.assert_array_equal(g.asnumpy(), [1, 1, 1])      # MXNet 1.9.1: [1. 1. 1.]
+    np.testing.assert_array_equal(g2.asnumpy(), [2, 3, 4])     # untouched without fix_gamma
