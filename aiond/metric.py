@@ -525,18 +525,19 @@ class _BinaryClassificationMetrics(object):
         self.global_true_negatives = 0
 
 
-class F1(EvalMetric):
-    """F1 score of a binary classification (class 1 is positive; predictions
-    are class scores, argmax over axis 1). ``average='macro'`` averages the
-    per-batch scores, ``'micro'`` scores all batches pooled."""
+class _BinaryScoreMetric(EvalMetric):
+    """Shared by F1 and MCC: ``average='macro'`` averages the per-batch
+    scores, ``'micro'`` scores all batches pooled; subclasses give ``_score``."""
+    _zero = 0           # what num_inst resets to (MXNet's F1 uses 0, its MCC 0.)
 
-    def __init__(self, name='f1',
-                 output_names=None, label_names=None, average="macro"):
+    def __init__(self, name, output_names=None, label_names=None, average="macro"):
         self.average = average
         self.metrics = _BinaryClassificationMetrics()
-        EvalMetric.__init__(self, name=name,
-                            output_names=output_names, label_names=label_names,
-                            has_global_stats=True)
+        EvalMetric.__init__(self, name=name, output_names=output_names,
+                            label_names=label_names, has_global_stats=True)
+
+    def _score(self, use_global):
+        raise NotImplementedError("The '_score' method must be implemented.")
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
@@ -544,74 +545,58 @@ class F1(EvalMetric):
         for label, pred in zip(labels, preds):
             self.metrics.update_binary_stats(label, pred)
 
+        m = self.metrics
         if self.average == "macro":
-            self.sum_metric += self.metrics.fscore
-            self.global_sum_metric += self.metrics.global_fscore
+            self.sum_metric += self._score(False)
+            self.global_sum_metric += self._score(True)
             self.num_inst += 1
             self.global_num_inst += 1
-            self.metrics.reset_stats()
+            m.reset_stats()
         else:
-            self.sum_metric = self.metrics.fscore * self.metrics.total_examples
-            self.global_sum_metric = self.metrics.global_fscore * \
-                self.metrics.global_total_examples
-            self.num_inst = self.metrics.total_examples
-            self.global_num_inst = self.metrics.global_total_examples
+            self.sum_metric = self._score(False) * m.total_examples
+            self.global_sum_metric = self._score(True) * m.global_total_examples
+            self.num_inst = m.total_examples
+            self.global_num_inst = m.global_total_examples
 
     def reset(self):
         self.sum_metric = 0.
-        self.num_inst = 0
-        self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        self.num_inst = self._zero
+        self.global_num_inst = self._zero
+        self.global_sum_metric = 0.
         self.metrics.reset_stats()
 
     def reset_local(self):
         self.sum_metric = 0.
-        self.num_inst = 0
+        self.num_inst = self._zero
         self.metrics.local_reset_stats()
 
 
-class MCC(EvalMetric):
+class F1(_BinaryScoreMetric):
+    """F1 score of a binary classification (class 1 is positive; predictions
+    are class scores, argmax over axis 1). ``average='macro'`` averages the
+    per-batch scores, ``'micro'`` scores all batches pooled."""
+
+    def __init__(self, name='f1', output_names=None, label_names=None, average="macro"):
+        super().__init__(name, output_names, label_names, average)
+
+    def _score(self, use_global):
+        return self.metrics.global_fscore if use_global else self.metrics.fscore
+
+
+class MCC(_BinaryScoreMetric):
     """Matthews correlation coefficient of a binary classification; ``average``
     as in F1."""
+    _zero = 0.
 
-    def __init__(self, name='mcc',
-                 output_names=None, label_names=None, average="macro"):
-        self._average = average
-        self._metrics = _BinaryClassificationMetrics()
-        EvalMetric.__init__(self, name=name,
-                            output_names=output_names, label_names=label_names,
-                            has_global_stats=True)
+    def __init__(self, name='mcc', output_names=None, label_names=None, average="macro"):
+        super().__init__(name, output_names, label_names, average)
 
-    def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
+    def _score(self, use_global):
+        return self.metrics.matthewscc(use_global=use_global)
 
-        for label, pred in zip(labels, preds):
-            self._metrics.update_binary_stats(label, pred)
-
-        if self._average == "macro":
-            self.sum_metric += self._metrics.matthewscc()
-            self.global_sum_metric += self._metrics.matthewscc(use_global=True)
-            self.num_inst += 1
-            self.global_num_inst += 1
-            self._metrics.reset_stats()
-        else:
-            self.sum_metric = self._metrics.matthewscc() * self._metrics.total_examples
-            self.global_sum_metric = self._metrics.matthewscc(use_global=True) * \
-                self._metrics.global_total_examples
-            self.num_inst = self._metrics.total_examples
-            self.global_num_inst = self._metrics.global_total_examples
-
-    def reset(self):
-        self.sum_metric = 0.
-        self.num_inst = 0.
-        self.global_sum_metric = 0.
-        self.global_num_inst = 0.
-        self._metrics.reset_stats()
-
-    def reset_local(self):
-        self.sum_metric = 0.
-        self.num_inst = 0.
-        self._metrics.local_reset_stats()
+    # MXNet's MCC keeps these under private names
+    _average = property(lambda self: self.average)
+    _metrics = property(lambda self: self.metrics)
 
 
 class Perplexity(EvalMetric):
