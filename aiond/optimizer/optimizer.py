@@ -139,18 +139,24 @@ class Optimizer(object):
     def create_state(self, index, weight):
         """The auxiliary state (e.g. momentum) of ``weight``; None by default."""
 
+    # MXNet's SGD/NAG kernels take (state, weight32), the generic path (weight32, state)
+    _mp_state_first = False
+    _mp_name = ""
+
     def create_state_multi_precision(self, index, weight):
         """``create_state`` plus a float32 master copy for float16 weights when
-        ``multi_precision``: returns ``(weight32, state)`` then."""
-        weight_master_copy = None
+        ``multi_precision``: returns ``(weight32, state)`` then (``(state,
+        weight32)`` for SGD and NAG, as MXNet's fused kernels take them)."""
         if self.multi_precision and weight.dtype == numpy.float16:
             weight_master_copy = weight.astype(numpy.float32)
-            return (weight_master_copy,) + (self.create_state(index, weight_master_copy),)
+            state = self.create_state(index, weight_master_copy)
+            return (state, weight_master_copy) if self._mp_state_first \
+                else (weight_master_copy, state)
         if weight.dtype == numpy.float16 and not self.multi_precision:
             warnings.warn("Accumulating with float16 in optimizer can lead to "
                           "poor accuracy or slow convergence. "
                           "Consider using multi_precision=True option of the "
-                          "optimizer")
+                          + (self._mp_name + " " if self._mp_name else "") + "optimizer")
         return self.create_state(index, weight)
 
     def update(self, index, weight, grad, state):
@@ -303,17 +309,8 @@ class SGD(Optimizer):
         self.lazy_update = lazy_update
         self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', "4"))
 
-    def create_state_multi_precision(self, index, weight):
-        weight_master_copy = None
-        if self.multi_precision and weight.dtype == numpy.float16:
-            weight_master_copy = weight.astype(numpy.float32)
-            return (self.create_state(index, weight_master_copy), weight_master_copy)
-        if weight.dtype == numpy.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in optimizer can lead to "
-                          "poor accuracy or slow convergence. "
-                          "Consider using multi_precision=True option of the "
-                          "SGD optimizer")
-        return self.create_state(index, weight)
+    _mp_state_first = True
+    _mp_name = "SGD"
 
     def create_state(self, index, weight):
         momentum = None
@@ -416,17 +413,8 @@ class NAG(Optimizer):
         super(NAG, self).__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state_multi_precision(self, index, weight):
-        weight_master_copy = None
-        if self.multi_precision and weight.dtype == numpy.float16:
-            weight_master_copy = weight.astype(numpy.float32)
-            return (self.create_state(index, weight_master_copy), weight_master_copy)
-        if weight.dtype == numpy.float16 and not self.multi_precision:
-            warnings.warn("Accumulating with float16 in optimizer can lead to "
-                          "poor accuracy or slow convergence. "
-                          "Consider using multi_precision=True option of the "
-                          "NAG optimizer")
-        return self.create_state(index, weight)
+    _mp_state_first = True
+    _mp_name = "NAG"
 
     def create_state(self, index, weight):
         momentum = None
