@@ -321,16 +321,12 @@ class Engine:
             self.cpu.submit_batch(batch)
 
     # ---------------------------------------------------------------- waits
-    def threads_busy(self) -> bool:
-        """Cheap pre-check: could the caller be inside a kernel or on an
-        engine thread? (a blocking wrapper there raises even when its value
-        happens to be ready, so the guard does not depend on timing)"""
-        return bool(self.threads) or getattr(_tls, "in_kernel", False)
-
     def in_engine_thread(self) -> bool:
         return threading.get_ident() in self.threads or getattr(_tls, "in_kernel", False)
 
     def check_blocking(self, what: str):
+        # called before pushing, so a blocking wrapper in a kernel raises even
+        # when its value happens to be ready: the guard does not depend on timing
         if self.in_engine_thread():
             raise DeadlockError(
                 "%s was called on an aiond engine thread (inside a kernel or on the "

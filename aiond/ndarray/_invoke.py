@@ -281,9 +281,6 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     for s in shapes:
         work += _prod(s)
     split = call.split if (op.elemwise and work >= SPLIT_MIN and len(outs) == 1) else None
-    if op.rows is not None and len(outs) == 1 and callable(op.inline) \
-            and op.inline(attrs, shapes, oshapes) >= ROWS_SPLIT_MIN:
-        split = call.split_rows
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)
@@ -291,7 +288,10 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     if inline is True:
         inline = work <= INLINE_MAX
     elif inline:
-        inline = inline(attrs, shapes, oshapes) <= INLINE_MAX
+        cost = inline(attrs, shapes, oshapes)
+        inline = cost <= INLINE_MAX
+        if op.rows is not None and len(outs) == 1 and cost >= ROWS_SPLIT_MIN:
+            split = call.split_rows
     _push(call, tuple(reads), tuple(writes), op.name, nbytes, inline, rw, split)
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out

@@ -112,8 +112,7 @@ class NDArray:
 
     def asnumpy(self) -> np.ndarray:
         """A numpy copy of the value; blocks the calling thread until it is computed."""
-        if _engine.threads_busy():
-            _engine.check_blocking("asnumpy()")
+        _engine.check_blocking("asnumpy()")
         opr = self._push_copy()
         if not opr.done:
             _engine.wait_opr(opr, "asnumpy()")
@@ -129,8 +128,7 @@ class NDArray:
 
     def wait_to_read(self):
         """Block until every write pushed before this call has finished."""
-        if _engine.threads_busy():
-            _engine.check_blocking("wait_to_read()")
+        _engine.check_blocking("wait_to_read()")
         opr = _engine.push(None, (self._st.var,), (), "wait_to_read", 0, True)
         if not opr.done:
             _engine.wait_opr(opr, "wait_to_read()")

@@ -40,3 +40,19 @@ def test_whole_array_assignment_fast_path_keeps_semantics():
     assert (a.asnumpy() == 7).all()
     a[:] = mx.nd.ones((4,))           # broadcast
     assert (a.asnumpy() == 1).all()
+
+
+def test_large_matmuls_split_by_rows_give_numpy_results():
+    """Big dot/FullyConnected run as one row range per worker (when nothing
+    else is queued): every transpose combination must still be exact."""
+    rng = np.random.RandomState(3)
+    a = rng.rand(130, 784).astype(np.float32)       # odd row count: uneven chunks
+    w = rng.rand(256, 784).astype(np.float32)
+    b = rng.rand(256).astype(np.float32)
+    A, W, B = mx.nd.array(a), mx.nd.array(w), mx.nd.array(b)
+    mx.nd.waitall()
+    np.testing.assert_allclose(mx.nd.FullyConnected(A, W, B, num_hidden=256).asnumpy(),
+                               a @ w.T + b, rtol=1e-4)
+    np.testing.assert_allclose(mx.nd.dot(A, W, transpose_b=True).asnumpy(), a @ w.T, rtol=1e-4)
+    np.testing.assert_allclose(mx.nd.dot(W, A, transpose_b=True).asnumpy(), w @ a.T, rtol=1e-4)
+    np.testing.assert_allclose(mx.nd.dot(A, A, transpose_a=True).asnumpy(), a.T @ a, rtol=1e-4)
