@@ -20,7 +20,7 @@ def make_function(op, public_name=None):
     fname = public_name or op.name
     # trailing inputs an op lets callers leave out or pass as None (FullyConnected's
     # bias with no_bias=True); the op's shape rule checks the count against its attrs
-    optional = getattr(op.kernel, "optional_inputs", ())
+    optional = op.optional
 
     def fn(*args, **kwargs):
         from .ndarray import NDArray

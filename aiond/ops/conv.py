@@ -380,13 +380,7 @@ def _conv_bwd_weight(xp, dy, x, dw, k, s, d, p, g, workspace):
         dw[...] = acc.reshape(dw.shape)
 
 
-def _optional(*names):
-    """Mark trailing inputs ``mx.nd`` callers may leave out or pass as None
-    (bias with no_bias=True); the shape rule checks the count against the attrs."""
-    def deco(kernel):
-        kernel.optional_inputs = frozenset(names)
-        return kernel
-    return deco
+from .registry import optional as _optional  # noqa: E402
 
 
 def _add_bias(out, bias):

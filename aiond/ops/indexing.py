@@ -383,11 +383,7 @@ def _seq_rule(kind):
     return rule
 
 
-def _optional(*names):
-    def deco(kernel):
-        kernel.optional_inputs = frozenset(names)
-        return kernel
-    return deco
+from .registry import optional as _optional  # noqa: E402
 
 
 def _seq_len(xp, length, T):

@@ -35,13 +35,7 @@ _FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 _F32 = np.dtype(np.float32)
 
 
-def _optional(*names):
-    """Mark trailing inputs that ``mx.nd`` callers may leave out or pass as
-    None (the op's shape rule decides from its attrs whether they are needed)."""
-    def deco(kernel):
-        kernel.optional_inputs = frozenset(names)
-        return kernel
-    return deco
+from .registry import optional as _optional  # noqa: E402
 
 
 def _need_float(dtype, what="data"):

@@ -154,7 +154,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows")
+                 "num_visible", "rows", "optional")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -181,6 +181,7 @@ class Op:
         # rows(xp, inputs, out, attrs) -> (n, run(lo, hi)): the op computed by
         # ranges of output rows, so a large matmul can use every worker
         self.rows = None
+        self.optional = frozenset()  # trailing inputs callers may leave out (see optional())
 
     def __repr__(self):
         return "<Op %s>" % self.name
@@ -246,6 +247,7 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
         op.train_aware = train_aware
         op.num_visible = num_visible
         op.aux = tuple(aux)
+        op.optional = getattr(kernel, "optional_inputs", frozenset())
         if name in _REGISTRY:
             raise RuntimeError("op %s registered twice" % name)
         _REGISTRY[name] = op
@@ -283,6 +285,16 @@ def window_cost(attrs, shapes, oshapes):
     if len(shapes) > 1 and len(shapes[1]) > 2:     # weight (out, in/groups, *kernel)
         win *= shapes[1][1]
     return n * max(win, 1) // 8
+
+
+def optional(*names):
+    """Decorator (below ``@register``): trailing inputs that ``mx.nd`` callers
+    may leave out or pass as None, such as bias with ``no_bias=True``; the
+    op's shape rule checks the count against its attrs."""
+    def deco(kernel):
+        kernel.optional_inputs = frozenset(names)
+        return kernel
+    return deco
 
 
 def alias(name, *names):

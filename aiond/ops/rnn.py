@@ -335,11 +335,7 @@ def _layer_forward(xp, dims, attrs, x, w, h0, c0, reverse, valid, y, gates, cell
     return h, c
 
 
-def _optional(*names):
-    def deco(kernel):
-        kernel.optional_inputs = frozenset(names)
-        return kernel
-    return deco
+from .registry import optional as _optional  # noqa: E402
 
 
 def _dropout_mask(xp, rng, dims, shape, train):
