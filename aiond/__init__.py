@@ -10,8 +10,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import base, context, engine  # noqa: F401
+from . import base, context, engine, util  # noqa: F401
 from .base import MXNetError  # noqa: F401
+from .util import (is_np_shape, set_np_shape, np_shape, use_np_shape,  # noqa: F401
+                   is_np_array, np_array, use_np_array, use_np, set_np, reset_np)
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
 from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
@@ -23,7 +25,8 @@ import importlib as _importlib
 # Loaded on first use, so `import aiond` stays light: mx.sym, mx.kv, mx.io ...
 # behave as attributes of the package (and `import aiond.symbol` works too).
 _LAZY = {
-    "test_utils": ("aiond.test_utils", None),
+    "test_utils": ("aiond.test_utils", None), "runtime": ("aiond.runtime", None),
+    "rnd": ("aiond.random", None),
     "symbol": ("aiond.symbol", None), "sym": ("aiond.symbol", None),
     "name": ("aiond.name", None), "attribute": ("aiond.attribute", None),
     "AttrScope": ("aiond.attribute", "AttrScope"), "executor": ("aiond.symbol.executor", None),

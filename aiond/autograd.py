@@ -21,7 +21,7 @@ from .ndarray.ndarray import _copy_into, _view
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad",
-           "Function", "get_symbol"]
+           "Function", "get_symbol", "NDArray"]
 
 
 class _State(threading.local):

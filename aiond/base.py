@@ -15,9 +15,11 @@ read carries the original exception as ``__cause__``.
 from __future__ import annotations
 
 __all__ = ["MXNetError", "EngineError", "DeadlockError", "OpError", "ShapeError",
-           "string_types", "numeric_types", "integer_types"]
+           "NotImplementedForSymbol", "NotSupportedForSparseNDArray",
+           "string_types", "numeric_types", "integer_types", "py_str", "mx_real_t"]
 
 import numbers
+import os
 
 import numpy as _np
 
@@ -40,6 +42,110 @@ class OpError(MXNetError):
 
 class ShapeError(OpError, ValueError):
     """Input shapes do not fit the operator."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray-only function was called on a Symbol (MXNet's name and message)."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function {}'.format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += ' with arguments ({})'.format(', '.join(self.args))
+        msg += ' is not implemented for Symbol and only available in NDArray.'
+        return msg
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    """A dense-only function was called on a sparse NDArray (MXNet's name and message)."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function {}'.format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += ' with arguments ({})'.format(', '.join(self.args))
+        msg += ' is not supported for SparseNDArray and only available in NDArray.'
+        return msg
+
+
+class _NullType:
+    """MXNet's ``_Null``: an argument the caller did not give."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "_Null"
+
+    def __bool__(self):
+        return False
+
+
+_Null = _NullType()
+
+mx_real_t = _np.float32
+error_types = {}
+
+
+def py_str(x):
+    """bytes from the C API to str (MXNet's helper; aiond passes str through)."""
+    return x.decode("utf-8") if isinstance(x, (bytes, bytearray)) else x
+
+
+def data_dir_default():
+    """Where MXNet keeps downloaded data: ``~/.mxnet`` (``%APPDATA%/mxnet`` on Windows)."""
+    if os.name == "nt":
+        return os.path.join(os.environ.get("APPDATA", "~"), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """``$MXNET_HOME`` or :func:`data_dir_default`."""
+    return os.getenv("MXNET_HOME", data_dir_default())
+
+
+def _as_list(obj):
+    """A list (or tuple) as it is; anything else wrapped in a one-item list."""
+    if isinstance(obj, (list, tuple)):
+        return obj
+    return [obj]
+
+
+def register_error(func_name=None, cls=None):
+    """Register an error class under a name (MXNet's decorator)."""
+    if callable(func_name):
+        cls = func_name
+        func_name = cls.__name__
+
+    def register(mycls):
+        error_types[func_name or mycls.__name__] = mycls
+        return mycls
+    return register(cls) if cls is not None else register
+
+
+def classproperty(func):
+    """A read-only property of the class itself."""
+    class _Desc:
+        def __get__(self, obj, owner):
+            return func(owner)
+    return _Desc()
+
+
+def with_metaclass(meta, *bases):
+    """Create a base class with a metaclass (MXNet's py2/py3 helper)."""
+    return meta("NewBase", bases, {})
 
 
 string_types = (str,)

@@ -19,14 +19,17 @@ from .base import MXNetError
 from .context import Context, current_context, num_gpus
 from . import context as _context
 
-__all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols",
-           "default_atols", "default_numeric_eps", "get_tolerance", "get_tols", "get_atol",
-           "get_rtol", "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
-           "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "np_reduce", "same",
-           "almost_equal", "assert_almost_equal", "assert_allclose", "assert_exception",
-           "check_numeric_gradient", "numeric_grad", "environment", "list_gpus", "same_array",
-           "check_symbolic_forward", "check_symbolic_backward", "collapse_sum_like",
-           "assert_almost_equal_ignore_nan"]
+# No __all__: ``from mxnet.test_utils import *`` brings every public name of the
+# module into the caller, ``mx`` and ``np`` included, as MXNet's module does.
+import aiond as mx  # noqa: E402
+import numpy.random as rnd  # noqa: E402,F401
+try:
+    import scipy.stats as ss  # noqa: F401
+except ImportError:
+    ss = None
+from .ndarray import array, NDArray  # noqa: E402,F401
+from .util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: E402,F401
+from .runtime import Features  # noqa: E402,F401
 
 
 def default_context() -> Context:

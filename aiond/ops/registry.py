@@ -18,23 +18,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..base import OpError
+from ..base import OpError, _Null, _NullType  # noqa: F401
 
 __all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs"]
 
 
-class _NullType:
-    """MXNet's ``_Null``: an argument the caller did not give."""
-    __slots__ = ()
-
-    def __repr__(self):
-        return "_Null"
-
-    def __bool__(self):
-        return False
-
-
-Null = _NullType()
+Null = _Null  # MXNet's ``_Null``: an argument the caller did not give
 
 _DTYPES = {
     "float32": np.float32, "float64": np.float64, "float16": np.float16,
