@@ -361,8 +361,12 @@ def test_test_utils_take_symbols():
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
     check_numeric_gradient(fc, [np.random.rand(2, 4), np.random.rand(3, 4), np.random.rand(3)])
     bn = mx.sym.BatchNorm(mx.sym.var("data"), fix_gamma=False, name="bn")
+    # as in MXNet, a Symbol with auxiliary states binds only when they are given
+    with pytest.raises(mx.MXNetError, match="aux_states"):
+        check_symbolic_forward(bn, [np.ones((2, 3)), np.ones(3), np.zeros(3)], [np.ones((2, 3))])
     check_symbolic_forward(bn, [np.ones((2, 3)), np.ones(3), np.zeros(3)],
-                           [np.ones((2, 3)) / np.sqrt(1 + 1e-3)], rtol=1e-4)
+                           [np.ones((2, 3)) / np.sqrt(1 + 1e-3)], rtol=1e-4,
+                           aux_states=[np.zeros(3), np.ones(3)])
 
 
 def test_monitor_callback_sees_every_op():
