@@ -38,6 +38,8 @@ _LAZY = {
     "gluon": ("aiond.gluon", None), "model": ("aiond.model", None),
     "module": ("aiond.module", None), "mod": ("aiond.module", None),
     "viz": ("aiond.visualization", None), "visualization": ("aiond.visualization", None),
+    "numpy": ("aiond.numpy", None), "np": ("aiond.numpy", None),
+    "numpy_extension": ("aiond.numpy_extension", None), "npx": ("aiond.numpy_extension", None),
 }
 
 

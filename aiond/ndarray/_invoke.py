@@ -209,7 +209,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                 split = call.split_rows
         _push(call, reads, (st.var,), op.name, nbytes, inline, False, split)
         return y
-    if (out is not None and n_in and out is inputs[0] and len(oshapes) == 1 and out._off is None
+    if (out is not None and 0 < n_in <= 2 and out is inputs[0] and len(oshapes) == 1
+            and out._off is None
             and oshapes[0] == out._shape and odtypes[0] == out._dtype and not op.needs_rng):
         # in place on a whole array (``a += 1``, ``a += b``): write its var, read the rest
         v = out._st.var

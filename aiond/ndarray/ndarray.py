@@ -183,6 +183,14 @@ class NDArray:
         h = _view(self, self._shape, self._off)
         return h
 
+    def as_np_ndarray(self):
+        """The same buffer as an ``mx.np.ndarray`` (NumPy semantics; no copy)."""
+        from ..numpy.multiarray import _np_view, ndarray  # the layer built on this one
+        return _np_view(self, ndarray)
+
+    def as_nd_ndarray(self):
+        return self
+
     # ----------------------------------------------------------- shaping
     def reshape(self, *shape, **kwargs):
         """A view with a new shape; MXNet's codes 0, -1, -2, -3, -4 and
