@@ -354,6 +354,16 @@ def _inputs_str(n, S):
 
 def _fill_inputs(n, in_shapes, S):
     op = n.op
+    fill = getattr(op, "fill_inputs", None)
+    if fill is not None:        # Custom: what the prop's infer_shape says of its inputs
+        try:
+            derived = fill(n.params, in_shapes)
+        except Exception:  # noqa: BLE001 - not enough known yet; the op's rule reports errors
+            derived = None
+        for i, shape in enumerate(derived or ()):
+            if i < len(n.inputs) and shape is not None:
+                _set_input_shape(n, i, tuple(shape), S, "from infer_shape of %s" % n.name)
+        return
     rule = _ns.PARAM_SHAPES.get(op.name)
     if rule is not None and in_shapes and in_shapes[0]:
         # data's shape may be partial (0 = unknown dim): what it determines is used

@@ -105,6 +105,9 @@ class _Node:
         if self.op is None:
             return self.name
         names = self.op.output_names
+        dyn = getattr(self.op, "output_names_for", None)
+        if dyn is not None:     # Custom: the prop's list_outputs()
+            names = dyn(self.params)
         if len(names) > i and (len(names) > 1 or self.num_outputs() == 1):
             out = names[i]
         else:
@@ -117,6 +120,10 @@ class _Node:
     def aux_positions(self):
         """Indices of inputs that are auxiliary states (mutated by the op)."""
         op = self.op
+        dyn = getattr(op, "aux_names_for", None)
+        if dyn is not None:     # Custom: the prop's list_auxiliary_states()
+            n = len(self.input_names()) - len(dyn(self.params))
+            return tuple(range(n, len(self.inputs)))
         if op is None or not (op.aux or op.mutates):
             return ()
         if not op.aux:          # e.g. optimizer ops: MXNet's FMutateInputs by index
@@ -139,7 +146,7 @@ def parse_params(op, attrs, node_name=None, strict=True) -> dict:
     for k, v in attrs.items():
         if k.startswith("__") and k.endswith("__"):
             continue
-        if k not in op.pindex:
+        if k not in op.pindex and not getattr(op, "open_params", False):
             if strict and k not in _ns.IGNORED_PARAMS:
                 raise MXNetError(
                     "Cannot find argument '%s' of operator %s%s. Possible arguments: %s"
@@ -255,7 +262,20 @@ def create(op, hint, sym_args=None, sym_kwargs=None, params=None, name=None, att
         attrs["num_args"] = str(len(sym_args))
     node = _Node(op, name, attrs)
     node._params = parse_params(op, attrs, name, strict=True)
-    if op.variadic:
+    if getattr(op, "input_names_for", None) is not None:
+        # Custom: inputs named by the prop, given by position or by name
+        names = op.input_names_for(node._params)
+        extra = [k for k in sym_kwargs if k not in names]
+        if extra or len(sym_args) > len(names):
+            raise _mismatch("Symbol.Compose", extra or ["argument %d" % len(names)], names)
+        for i, nm in enumerate(names):
+            s = sym_args[i] if i < len(sym_args) else sym_kwargs.get(nm)
+            if s is None:
+                v = _Node(None, "%s_%s" % (name, nm) if name else nm, dict(attrs))
+                node.inputs.append((v, 0, 0))
+            else:
+                node.inputs.append(_single(s, "Keyword argument %s" % nm, name))
+    elif op.variadic:
         if sym_kwargs:
             raise UnknownArgumentError("%s: variable length function do not accept kwargs "
                                        "(got %s); pass the inputs positionally"

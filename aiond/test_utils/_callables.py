@@ -13,13 +13,17 @@ def _is_symbol(obj):
     return type(obj).__name__ == "Symbol" and hasattr(obj, "list_arguments")
 
 
+def _as_np(v):
+    return v.asnumpy() if hasattr(v, "asnumpy") else np.asarray(v)
+
+
 def _locations(fn, location):
     if isinstance(location, dict):
-        return list(location.keys()), [np.asarray(v) for v in location.values()]
+        return list(location.keys()), [_as_np(v) for v in location.values()]
     if _is_symbol(fn):
         names = fn.list_arguments()
-        return names, [np.asarray(v) for v in location]
-    return None, [np.asarray(v) for v in location]
+        return names, [_as_np(v) for v in location]
+    return None, [_as_np(v) for v in location]
 
 
 def _evaluate(fn, names, arrays, aux_states, is_train):
