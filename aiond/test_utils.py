@@ -426,3 +426,27 @@ def set_seed(seed):
     np.random.seed(seed)
     _pyrandom.seed(seed)
     mxrandom.seed(seed)
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Discard the error output (file descriptor 2) of the code run inside
+    ``with discard_stderr(): ...``; where stderr has no file descriptor the
+    code runs unchanged."""
+    import io
+    import sys
+    try:
+        stderr_fileno = sys.stderr.fileno()
+    except (AttributeError, io.UnsupportedOperation):
+        yield
+        return
+    with open(os.devnull, "w") as bit_bucket:
+        sys.stderr.flush()
+        old_stderr = os.dup(stderr_fileno)
+        try:
+            os.dup2(bit_bucket.fileno(), stderr_fileno)
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(old_stderr, stderr_fileno)
+            os.close(old_stderr)

@@ -75,3 +75,13 @@ def test_check_numeric_gradient_on_non_contiguous_input_catches_wrong_gradient()
     finally:
         op.grad = good
     tu.check_numeric_gradient(lambda a: mx.nd.exp(a), [x])
+
+
+def test_discard_stderr_silences_fd2(capfd):
+    import os
+    from aiond.test_utils import discard_stderr
+    with discard_stderr():
+        os.write(2, b"hidden\n")
+    os.write(2, b"shown\n")
+    err = capfd.readouterr().err
+    assert "hidden" not in err and "shown" in err
