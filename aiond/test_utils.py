@@ -430,23 +430,30 @@ def set_seed(seed):
 
 @contextlib.contextmanager
 def discard_stderr():
-    """Discard the error output (file descriptor 2) of the code run inside
-    ``with discard_stderr(): ...``; where stderr has no file descriptor the
-    code runs unchanged."""
+    """Discard the error output of the code run inside
+    ``with discard_stderr(): ...``: ``sys.stderr``'s file descriptor, or
+    descriptor 2 where ``sys.stderr`` has none (a captured stream)."""
     import io
     import sys
     try:
         stderr_fileno = sys.stderr.fileno()
-    except (AttributeError, io.UnsupportedOperation):
-        yield
-        return
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        stderr_fileno = 2
     with open(os.devnull, "w") as bit_bucket:
-        sys.stderr.flush()
+        _flush_stderr()
         old_stderr = os.dup(stderr_fileno)
         try:
             os.dup2(bit_bucket.fileno(), stderr_fileno)
             yield
         finally:
-            sys.stderr.flush()
+            _flush_stderr()
             os.dup2(old_stderr, stderr_fileno)
             os.close(old_stderr)
+
+
+def _flush_stderr():
+    import sys
+    try:
+        sys.stderr.flush()
+    except (AttributeError, ValueError):
+        pass

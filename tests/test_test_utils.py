@@ -77,11 +77,13 @@ def test_check_numeric_gradient_on_non_contiguous_input_catches_wrong_gradient()
     tu.check_numeric_gradient(lambda a: mx.nd.exp(a), [x])
 
 
-def test_discard_stderr_silences_fd2(capfd):
+def test_discard_stderr_silences_stderr(capfd):
     import os
+    import sys
     from aiond.test_utils import discard_stderr
     with discard_stderr():
-        os.write(2, b"hidden\n")
-    os.write(2, b"shown\n")
+        os.write(sys.stderr.fileno(), b"hidden\n")
+        print("hidden too", file=sys.stderr)
+    os.write(sys.stderr.fileno(), b"shown\n")
     err = capfd.readouterr().err
     assert "hidden" not in err and "shown" in err
