@@ -134,3 +134,15 @@ def test_check_numeric_gradient_on_a_symbol_catches_a_wrong_gradient():
     finally:
         op.grad = good
     tu.check_numeric_gradient(mx.sym.exp(mx.sym.var("a")), [np.random.rand(3, 2)])
+
+
+def test_discard_stderr_silences_stderr(capfd):
+    import os
+    import sys
+    from aiond.test_utils import discard_stderr
+    with discard_stderr():
+        os.write(sys.stderr.fileno(), b"hidden\n")
+        print("hidden too", file=sys.stderr)
+    os.write(sys.stderr.fileno(), b"shown\n")
+    err = capfd.readouterr().err
+    assert "hidden" not in err and "shown" in err

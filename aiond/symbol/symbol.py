@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import attribute as _attribute
 from .. import name as _name
-from ..base import MXNetError, OpError, numeric_types
+from ..base import MXNetError, NotImplementedForSymbol, OpError, numeric_types
 from ..ops import registry as _reg
 from ..ops.registry import Null
 from . import _namespace as _ns
@@ -23,24 +23,6 @@ from . import _namespace as _ns
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "pow", "power",
            "maximum", "minimum", "hypot", "zeros", "ones", "full", "arange", "linspace",
            "eye", "NotImplementedForSymbol"]
-
-
-class NotImplementedForSymbol(MXNetError):
-    """An NDArray-only function called on a Symbol."""
-
-    def __init__(self, function, alias=None, *args):
-        super().__init__()
-        self.function = getattr(function, "__name__", str(function))
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self):
-        msg = "Function {}".format(self.function)
-        if self.alias:
-            msg += ' (namely operator "{}")'.format(self.alias)
-        if self.args:
-            msg += " with arguments ({})".format(", ".join(self.args))
-        return msg + " is not implemented for Symbol and only available in NDArray."
 
 
 class ArgumentError(MXNetError, ValueError):
@@ -216,7 +198,19 @@ def _attr_str(k, v):
     if k == "dtype" and v is not None and not isinstance(v, str):
         dt = np.dtype(v)
         return dt.names[0] if dt.names else dt.name
-    return str(v)
+    return str(_plain(v))
+
+
+def _plain(v):
+    """Python scalars for numpy ones, so ``str`` writes ``(0, 1)`` as MXNet
+    (built on numpy 1.x) does, never ``(np.int64(0), ...)``."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
 
 
 def _hidden(key):

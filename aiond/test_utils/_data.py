@@ -365,25 +365,31 @@ def same_array(array1, array2):
 
 @contextmanager
 def discard_stderr():
-    """
-    Discards error output of a routine if invoked as:
-
-    with discard_stderr():
-        ...
-    """
-    with open(os.devnull, 'w') as bit_bucket:
+    """Discard the error output of the code run inside ``with discard_stderr(): ...``:
+    ``sys.stderr``'s file descriptor, or descriptor 2 where ``sys.stderr`` has none
+    (a captured stream)."""
+    import io
+    try:
+        stderr_fileno = sys.stderr.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        stderr_fileno = 2
+    with open(os.devnull, "w") as bit_bucket:
+        _flush_stderr()
+        old_stderr = os.dup(stderr_fileno)
         try:
-            stderr_fileno = sys.stderr.fileno()
-            old_stderr = os.dup(stderr_fileno)
-            try:
-                os.dup2(bit_bucket.fileno(), stderr_fileno)
-                yield
-            finally:
-                os.dup2(old_stderr, stderr_fileno)
-        except AttributeError:
-            # On some systems is stderr not a file descriptor but actually a virtual pipeline
-            # that can not be copied
+            os.dup2(bit_bucket.fileno(), stderr_fileno)
             yield
+        finally:
+            _flush_stderr()
+            os.dup2(old_stderr, stderr_fileno)
+            os.close(old_stderr)
+
+
+def _flush_stderr():
+    try:
+        sys.stderr.flush()
+    except (AttributeError, ValueError):
+        pass
 
 
 class DummyIter(mx.io.DataIter):
