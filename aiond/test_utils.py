@@ -112,13 +112,174 @@ def random_sample(population, k):
     return population_copy[0:k]
 
 
+def _validate_csr_generation_inputs(num_rows, num_cols, density, distribution="uniform"):
+    """Validates inputs for csr generation helper functions."""
+    total_nnz = int(num_rows * num_cols * density)
+    if density < 0 or density > 1:
+        raise ValueError("density has to be between 0 and 1")
+    if num_rows <= 0 or num_cols <= 0:
+        raise ValueError("num_rows or num_cols should be greater than 0")
+    if distribution == "powerlaw":
+        if total_nnz < 2 * num_rows:
+            raise ValueError("not supported for this density: %s for this shape (%s, %s)"
+                             " Please keep : num_rows * num_cols * density >= 2 * num_rows"
+                             % (density, num_rows, num_cols))
+
+
+def shuffle_csr_column_indices(csr):
+    """Shuffle the column indices of each row of a scipy csr matrix in place."""
+    row_count = len(csr.indptr) - 1
+    for i in range(row_count):
+        start_index = csr.indptr[i]
+        end_index = csr.indptr[i + 1]
+        sublist = np.array(csr.indices[start_index: end_index])
+        np.random.shuffle(sublist)
+        csr.indices[start_index: end_index] = sublist
+
+
+def _get_uniform_dataset_csr(num_rows, num_cols, density=0.1, dtype=None, data_init=None,
+                             shuffle_csr_indices=False):
+    """A CSRNDArray with ``density`` of its elements uniformly random."""
+    _validate_csr_generation_inputs(num_rows, num_cols, density, distribution="uniform")
+    from scipy import sparse as spsp
+    csr = spsp.rand(num_rows, num_cols, density, dtype=dtype, format="csr")
+    if data_init is not None:
+        csr.data.fill(data_init)
+    if shuffle_csr_indices is True:
+        shuffle_csr_column_indices(csr)
+    return mx.nd.sparse.csr_matrix((csr.data, csr.indices, csr.indptr),
+                                   shape=(num_rows, num_cols), dtype=dtype)
+
+
+def _get_powerlaw_dataset_csr(num_rows, num_cols, density=0.1, dtype=None):
+    """A CSRNDArray whose rows hold exponentially more non-zeros."""
+    _validate_csr_generation_inputs(num_rows, num_cols, density, distribution="powerlaw")
+    total_nnz = int(num_rows * num_cols * density)
+    unused_nnz = total_nnz
+    output_arr = np.zeros((num_rows, num_cols), dtype=dtype)
+    for row in range(num_rows):
+        output_arr[row][0] = 1 + rnd.uniform(0.001, 2)
+        unused_nnz = unused_nnz - 1
+        if unused_nnz <= 0:
+            return mx.nd.array(output_arr).tostype("csr")
+    col_max = 2
+    for row in range(num_rows):
+        col_limit = min(num_cols, col_max)
+        if col_limit == num_cols and unused_nnz > col_limit:
+            output_arr[row] = 1 + rnd.uniform(0.001, 2)
+            unused_nnz = unused_nnz - col_limit + 1
+            if unused_nnz <= 0:
+                return mx.nd.array(output_arr).tostype("csr")
+            continue
+        for col_index in range(1, col_limit):
+            output_arr[row][col_index] = 1 + rnd.uniform(0.001, 2)
+            unused_nnz = unused_nnz - 1
+            if unused_nnz <= 0:
+                return mx.nd.array(output_arr).tostype("csr")
+        col_max = col_max * 2
+    if unused_nnz > 0:
+        raise ValueError("not supported for this density: %s for this shape (%s,%s)"
+                         % (density, num_rows, num_cols))
+    return mx.nd.array(output_arr).tostype("csr")
+
+
+def assign_each(the_input, function):
+    """``function`` applied to each element of a numpy array (a new array)."""
+    if function is None:
+        return np.array(the_input)
+    output = np.zeros(the_input.shape)
+    it_input = np.nditer(the_input, flags=["f_index"])
+    while not it_input.finished:
+        output[it_input.index] = function(it_input[0])
+        it_input.iternext()
+    return output
+
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None,
+                        data_init=None, rsp_indices=None, modifier_func=None,
+                        shuffle_csr_indices=False, ctx=None):
+    """A random sparse NDArray and its parts: (arr, (values, indices)) for
+    row_sparse, (arr, (indptr, indices, data)) for csr."""
+    ctx = ctx if ctx else default_context()
+    density = rnd.rand() if density is None else density
+    dtype = default_dtype() if dtype is None else dtype
+    distribution = "uniform" if distribution is None else distribution
+    if stype == "row_sparse":
+        assert distribution == "uniform", "Distribution %s not supported for row_sparse" % distribution
+        if rsp_indices is not None:
+            indices = rsp_indices
+            assert len(indices) <= shape[0]
+        else:
+            idx_sample = rnd.rand(shape[0])
+            indices = np.argwhere(idx_sample < density).flatten()
+        if indices.shape[0] == 0:
+            result = mx.nd.zeros(shape, stype="row_sparse", dtype=dtype, ctx=ctx)
+            return result, (np.array([], dtype=dtype), np.array([]))
+        val = rnd.rand(indices.shape[0], *shape[1:]).astype(dtype)
+        if data_init is not None:
+            val.fill(data_init)
+        if modifier_func is not None:
+            val = assign_each(val, modifier_func)
+        arr = mx.nd.sparse.row_sparse_array((val, indices), shape=shape, dtype=dtype, ctx=ctx)
+        return arr, (val, indices)
+    if stype == "csr":
+        assert len(shape) == 2
+        if distribution == "uniform":
+            csr = _get_uniform_dataset_csr(shape[0], shape[1], density, data_init=data_init,
+                                           shuffle_csr_indices=shuffle_csr_indices,
+                                           dtype=dtype).as_in_context(ctx)
+            return csr, (csr.indptr, csr.indices, csr.data)
+        if distribution == "powerlaw":
+            csr = _get_powerlaw_dataset_csr(shape[0], shape[1], density=density,
+                                            dtype=dtype).as_in_context(ctx)
+            return csr, (csr.indptr, csr.indices, csr.data)
+        assert False, "Distribution not supported: %s" % distribution
+    assert False, "unknown storage type"
+
+
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A random NDArray (dense storage only: aiond has no sparse arrays)."""
-    from . import ndarray as nd
-    if stype != "default":
-        raise MXNetError("rand_ndarray: stype=%r is not supported; aiond arrays are dense" % stype)
-    return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+    """A random NDArray of storage type ``stype``."""
+    ctx = ctx if ctx else default_context()
+    if stype == "default":
+        return mx.nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+    arr, _ = rand_sparse_ndarray(shape, stype, density=density, modifier_func=modifier_func,
+                                 dtype=dtype, shuffle_csr_indices=shuffle_csr_indices,
+                                 distribution=distribution, ctx=ctx)
+    return arr
+
+
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None,
+                        modifier_func=None, density=.5, shuffle_csr_indices=False):
+    """A random sparse array; row_sparse indices are sorted."""
+    if stype == "row_sparse":
+        arr_indices = None
+        if rsp_indices is not None:
+            arr_indices = np.asarray(rsp_indices)
+            arr_indices.sort()
+        arr_data, (_, _) = rand_sparse_ndarray(shape, stype, density=density,
+                                               data_init=data_init, rsp_indices=arr_indices,
+                                               dtype=dtype, modifier_func=modifier_func)
+    elif stype == "csr":
+        arr_data, (_, _, _) = rand_sparse_ndarray(shape, stype, density=density,
+                                                  data_init=data_init, dtype=dtype,
+                                                  modifier_func=modifier_func,
+                                                  shuffle_csr_indices=shuffle_csr_indices)
+    else:
+        raise AssertionError("Unknown storage type: " + stype)
+    return arr_data
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """A random sparse array; for row_sparse only rsp_indices decide the density."""
+    if stype == "row_sparse":
+        density = 0.0
+        if rsp_indices is not None:
+            assert len(rsp_indices) <= shape[0]
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices,
+                               dtype=dtype, modifier_func=modifier_func, density=density,
+                               shuffle_csr_indices=shuffle_csr_indices)
 
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
@@ -426,3 +587,69 @@ def set_seed(seed):
     np.random.seed(seed)
     _pyrandom.seed(seed)
     mxrandom.seed(seed)
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """Compare ndarray tuple."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='default',
+                      rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
+    """One update of the same weight and gradient by opt1 and opt2 (of the
+    given storage types): states and weights must agree."""
+    if not isinstance(shape, list):
+        assert ntensors == 1
+        if w_stype == 'default':
+            w2 = mx.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+            w1 = w2.copyto(default_context())
+        elif w_stype in ('row_sparse', 'csr'):
+            w2 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+            w1 = w2.copyto(default_context()).tostype('default')
+        else:
+            raise Exception("type not supported yet")
+        if g_stype == 'default':
+            g2 = mx.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+            g1 = g2.copyto(default_context())
+        elif g_stype in ('row_sparse', 'csr'):
+            g2 = rand_ndarray(shape, g_stype, dtype=dtype)
+            g1 = g2.copyto(default_context()).tostype('default')
+        else:
+            raise Exception("type not supported yet")
+
+        state1 = opt1.create_state_multi_precision(0, w1)
+        state2 = opt2.create_state_multi_precision(0, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+
+        opt1.update_multi_precision(0, w1, g1, state1)
+        opt2.update_multi_precision(0, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+    else:
+        # multi-tensor: opt1 the single-tensor reference, opt2 multi-tensor
+        from copy import deepcopy
+        w1, g1 = [], []
+        for s in shape:
+            w1.append(mx.random.uniform(shape=s, ctx=default_context(), dtype=dtype))
+            g1.append(mx.random.uniform(shape=s, ctx=default_context(), dtype=dtype))
+        w1 = tuple(w1)
+        w2 = deepcopy(w1)
+        g1 = tuple(g1)
+        g2 = deepcopy(g1)
+        state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+
+        opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
+        for i in range(ntensors):
+            state1 = opt1.create_state_multi_precision(i, w1[i])
+            opt1.update_multi_precision(i, w1[i], g1[i], state1)
+            if compare_states:
+                compare_ndarray_tuple(state1, state2[i], rtol, atol)
+            compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
