@@ -407,7 +407,8 @@ def _fill_inputs(n, in_shapes, S):
             derived = None
         for i, shape in enumerate(derived or ()):
             if i < len(n.inputs) and shape is not None:
-                _set_input_shape(n, i, tuple(shape), S, "from infer_shape of %s" % n.name)
+                _assign(n, "input", i, _key(n.inputs[i]), tuple(shape), S,
+                        "from infer_shape of %s" % n.name)
         return
     rule = _ns.PARAM_SHAPES.get(op.name)
     if rule is not None and in_shapes and in_shapes[0] is not None and in_shapes[0]:

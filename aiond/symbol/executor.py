@@ -219,6 +219,9 @@ def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None, grou
     return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 
 
+_STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
+
+
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     _check_ctx(ctx)
@@ -232,11 +235,16 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         for n in sym._arg_aux_nodes()[1]:
             if "__dtype__" not in n.attrs:
                 dtypes[n.name] = np.dtype(np.float32)
-    if stype_dict:
-        bad = {k: v for k, v in stype_dict.items() if v not in ("default", None)}
-        if bad:
-            raise MXNetError("simple_bind: sparse storage types are not supported by aiond "
-                             "(%s)" % bad)
+    # storage types: stype_dict, else the variables' __storage_type__ attribute
+    stypes = {}
+    for n in sym._arg_aux_nodes()[0]:
+        st = n.attrs.get("__storage_type__")
+        if st is not None and int(st) in _STYPE_NAMES:
+            stypes[n.name] = _STYPE_NAMES[int(st)]
+    for k, v in (stype_dict or {}).items():
+        if v not in (None, "default", "row_sparse", "csr"):
+            raise MXNetError("simple_bind: unknown storage type %r for %s" % (v, k))
+        stypes[k] = v or "default"
     inf = _infer_or_raise(sym, shapes, dtypes, "simple_bind")
     _, args, auxs = inf.order, inf.args, inf.auxs
     reqs = _reqs(grad_req, arg_names)
@@ -250,6 +258,9 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         return d if d is not None else np.dtype(np.float32)
 
     def alloc(name, shape, dtype, shared, use_buffer):
+        st = stypes.get(name, "default")
+        if st != "default":
+            return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
         a = shared.get(name) if name in shared_names else None
         if a is not None and a.shape == shape and a.dtype == dtype:
             return a
@@ -271,8 +282,11 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             grad_arrays.append(None)
         else:
             g = sh_grads.get(n.name) if n.name in shared_names else None
+            # a row_sparse argument gets a row_sparse gradient (MXNet's inferred
+            # gradient storage for the sparse ops); others dense
+            gst = "row_sparse" if stypes.get(n.name) == "row_sparse" else None
             grad_arrays.append(g if g is not None and g.shape == shape
-                               else zeros(shape, ctx=ctx, dtype=dt))
+                               else zeros(shape, ctx=ctx, dtype=dt, stype=gst))
     aux_arrays = []
     for n in auxs:
         shape = inf.shapes[(id(n), 0)]
