@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 import os
+import sys  # noqa: F401  (MXNet's test_utils star-exports sys; its tests use it)
 import random as _pyrandom
 
 import numpy as np
@@ -252,13 +253,21 @@ def _is_symbol(obj):
     return type(obj).__name__ == "Symbol" and hasattr(obj, "list_arguments")
 
 
+def _keep(dtype):
+    return isinstance(dtype, str) and dtype == "asnumpy"
+
+
+def _loc_np(v):
+    return v.asnumpy() if isinstance(v, NDArray) else np.asarray(v)
+
+
 def _locations(fn, location):
     if isinstance(location, dict):
-        return list(location.keys()), [np.asarray(v) for v in location.values()]
+        return list(location.keys()), [_loc_np(v) for v in location.values()]
     if _is_symbol(fn):
         names = fn.list_arguments()
-        return names, [np.asarray(v) for v in location]
-    return None, [np.asarray(v) for v in location]
+        return names, [_loc_np(v) for v in location]
+    return None, [_loc_np(v) for v in location]
 
 
 def _evaluate(fn, names, arrays, aux_states, is_train):
@@ -277,8 +286,9 @@ def numeric_grad(fn, location, aux_states=None, eps=1e-4, use_forward_train=True
                  dtype=np.float64, names=None):
     """Central finite differences of ``sum(out_i * proj_i)`` w.r.t. each input."""
     from . import autograd, ndarray as nd
-    # C order: the perturbation loop edits the flat view in place
-    arrays = [np.ascontiguousarray(v, dtype=dtype) for v in location]
+    # private C-order copies: the perturbation loop edits the flat view in
+    # place (the same numpy array may be given for two inputs, or be read-only)
+    arrays = [np.array(v, dtype=dtype, order="C", copy=True) for v in location]
     projs = None
     grads = []
 
@@ -354,7 +364,8 @@ def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_st
     """Check ``sym``'s forward outputs (a Symbol, or a callable over NDArrays)."""
     from . import ndarray as nd
     names, arrays = _locations(sym, location)
-    xs = [nd.array(a, dtype=dtype, ctx=ctx) for a in arrays]
+    # dtype='asnumpy' (MXNet): every input keeps its own dtype
+    xs = [nd.array(a, dtype=a.dtype if _keep(dtype) else dtype, ctx=ctx) for a in arrays]
     outs = _evaluate(sym, names, xs, aux_states, False)
     if isinstance(expected, dict):
         expected = list(expected.values())
@@ -369,7 +380,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     """Check the gradients of ``sym`` for head gradients ``out_grads``."""
     from . import autograd, ndarray as nd
     names, arrays = _locations(sym, location)
-    xs = [nd.array(a, dtype=dtype, ctx=ctx) for a in arrays]
+    xs = [nd.array(a, dtype=a.dtype if _keep(dtype) else dtype, ctx=ctx) for a in arrays]
     for x in xs:
         x.attach_grad()
     with autograd.record():
