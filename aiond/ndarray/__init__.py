@@ -14,7 +14,7 @@ _namespace.populate(globals(), _internal.__dict__)
 from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # noqa: E402,F401
                          lesser_equal, logical_and, logical_or, logical_xor, maximum,
                          minimum, modulo, moveaxis, multiply, not_equal, onehot_encode,
-                         power, subtract, true_divide)
+                         power, subtract, true_divide, split_v2, histogram)
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401

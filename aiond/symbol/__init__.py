@@ -41,6 +41,7 @@ def _fill_random():
 
 
 _fill_random()
+from ._functions import histogram, split_v2  # noqa: E402,F401
 for _m in (_internal, linalg, contrib, random):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet

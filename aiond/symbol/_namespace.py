@@ -59,6 +59,7 @@ OPTIONAL_INPUTS = {
     "softmax": lambda p: () if p.get("use_length") else ("length",),
     "CTCLoss": _ctc,
     "ctc_loss": _ctc,
+    "_histogram": lambda p: ("bins",) if p.get("bin_cnt") is not None else (),
 }
 
 

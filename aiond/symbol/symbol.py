@@ -209,6 +209,10 @@ def _attr_str(k, v):
     if k == "dtype" and v is not None and not isinstance(v, str):
         dt = np.dtype(v)
         return dt.names[0] if dt.names else dt.name
+    if isinstance(v, (tuple, list)) and any(isinstance(x, np.generic) for x in v):
+        v = type(v)(x.item() if isinstance(x, np.generic) else x for x in v)
+    elif isinstance(v, np.generic):
+        v = v.item()
     return str(v)
 
 
