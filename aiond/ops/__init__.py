@@ -5,5 +5,6 @@ from . import conv, linalg, nn, norm  # noqa: F401
 from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
-from . import contrib_misc, ctc, linalg_decomp, spatial  # noqa: F401
+from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
+from . import spatial  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
