@@ -8,4 +8,6 @@ from . import rnn  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
+from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
+from . import spatial  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
