@@ -872,3 +872,13 @@ def test_every_registered_op_is_covered():
     assert len(basic) > 150
     missing = sorted(basic - COVERED - COVERED_ELSEWHERE)
     assert not missing, "ops without a row in tests/ops/test_basic_ops.py: %s" % missing
+
+
+def test_op_without_parameters_ignores_keyword_attributes():
+    # MXNet: ops with no parameter struct (no attr_parser) ignore extra keyword
+    # attributes (MXNet's own test_loss passes axis= to broadcast_maximum);
+    # ops with parameters still reject unknown ones
+    a, b = nd.array([0.0]), nd.array([[-1.0], [2.0]])
+    assert nd.broadcast_maximum(a, b, axis=1).asnumpy().tolist() == [[0.0], [2.0]]
+    with pytest.raises(MXNetError, match="unexpected argument"):
+        nd.sum(b, axes=1)
