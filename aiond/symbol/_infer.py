@@ -283,8 +283,13 @@ def _infer_node(n, S, D, need_dtypes):
     if _done(out_keys, S, D, need_dtypes):
         return True
     dt_known = all(d is not None for d in in_dtypes)
-    call_dtypes = in_dtypes if dt_known else [
-        d if d is not None else np.dtype(np.float32) for d in in_dtypes]
+    if dt_known:
+        call_dtypes = in_dtypes
+    else:
+        # unknown input dtypes (shape inference alone): assume the dtype of the
+        # known ones, so a float64 weight with a not-yet-typed input is no clash
+        fill = next((d for d in in_dtypes if d is not None), np.dtype(np.float32))
+        call_dtypes = [d if d is not None else fill for d in in_dtypes]
     if all(s is not None for s in in_shapes) and not all(_full(s) for s in in_shapes):
         # partly known shapes: what the rule gives for any value of the unknown dims
         part = _partial_outputs(op, n.params, in_shapes, call_dtypes)
