@@ -10,4 +10,5 @@ from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
 from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
 from . import spatial  # noqa: F401
+from . import sync_norm  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

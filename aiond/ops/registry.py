@@ -193,6 +193,11 @@ def parse_attrs(op, kwargs) -> dict:
     for k, v in kwargs.items():
         p = pindex.get(k)
         if p is None:
+            if not pindex and not op.variadic:
+                # MXNet: an op without a parameter struct (no attr_parser,
+                # e.g. broadcast_maximum) ignores keyword attributes it has no
+                # use for; only ops with parameters reject unknown ones
+                continue
             raise OpError("%s got an unexpected argument %r; its arguments are %s"
                           % (op.name, k, ", ".join(list(op.inputs) + [q.name for q in op.params])))
         if v is Null:

@@ -902,3 +902,13 @@ def test_tile_zero_reps_needs_np_shape():
         nd.tile(nd.ones((2, 2)), (1, 0))
     with pytest.raises(MXNetError):
         nd.tile(nd.ones((2, 2)), (1, -3))
+
+
+def test_op_without_parameters_ignores_keyword_attributes():
+    # MXNet: ops with no parameter struct (no attr_parser) ignore extra keyword
+    # attributes (MXNet's own test_loss passes axis= to broadcast_maximum);
+    # ops with parameters still reject unknown ones
+    a, b = nd.array([0.0]), nd.array([[-1.0], [2.0]])
+    assert nd.broadcast_maximum(a, b, axis=1).asnumpy().tolist() == [[0.0], [2.0]]
+    with pytest.raises(MXNetError, match="unexpected argument"):
+        nd.sum(b, axes=1)
