@@ -38,6 +38,7 @@ _LAZY = {
     "gluon": ("aiond.gluon", None), "model": ("aiond.model", None),
     "module": ("aiond.module", None), "mod": ("aiond.module", None),
     "viz": ("aiond.visualization", None), "visualization": ("aiond.visualization", None),
+    "image": ("aiond.image", None), "img": ("aiond.image", None),
 }
 
 

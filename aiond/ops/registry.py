@@ -143,7 +143,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "optional")
+                 "num_visible", "rows", "optional", "free_attrs")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -171,6 +171,9 @@ class Op:
         # ranges of output rows, so a large matmul can use every worker
         self.rows = None
         self.optional = frozenset()  # trailing inputs callers may leave out (see optional())
+        # MXNet registered the op without an attribute parser, so it accepts and
+        # ignores any keyword (zeros_like(x, dtype='int64') gives x's dtype)
+        self.free_attrs = False
 
     def __repr__(self):
         return "<Op %s>" % self.name
@@ -189,6 +192,8 @@ def parse_attrs(op, kwargs) -> dict:
     for k, v in kwargs.items():
         p = pindex.get(k)
         if p is None:
+            if op.free_attrs:
+                continue
             raise OpError("%s got an unexpected argument %r; its arguments are %s"
                           % (op.name, k, ", ".join(list(op.inputs) + [q.name for q in op.params])))
         if v is Null:

@@ -59,6 +59,7 @@ OPTIONAL_INPUTS = {
     "softmax": lambda p: () if p.get("use_length") else ("length",),
     "CTCLoss": _ctc,
     "ctc_loss": _ctc,
+    "_contrib_BilinearResize2D": lambda p: () if p.get("mode") == "like" else ("like",),
 }
 
 
