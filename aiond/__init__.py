@@ -42,6 +42,7 @@ _LAZY = {
     "numpy": ("aiond.numpy", None), "np": ("aiond.numpy", None),
     "numpy_extension": ("aiond.numpy_extension", None), "npx": ("aiond.numpy_extension", None),
     "contrib": ("aiond.contrib", None),
+    "image": ("aiond.image", None), "img": ("aiond.image", None),
 }
 
 

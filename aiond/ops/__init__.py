@@ -11,4 +11,5 @@ from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse
 from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
 from . import spatial  # noqa: F401
 from . import sync_norm  # noqa: F401
+from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
