@@ -253,6 +253,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
             raise RuntimeError("op %s registered twice" % name)
         _REGISTRY[name] = op
         for a in aliases:
+            if _REGISTRY.get(a, op) is not op:
+                raise RuntimeError("op alias %s of %s is already op %s" % (a, name, _REGISTRY[a].name))
             _REGISTRY[a] = op
         return kernel
     return deco
