@@ -1,0 +1,240 @@
+"""Malformed HTTP requests get 4xx, never 500 or a wrong 200 (issue 15):
+non-finite numbers, deep JSON, bad headers, big-endian raw tensors, a client
+that never sends its body; plus a hypothesis fuzz of every request input."""
+import asyncio
+import json
+import math
+import socket
+import time
+
+import numpy as np
+import pytest
+
+import aiond as mx
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+from aiond.serve.http import create_app  # noqa: E402
+
+from .test_http import TIMEOUT, ServerThread, decode, raw_headers  # noqa: E402
+
+pytestmark = pytest.mark.timeout(180)
+N = 4
+
+
+def double(x):
+    return x * 2
+
+
+def nonfinite(x):
+    return mx.nd.log(x)          # log(0) = -inf, log(-1) = nan
+
+
+async def _post(app, **kw):
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        return await c.post("/predict", **kw)
+
+
+_loops = {}
+
+
+def post(app, **kw):
+    """One request through the ASGI app, on the app's own loop (a Batcher
+    belongs to the loop it first ran on)."""
+    loop = _loops.get(id(app))
+    if loop is None:
+        loop = _loops[id(app)] = (asyncio.new_event_loop(), app)
+    return loop[0].run_until_complete(_post(app, **kw))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_loops():
+    yield
+    for loop, a in _loops.values():
+        loop.run_until_complete(a.state.batcher.aclose(drain=True))
+        loop.close()
+    _loops.clear()
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app(double, sample_shape=(N,), monitor_interval=0)
+
+
+def test_non_finite_json_input_is_400(app):
+    for body in (b'[NaN, 1, 2, 3]', b'[Infinity, 1, 2, 3]', b'[-Infinity, 1, 2, 3]',
+                 b'[1e400, 1, 2, 3]', b'{"data": [1, 2, 3, -1e999]}'):
+        r = post(app, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400, (body, r.text)
+        assert "finite" in r.json()["error"] or "JSON number" in r.json()["error"]
+
+
+def test_float32_overflow_is_400(app):
+    r = post(app, json=[1e39, 0, 0, 0])
+    assert r.status_code == 400 and "range" in r.json()["error"]
+
+
+def test_integer_model_refuses_fractions_and_out_of_range():
+    a = create_app(double, sample_shape=(2,), dtype="uint8", monitor_interval=0)
+    assert post(a, json=[1.5, 2]).status_code == 400
+    assert post(a, json=[300, 2]).status_code == 400
+    assert post(a, json=[-1, 2]).status_code == 400
+    r = post(a, json=[3, 2.0])
+    assert r.status_code == 200 and r.json()["data"] == [6, 4]
+
+
+def test_non_finite_output_is_written_as_proto3_strings():
+    a = create_app(nonfinite, sample_shape=(3,), monitor_interval=0)
+    r = post(a, json=[0, -1, 1])
+    assert r.status_code == 200, r.text
+    assert r.json()["data"] == ["-Infinity", "NaN", 0.0]
+
+
+def test_deeply_nested_json_is_400(app):
+    for body in (b"[" * 100000 + b"]" * 100000, b'{"data": ' + b"[" * 50000 + b"]" * 50000 + b"}"):
+        r = post(app, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400, r.text
+
+
+def test_bad_timeout_header_is_400(app):
+    for t in ("nan", "inf", "-5", "abc", "1e400"):
+        r = post(app, json=[1, 2, 3, 4], headers={"x-timeout-ms": t})
+        assert r.status_code == 400, (t, r.text)
+        assert "X-Timeout-Ms" in r.json()["error"]
+
+
+def test_bad_dtype_headers_are_400(app):
+    x = np.ones((1, N), np.float32)
+    for dt in ("i4, i4, (", "(", "f4,f4", "[('a', 'f4')]", "V4", "O", "S4", "(f4, 2)",
+               "float32" + "\x00", "M8"):
+        r = post(app, content=x.tobytes(), headers=raw_headers(x.shape, dt))
+        assert r.status_code == 400, (dt, r.text)
+
+
+def test_big_endian_raw_tensor_is_decoded_as_big_endian(app):
+    x = np.arange(N, dtype=np.float32).reshape(1, N) + 0.5
+    r = post(app, content=x.astype(">f4").tobytes(), headers=raw_headers(x.shape, ">f4"))
+    assert r.status_code == 200, r.text
+    np.testing.assert_array_equal(decode(r), 2 * x)
+    r = post(app, content=x.astype("<f4").tobytes(), headers=raw_headers(x.shape, "<f4"))
+    np.testing.assert_array_equal(decode(r), 2 * x)
+
+
+def test_bad_shape_headers_are_4xx(app):
+    for sh in ("1," + "9" * 40, "-1,4", "a", "1" + ",1" * 100, "99999999,4"):
+        r = post(app, content=b"\0" * 16, headers=raw_headers((1,), "float32") |
+                 {"x-tensor-shape": sh})
+        assert 400 <= r.status_code < 500, (sh, r.text)
+
+
+def test_slow_body_gets_408():
+    a = create_app(double, sample_shape=(N,), body_timeout=0.3, monitor_interval=0)
+    with ServerThread(a) as srv:
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
+        try:
+            s.sendall(b"POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 100\r\n\r\n[1,")
+            t0 = time.monotonic()
+            data = s.recv(65536)
+            took = time.monotonic() - t0
+        finally:
+            s.close()
+    assert data.startswith(b"HTTP/1.1 408"), data[:200]
+    assert took < 5
+
+
+# ------------------------------------------------------------------ fuzzing
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
+                suppress_health_check=list(HealthCheck))
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                       st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5))
+_json = st.recursive(_json_leaf, lambda c: st.one_of(st.lists(c, max_size=5),
+                                                     st.dictionaries(st.text(max_size=5), c,
+                                                                     max_size=3)),
+                     max_leaves=20)
+
+
+def _expect(r, x):
+    """A 4xx, or a 200 whose answer is 2*x exactly."""
+    assert r.status_code != 500 and r.status_code < 600, r.text
+    if r.status_code == 200:
+        got = decode(r)
+        np.testing.assert_array_equal(got.reshape(-1), (2 * x.astype(np.float32)).reshape(-1))
+    else:
+        assert 400 <= r.status_code < 500, r.text
+        assert "error" in r.json()
+
+
+def _json_value(v):
+    try:
+        a = np.array(v, dtype=np.float64)
+    except Exception:  # noqa: BLE001
+        return None
+    if a.shape not in ((N,), (1, N), (2, N)) or not np.isfinite(a).all() \
+            or not np.isfinite(a.astype(np.float32)).all():
+        return None
+    return a
+
+
+def _has_bool(v):
+    return isinstance(v, bool) or (isinstance(v, list) and any(_has_bool(i) for i in v))
+
+
+@FUZZ
+@given(v=_json)
+def test_fuzz_json_bodies(app, v):
+    body = json.dumps(v, allow_nan=True).encode()
+    r = post(app, content=body, headers={"content-type": "application/json"})
+    expected = _json_value(v.get("data") if isinstance(v, dict) and "data" in v else v)
+    if expected is None or _has_bool(v):
+        assert 400 <= r.status_code < 500, (body[:200], r.text)
+    else:
+        _expect(r, expected)
+
+
+@FUZZ
+@given(rows=st.lists(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False),
+                              min_size=N, max_size=N), min_size=1, max_size=3))
+def test_fuzz_valid_json_is_answered_exactly(app, rows):
+    x = np.array(rows, np.float32)
+    r = post(app, json={"data": x.tolist()})
+    assert r.status_code == 200, r.text
+    np.testing.assert_array_equal(decode(r), 2 * x)
+
+
+@FUZZ
+@given(body=st.binary(max_size=64), dt=st.one_of(st.sampled_from(
+    ["float32", "<f4", ">f4", "=f4", "|f4", "f4", "float64", "int32", ">i4", "f2", "u1"]),
+    st.text(max_size=12)), sh=st.one_of(st.sampled_from(["1,4", "4", "2,4", "(1,4)", "0,4"]),
+                                        st.text(max_size=12)),
+    timeout=st.one_of(st.none(), st.text(max_size=8)))
+def test_fuzz_raw_requests(app, body, dt, sh, timeout):
+    h = {"content-type": "application/octet-stream", "x-tensor-dtype": dt,
+         "x-tensor-shape": sh}
+    if timeout is not None:
+        h["x-timeout-ms"] = timeout
+    try:
+        h = {k: v.encode("latin-1") for k, v in h.items()}
+    except UnicodeEncodeError:
+        return
+    if any(c in v for v in h.values() for c in (b"\r", b"\n", b"\0")):
+        return
+    r = post(app, content=body, headers=h)
+    assert r.status_code != 500 and r.status_code < 600, r.text
+    if r.status_code == 200:
+        try:
+            d = np.dtype(dt.strip())
+        except Exception:  # noqa: BLE001
+            pytest.fail("accepted dtype %r" % dt)
+        x = np.frombuffer(body, dtype=d).astype(np.float32)
+        assert r.headers["x-tensor-dtype"] == "float32"
+        got = decode(r)
+        np.testing.assert_array_equal(got.reshape(-1), 2 * x)
+    else:
+        assert 400 <= r.status_code < 500 and "error" in r.json(), r.text
