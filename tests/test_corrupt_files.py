@@ -143,3 +143,19 @@ def test_symbolblock_imports_with_bad_params(tmp_path):
     blk = SymbolBlock.imports(str(tmp_path / "m-symbol.json"), ["data"],
                               str(tmp_path / "m-0000.params"))
     np.testing.assert_array_equal(blk(mx.nd.ones((1, 2))).asnumpy(), [[2, 2, 2]])
+
+
+def test_node_with_missing_inputs(tmp_path):
+    x = mx.sym.var("data")
+    g = json.loads(mx.sym.BatchNorm(x, name="bn").tojson())
+    bn = next(n for n in g["nodes"] if n["op"] == "BatchNorm")
+    bn["inputs"] = bn["inputs"][:2]
+    _bad(tmp_path, r"node 'bn' \(BatchNorm\) has 2 input\(s\); the operator takes 5", g)
+
+
+def test_recordio_label_count_past_the_record():
+    from aiond import recordio
+    s = recordio.pack(recordio.IRHeader(0, 1.0, 7, 0), b"ab")
+    s = s[:0] + bytes([3]) + s[1:]         # flag = 3 labels, but only 2 bytes follow
+    with pytest.raises(MXNetError, match="3 float32 labels"):
+        recordio.unpack(s)

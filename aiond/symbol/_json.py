@@ -147,6 +147,22 @@ def _short(x):
     return r if len(r) <= 80 else r[:60] + "...(%d characters)" % len(r)
 
 
+def _check_inputs(heads):
+    """Each operator node has as many inputs as its op takes with its
+    parameters (optional trailing inputs may be left out)."""
+    for n in dfs(heads):
+        if n.op is None or n.op.variadic:
+            continue
+        names = _ns.input_names(n.op, n.params)
+        least = len(names) - sum(1 for x in names if x in n.op.optional)
+        if not least <= len(n.inputs) <= len(names):
+            raise MXNetError("symbol JSON: node %r (%s) has %d input(s); the operator takes "
+                             "%s (%s)" % (n.name, n.op.name, len(n.inputs),
+                                          len(names) if least == len(names)
+                                          else "%d to %d" % (least, len(names)),
+                                          ", ".join(names)))
+
+
 def _check_outputs(heads):
     """Every entry names an output its node has (a bad index would otherwise
     surface as a KeyError at forward)."""
@@ -247,6 +263,7 @@ def loads(text):
         for src, _, ver in n.inputs:
             if src.op is None and ver > src.version:
                 src.version = ver
+    _check_inputs(heads)
     _check_outputs(heads)
     return heads
 

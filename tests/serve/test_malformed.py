@@ -149,7 +149,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
+FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 
 _json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
