@@ -26,7 +26,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 
-EXAMPLES = int(os.environ.get("AIOND_FUZZ_EXAMPLES", "80"))
+EXAMPLES = int(os.environ.get("AIOND_FUZZ_EXAMPLES", "50"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 HERE = os.path.dirname(os.path.abspath(__file__))
