@@ -140,6 +140,9 @@ class _App:
         if not isinstance(obj, list):
             raise _BadRequest(400, "expected a JSON array of numbers (%s), got %s"
                               % (self.expected(), type(obj).__name__))
+        if (b"true" in body or b"false" in body) and _has_bool(obj):
+            raise _BadRequest(400, "expected numbers (%s), got true/false"
+                              % self.expected())
         try:
             arr = np.array(obj)
         except (ValueError, TypeError, OverflowError):
@@ -408,6 +411,18 @@ class _App:
 
 
 DISCONNECT_CHECK_AFTER = 0.02    # seconds
+
+
+def _has_bool(obj):
+    """Whether nested lists hold a JSON true/false (numpy would take it as 1/0)."""
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if x is True or x is False:
+            return True
+        if isinstance(x, list):
+            stack.extend(x)
+    return False
 
 
 def _no_constant(name):

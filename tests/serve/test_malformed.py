@@ -70,6 +70,15 @@ def test_non_finite_json_input_is_400(app):
         assert "finite" in r.json()["error"] or "JSON number" in r.json()["error"]
 
 
+def test_booleans_are_not_numbers(app):
+    for body in (b"[true, 1, 2, 3]", b'{"data": [[1, 2, 3, 4], [false, 0, 1, 1]]}'):
+        r = post(app, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and "true/false" in r.json()["error"], r.text
+    r = post(app, content=b'{"data": [1, 2, 3, 4], "flag": true}',
+             headers={"content-type": "application/json"})
+    assert r.status_code == 200 and r.json()["data"] == [2, 4, 6, 8]
+
+
 def test_float32_overflow_is_400(app):
     r = post(app, json=[1e39, 0, 0, 0])
     assert r.status_code == 400 and "range" in r.json()["error"]
