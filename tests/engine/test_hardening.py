@@ -265,6 +265,7 @@ def test_pending_bytes_count_intermediates():
     assert mx.engine.statistics().bytes_held == 0
 
 
+@pytest.mark.slow
 def test_bytes_bound_holds_for_host_created_inputs():
     frame = np.random.rand(1 << 20).astype(np.float32)   # 4 MiB
     prev = mx.engine.set_limits(max_pending_bytes=16 << 20)
