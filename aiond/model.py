@@ -161,6 +161,10 @@ def _split_params(save_dict, fname, strict):
         if not sep or (strict and tp not in ("arg", "aux")):
             raise ValueError("Invalid param file %s: array %r is named neither arg:<name> nor "
                              "aux:<name>" % (fname, k))
+        if v is None and tp in ("arg", "aux"):
+            from .base import MXNetError
+            raise MXNetError("Invalid param file %s: array %r is stored as 'none', not a value"
+                             % (fname, k))
         if tp == "arg":
             arg_params[name] = v
         elif tp == "aux":

@@ -314,6 +314,9 @@ def unpack(s):
     header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
     s = s[_IR_SIZE:]
     if header.flag > 0:
+        if header.flag * 4 > len(s):
+            raise MXNetError("unpack: the IRHeader says %d float32 labels follow, but the "
+                             "record has only %d bytes after it" % (header.flag, len(s)))
         header = header._replace(label=np.frombuffer(s, np.float32, header.flag))
         s = s[header.flag * 4:]
     return header, s

@@ -25,7 +25,7 @@ from .var import Var
 
 __all__ = ["Engine", "Var", "Storage", "get", "waitall", "set_bulk_size", "bulk",
            "statistics", "EngineStatistics", "set_limits", "naive", "push", "engine_loop",
-           "is_naive"]
+           "is_naive", "room"]
 
 _engine = None
 
@@ -62,6 +62,8 @@ def _after_fork_in_child():
     e.threads = set()
     e.pending = 0
     e.bytes = 0
+    e.room_waiters = []
+    e.bulk_threads = 1 if e.bulk_size() > 1 else 0   # the forking thread's own
     e.cpu = CPUExecutor(e, e.cpu.nworkers)
     _loop._eloop = None
     global _async_ex
@@ -84,26 +86,33 @@ def waitall():
 
 def set_bulk_size(size: int) -> int:
     """Hand ready ops to workers in batches of ``size`` (0 or 1: one by one).
-    Returns the previous size, as MXNet does."""
+    The size belongs to the calling thread, as in MXNet. Returns the
+    thread's previous size, as MXNet does."""
     size = int(size)
     if size < 0:
         raise ValueError("bulk size must be >= 0, got %d" % size)
-    prev = _engine.bulk_size
-    if size <= 1 and prev > 1:
-        _engine.flush_bulk()
-    _engine.bulk_size = size
-    return prev
+    return _engine.set_bulk_size(size)
 
 
 @contextlib.contextmanager
 def bulk(size: int):
-    """``with mx.engine.bulk(n):`` - batch ready ops by ``n`` inside the block."""
+    """``with mx.engine.bulk(n):`` - batch ready ops by ``n`` inside the block
+    (on the calling thread)."""
     prev = set_bulk_size(size)
     try:
         yield
     finally:
         set_bulk_size(prev)
         _engine.flush_bulk()
+
+
+async def room():
+    """``await mx.engine.room()``: wait, without blocking the event loop, until
+    the engine's pending bounds hold again. An async producer calls it between
+    pushes; ``await arr.read()`` does it by itself. (``push`` on a thread whose
+    event loop is running does not block below a slack of the bounds.)"""
+    if _engine.over_bound():
+        await _engine.room()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +164,9 @@ def set_limits(max_pending_ops: int | None = None, max_pending_bytes: int | None
         if int(max_pending_bytes) < 1:
             raise ValueError("max_pending_bytes must be >= 1, got %r" % (max_pending_bytes,))
         _engine.max_bytes = int(max_pending_bytes)
+    with _engine.lock:
+        if _engine.cv_waiters:
+            _engine._wake_room()    # raised bounds may let waiters go
     return prev
 
 

@@ -143,7 +143,7 @@ class CPUExecutor(Executor):
             if ready:
                 # keep one CPU successor on this thread, hand the rest over
                 for r in ready:
-                    if opr is None and r.executor is None and not engine.bulk_size > 1:
+                    if opr is None and r.executor is None:
                         opr = r
                     else:
                         engine._dispatch(r)

@@ -12,6 +12,7 @@ import asyncio
 import threading
 
 from .executor import Executor
+from .scheduler import async_kernel
 from .var import Failure
 
 __all__ = ["EngineLoop", "AsyncExecutor", "engine_loop"]
@@ -81,12 +82,15 @@ class AsyncExecutor(Executor):
         if fail is not None:
             engine.dispatch_all(engine.finish(opr, fail))
             return
+        token = async_kernel.set(opr)   # the task inherits it: see check_await
         try:
             aw = opr.fn()
+            task = asyncio.ensure_future(aw)
         except BaseException as e:  # noqa: BLE001
             self._done(opr, None, e)
             return
-        task = asyncio.ensure_future(aw)
+        finally:
+            async_kernel.reset(token)
         task.add_done_callback(lambda t, o=opr: self._done(o, t, None))
 
     def _done(self, opr, task, exc):

@@ -14,15 +14,25 @@ Threading invariants:
 """
 from __future__ import annotations
 
+import contextvars
 import os
+import sys
 import threading
 
 from ..base import DeadlockError, MXNetError
-from .var import Failure, Opr, user_origin
+from .var import Failure, FailureLog, Opr, user_origin
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "async_kernel"]
 
 _tls = threading.local()
+# the op whose coroutine kernel is running in this context (AsyncExecutor sets
+# it around the task's creation, so the task and what it awaits inherit it)
+async_kernel = contextvars.ContextVar("aiond_async_kernel", default=None)
+
+# an event loop running on a pushing thread may not block in push below
+# this multiple of the bounds (above it, memory safety wins): async code
+# waits for room with ``await engine.room()``, which reads do by themselves
+LOOP_SLACK = 4
 
 
 def _env_int(name, default):
@@ -63,11 +73,12 @@ class Engine:
         self.ops_inline = 0
         self.max_pending = _env_int("AIOND_MAX_PENDING_OPS", 4096)
         self.max_bytes = _env_int("AIOND_MAX_PENDING_BYTES", _default_max_bytes())
-        self.failures = []          # failures not yet reported, in order
+        self.failures = FailureLog()  # failures not yet reported, in order
         self.threads = set()        # idents of engine-owned threads
         self.naive_depth = 1 if os.environ.get("AIOND_ENGINE", "").lower() == "naive" else 0
-        self.bulk_size = 0
+        self.bulk_threads = 0       # threads whose bulk size is > 1 (see bulk_size())
         self.bulk_batch = []
+        self.room_waiters = []      # (loop, future) of coroutines awaiting room()
         self.cpu = CPUExecutor(self, _env_int("AIOND_CPU_WORKERS", os.cpu_count() or 1))
         self.prof = None            # a Profiler while mx.profiler records
 
@@ -113,9 +124,15 @@ class Engine:
             lock.release()
         opr.split = split
         opr.executor = executor
+        if not inline:
+            # recorded before the op is visible: once registered, another
+            # thread may grant it, run it and fail it at any moment
+            opr.origin = user_origin(2)
         with lock:
             wait = self._register(opr)
             if wait or not inline:
+                if inline:
+                    opr.origin = user_origin(2)
                 opr.counted = True
                 self.pending += 1
                 self.bytes += nbytes
@@ -128,7 +145,6 @@ class Engine:
             self.ops_inline += 1
             self._run_inline(opr)
             return opr
-        opr.origin = user_origin(2)
         if not wait:
             self._dispatch(opr)
         if self.pending > self.max_pending or self.bytes > self.max_bytes:
@@ -166,6 +182,11 @@ class Engine:
         returns how many it waits for (lock held)."""
         wait = 0
         for v in opr.reads:
+            # a pending reader keeps the buffer alive: count it (once per var)
+            v.pins += 1
+            if v.nbytes and not v.held:
+                v.held = v.nbytes
+                self.bytes += v.nbytes
             if v.queue is None and not v.writing:
                 v.nreads += 1
             else:
@@ -268,12 +289,20 @@ class Engine:
         with self.lock:
             for v in opr.reads:
                 v.nreads -= 1
+                v.pins -= 1
+                if not v.pins and v.held:
+                    self.bytes -= v.held
+                    v.held = 0
                 if v.queue is not None and not v.nreads:
                     self._grant(v, ready)
             for v in opr.writes:
                 v.writing = False
                 v.version += 1
                 v.exc = fail
+                if v.pins and not v.held and v.nbytes:
+                    # readers registered before this output existed keep it now
+                    v.held = v.nbytes
+                    self.bytes += v.nbytes
                 if v.queue is not None:
                     self._grant(v, ready)
             opr.failure = fail
@@ -282,7 +311,7 @@ class Engine:
                 self.pending -= 1
                 self.bytes -= opr.nbytes
                 if self.cv_waiters:
-                    self.cv.notify_all()
+                    self._wake_room()
             cb = opr.on_done
         if cb is not None:
             cb(opr)
@@ -292,7 +321,7 @@ class Engine:
         ex = opr.executor
         if ex is not None:
             ex.submit(opr)
-        elif self.bulk_size > 1:
+        elif self.bulk_threads and getattr(_tls, "bulk", 0) > 1:
             self._bulk_add(opr)
         else:
             self.cpu.submit(opr)
@@ -302,12 +331,28 @@ class Engine:
             self._dispatch(r)
 
     # ------------------------------------------------------------ bulk mode
+    # As in MXNet (a thread-local BulkStatus), the bulk size belongs to the
+    # thread that sets it: ops that thread dispatches are batched by it.
+    def bulk_size(self):
+        """This thread's bulk size."""
+        return getattr(_tls, "bulk", 0)
+
+    def set_bulk_size(self, size):
+        """Set this thread's bulk size; returns its previous one."""
+        prev = getattr(_tls, "bulk", 0)
+        with self.lock:
+            self.bulk_threads += (size > 1) - (prev > 1)
+        _tls.bulk = size
+        if size <= 1 and prev > 1:
+            self.flush_bulk()
+        return prev
+
     def _bulk_add(self, opr):
         with self.lock:
             batch = self.bulk_batch
             batch.append(opr)
             first = len(batch) == 1
-            full = len(batch) >= self.bulk_size
+            full = len(batch) >= getattr(_tls, "bulk", 0)
         if full:
             self.flush_bulk()
         elif first:
@@ -333,6 +378,22 @@ class Engine:
                 "engine's event loop), where it would wait for itself. Use "
                 "`await arr.read()` in coroutines on the engine loop, and do not "
                 "read arrays from inside a kernel." % what)
+
+    def check_await(self, var, what: str):
+        """Raise ``DeadlockError`` when a coroutine kernel awaits a read that
+        can only run after the kernel itself finished: of a var it writes, or
+        of a var it reads behind which a write is queued."""
+        k = async_kernel.get()
+        if k is None or k.done:
+            return
+        with self.lock:
+            dead = var in k.writes or (var in k.reads and var.pending_write())
+        if dead:
+            raise DeadlockError(
+                "%s of an array that the running async kernel %s writes (or "
+                "that a write queued behind it is waiting for) would wait for "
+                "the kernel itself: read it before pushing the kernel, or pass "
+                "its value in" % (what, k.name))
 
     def wait_opr(self, opr, what: str):
         """Block the calling thread until ``opr`` has finished; run ready ops
@@ -388,8 +449,7 @@ class Engine:
 
     def raise_unreported(self, what):
         with self.lock:
-            fails = [f for f in self.failures if not f.reported]
-            self.failures = []
+            fails = [f for f in self.failures.take() if not f.reported]
             for f in fails:
                 f.reported = True
         if fails:
@@ -398,10 +458,49 @@ class Engine:
                 err.args = (err.args[0] + " (and %d more failed op(s))" % (len(fails) - 1),)
             raise err
 
+    # ------------------------------------------------------- back-pressure
+    def over_bound(self) -> bool:
+        return self.pending > self.max_pending or self.bytes > self.max_bytes
+
+    def _wake_room(self):
+        """An op finished while someone waits for room (lock held)."""
+        self.cv.notify_all()
+        if self.room_waiters and not self.over_bound():
+            waiters, self.room_waiters = self.room_waiters, []
+            self.cv_waiters -= len(waiters)
+            for loop, fut in waiters:
+                try:
+                    loop.call_soon_threadsafe(_set_room, fut)
+                except RuntimeError:  # that loop closed: nobody waits
+                    pass
+
+    async def room(self):
+        """Wait, without blocking the running event loop, until the pending
+        bounds hold (``await mx.engine.room()``: the async producer's form of
+        the back-pressure ``push`` applies to threads)."""
+        import asyncio
+        loop = asyncio.get_running_loop()
+        while self.over_bound():
+            with self.lock:
+                if not self.over_bound():
+                    return
+                fut = loop.create_future()
+                self.room_waiters.append((loop, fut))
+                self.cv_waiters += 1
+            await fut
+
     def _throttle(self):
         """Slow a producer down until the pending bound holds again."""
         if self.in_engine_thread():
             return
+        aio = sys.modules.get("asyncio")
+        if aio is not None and aio._get_running_loop() is not None:
+            # a coroutine pushed: blocking here would freeze its whole loop.
+            # It is held by ``await room()`` (reads await it) instead, and
+            # blocked only past LOOP_SLACK times the bounds.
+            if (self.pending <= LOOP_SLACK * self.max_pending
+                    and self.bytes <= LOOP_SLACK * self.max_bytes):
+                return
         cpu = self.cpu
         while self.pending > self.max_pending or self.bytes > self.max_bytes:
             item = cpu.steal()
@@ -435,3 +534,8 @@ class Engine:
         if fail is not None and not fail.reported:
             raise fail.error("the naive engine, at push")
         return opr
+
+
+def _set_room(fut):
+    if not fut.done():
+        fut.set_result(None)

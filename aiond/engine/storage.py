@@ -108,12 +108,14 @@ class Storage:
         if cur is not None:
             return cur
         self.arr = a
+        self.var.nbytes = nbytes
         return a
 
     def set(self, a: np.ndarray):
         """Adopt ``a`` (already ``shape``/``dtype``) as the buffer."""
         self.arr = a
         self.pooled = False
+        self.var.nbytes = a.nbytes
 
     def __del__(self):
         if self.pooled:

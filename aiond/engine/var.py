@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["Var", "Opr", "Failure", "user_origin"]
+__all__ = ["Var", "Opr", "Failure", "FailureLog", "user_origin"]
 
 
 class Var:
@@ -20,8 +20,15 @@ class Var:
     reads are running; ``writing`` is True while a granted write runs. A
     read is granted when nothing is queued and nothing writes; a write when
     nothing is queued, nothing writes and no read runs.
+
+    Memory accounting: ``nbytes`` is the size of the buffer once allocated
+    (0 before; set by its ``Storage``); ``pins`` counts registered ops that
+    read the var and have not finished; while pinned and allocated, the
+    var's bytes are counted once in the engine's pending bytes (``held``),
+    since pending ops keep the buffer alive even after the user dropped it.
     """
-    __slots__ = ("queue", "head", "nreads", "writing", "version", "exc")
+    __slots__ = ("queue", "head", "nreads", "writing", "version", "exc",
+                 "nbytes", "pins", "held")
 
     def __init__(self):
         self.queue = None
@@ -30,6 +37,9 @@ class Var:
         self.writing = False
         self.version = 0
         self.exc = None
+        self.nbytes = 0
+        self.pins = 0
+        self.held = 0
 
     def pending_write(self) -> bool:
         """True if a write pushed earlier has not finished (lock held)."""
@@ -79,14 +89,18 @@ class Failure:
     """Why a var is poisoned: the op that failed, where the user pushed it,
     and the original exception. ``reported`` turns True once the error was
     raised to the user, so ``waitall()`` reports each failure once while
-    readers of a poisoned var keep failing."""
-    __slots__ = ("op", "origin", "exc", "reported")
+    readers of a poisoned var keep failing. A reported failure leaves the
+    engine's ``FailureLog`` at once: only the vars it poisoned keep it, and
+    they die with their arrays (a server that never calls ``waitall()`` must
+    not accumulate the failures it already answered)."""
+    __slots__ = ("op", "origin", "exc", "reported", "log")
 
     def __init__(self, op, origin, exc):
         self.op = op
         self.origin = origin
         self.exc = exc
         self.reported = False
+        self.log = None
 
     def error(self, during: str = ""):
         from ..base import MXNetError
@@ -98,6 +112,10 @@ class Failure:
         err = _error_class(type(self.exc), MXNetError)(msg)
         err.__cause__ = self.exc
         self.reported = True
+        log = self.log
+        if log is not None:
+            self.log = None
+            log.discard(self)
         return err
 
 
@@ -117,6 +135,41 @@ def _error_class(exc_type, base):
                                                {"__module__": base.__module__})
             return cls
     return base
+
+
+class FailureLog:
+    """The failures no reader has been told of yet, in the order they
+    happened (what ``waitall()`` raises). Appending and discarding are
+    single dict operations, atomic under the GIL, so kernels' threads and
+    readers need no lock for them."""
+    __slots__ = ("_d",)
+
+    def __init__(self):
+        self._d = {}
+
+    def append(self, fail):
+        fail.log = self
+        self._d[fail] = None
+
+    def discard(self, fail):
+        self._d.pop(fail, None)
+
+    def take(self):
+        """Remove and return every failure held, oldest first."""
+        d, self._d = self._d, {}
+        fails = list(d)
+        for f in fails:
+            f.log = None
+        return fails
+
+    def __len__(self):
+        return len(self._d)
+
+    def __iter__(self):
+        return iter(list(self._d))
+
+    def __repr__(self):
+        return "<FailureLog of %d unreported failure(s)>" % len(self._d)
 
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

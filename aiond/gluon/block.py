@@ -333,10 +333,12 @@ class Block(object):
             for k, v in params.items():
                 params_inv[v].append(k)
             for name, param in params.items():
-                assert any(p in loaded for p in params_inv[param]), \
-                    "Parameter '%s' is missing in file '%s', which contains parameters: %s. " \
-                    "Set allow_missing=True to ignore missing parameters." % (
-                        name, filename, _brief_print_list(loaded.keys()))
+                if not any(p in loaded for p in params_inv[param]):
+                    from .parameter import ParameterFileError
+                    raise ParameterFileError(
+                        "Parameter '%s' is missing in file '%s', which contains parameters: "
+                        "%s. Set allow_missing=True to ignore missing parameters." % (
+                            name, filename, _brief_print_list(loaded.keys())))
         for name in loaded:
             if not ignore_extra and name not in params:
                 raise ValueError(

@@ -32,6 +32,13 @@ def _tensor_types():
     return (Symbol, NDArray)
 
 
+class ParameterFileError(MXNetError, AssertionError):
+    """A parameter file does not fit the network: a parameter missing or
+    extra, a shape or dtype that differs, an array stored as 'none'. MXNet
+    raises ``AssertionError`` here (gone under ``python -O``); this is an
+    ``MXNetError`` that ``except AssertionError`` still catches."""
+
+
 class DeferredInitializationError(MXNetError):
     """Error for unfinished deferred initialization."""
 
@@ -243,14 +250,20 @@ class Parameter(object):
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current"):
         """(Re)initialize by loading from ``data``."""
-        if cast_dtype:
-            assert dtype_source in ["current", "saved"]
+        if cast_dtype and dtype_source not in ("current", "saved"):
+            raise ValueError("dtype_source must be 'current' or 'saved', got %r"
+                             % (dtype_source,))
+        if not isinstance(data, NDArray):
+            raise ParameterFileError(
+                "Failed loading Parameter '%s' from saved params: expected an array, got %s"
+                % (self.name, "a 'none' array" if data is None else type(data).__name__))
         if self.shape:
-            assert len(self.shape) == len(data.shape) and all(
-                i in (0, j) for i, j in zip(self.shape, data.shape)), \
-                "Failed loading Parameter '%s' from saved params: " \
-                "shape incompatible expected %s vs saved %s" % (
-                    self.name, str(self.shape), str(data.shape))
+            if not (len(self.shape) == len(data.shape) and all(
+                    i in (0, j) for i, j in zip(self.shape, data.shape))):
+                raise ParameterFileError(
+                    "Failed loading Parameter '%s' from saved params: "
+                    "shape incompatible expected %s vs saved %s" % (
+                        self.name, str(self.shape), str(data.shape)))
             self.shape = tuple(i if i != 0 else j for i, j in zip(self.shape, data.shape))
         elif self._shape is None:
             self._shape = tuple(data.shape)
@@ -260,12 +273,12 @@ class Parameter(object):
                     data = data.astype(self.dtype, copy=False)
                 elif dtype_source == "saved":
                     self.dtype = data.dtype
-            else:
-                assert np.dtype(self.dtype).type == data.dtype, \
-                    "Failed loading Parameter '%s' from saved params: " \
-                    "dtype incompatible expected %s vs saved %s. " \
+            elif np.dtype(self.dtype).type != data.dtype:
+                raise ParameterFileError(
+                    "Failed loading Parameter '%s' from saved params: "
+                    "dtype incompatible expected %s vs saved %s. "
                     "Set cast_dtype=True to cast the dtype of saved params." % (
-                        self.name, str(self.dtype), str(data.dtype))
+                        self.name, str(self.dtype), str(data.dtype)))
         if self._stype != data.stype:
             data = data.tostype(self._stype)
         if isinstance(ctx, Context):
@@ -724,27 +737,40 @@ class ParameterDict(object):
                   restore_prefix="", filename=None, cast_dtype=False, dtype_source="current"):
         """Load values from a dict of NDArrays (names may carry ``arg:``/``aux:``)."""
         lprefix = len(restore_prefix)
+        error_str = "file: %s" % (filename) if filename else "param_dict"
         if isinstance(param_dict, dict):
             loaded = [(k[4:] if k.startswith("arg:") or k.startswith("aux:") else k, v)
                       for k, v in param_dict.items()]
+        elif isinstance(param_dict, list) and (not param_dict or isinstance(param_dict[0], NDArray)
+                                               or param_dict[0] is None):
+            if param_dict:
+                raise ParameterFileError(
+                    "%s holds %d arrays without names; saved parameters are named arrays"
+                    % (error_str, len(param_dict)))
+            loaded = []
         else:
             loaded = param_dict
         arg_dict = {restore_prefix + k: v for k, v in loaded}
-        error_str = "file: %s" % (filename) if filename else "param_dict"
         if not allow_missing:
             for name in self.keys():
-                assert name in arg_dict, \
-                    "Parameter '%s' is missing in %s, which contains parameters: %s. " \
-                    "Please make sure source and target networks have the same prefix." % (
-                        name[lprefix:], error_str, _brief_print_list(arg_dict.keys()))
+                if name not in arg_dict:
+                    raise ParameterFileError(
+                        "Parameter '%s' is missing in %s, which contains parameters: %s. "
+                        "Please make sure source and target networks have the same prefix." % (
+                            name[lprefix:], error_str, _brief_print_list(arg_dict.keys())))
         for name in arg_dict:
             if name not in self._params:
-                assert ignore_extra, \
-                    "Parameter '%s' loaded from %s is not present in ParameterDict, " \
-                    "choices are: %s. Set ignore_extra to True to ignore. " \
-                    "Please make sure source and target networks have the same prefix." % (
-                        name[lprefix:], error_str, _brief_print_list(self._params.keys()))
+                if not ignore_extra:
+                    raise ParameterFileError(
+                        "Parameter '%s' loaded from %s is not present in ParameterDict, "
+                        "choices are: %s. Set ignore_extra to True to ignore. "
+                        "Please make sure source and target networks have the same prefix." % (
+                            name[lprefix:], error_str, _brief_print_list(self._params.keys())))
                 continue
+            if arg_dict[name] is None:
+                raise ParameterFileError(
+                    "Parameter '%s' in %s is stored as a 'none' array, not a value"
+                    % (name[lprefix:], error_str))
             self[name]._load_init(arg_dict[name], ctx, cast_dtype=cast_dtype,
                                   dtype_source=dtype_source)
 

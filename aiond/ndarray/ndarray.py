@@ -146,6 +146,7 @@ class NDArray:
         blocking it. Cancelling the await cancels only the wait: the
         computation and the array are untouched and later reads work.
         """
+        _engine.check_await(self._st.var, "await read()")
         return _await_result(self._push_copy(), "read()")
 
     # ------------------------------------------------------------ copying
@@ -445,6 +446,10 @@ def _cross_ctx_copy(src, dst):
 
 
 async def _await_result(opr, what):
+    e = _engine
+    if e.pending > e.max_pending or e.bytes > e.max_bytes:
+        # an async producer is held here, never blocked in push (issue 15)
+        await e.room()
     if not opr.done:
         import asyncio  # a coroutine's caller has imported it: `import aiond` stays light
         loop = asyncio.get_running_loop()

@@ -55,7 +55,8 @@ def _lit(v):
             return None
         try:
             return ast.literal_eval(s)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            # MemoryError/RecursionError: a file's "-----...1" nests past the parser
             return v
     return v
 
@@ -207,8 +208,14 @@ def parse_attrs(op, kwargs) -> dict:
             continue
         try:
             val = p.parse(v)
-        except (TypeError, ValueError) as e:
-            raise OpError("%s: argument %s=%r is invalid: %s" % (op.name, k, v, e)) from None
+        except (TypeError, ValueError, ArithmeticError) as e:
+            r = repr(v)
+            if len(r) > 80:
+                r = r[:60] + "...(%d characters)" % len(r)
+            m = str(e)
+            if len(m) > 200:
+                m = m[:160] + "...(%d characters)" % len(m)
+            raise OpError("%s: argument %s=%s is invalid: %s" % (op.name, k, r, m)) from None
         if p.choices is not None and val not in p.choices:
             raise OpError("%s: %s=%r is not supported; expected one of %s"
                           % (op.name, k, v, ", ".join(repr(c) for c in p.choices)))

@@ -45,15 +45,70 @@ def _sort_axis(attrs, s):
     return ax % len(s)
 
 
-def _stable_order(xp, data, axis, ascend):
-    """Stable argsort (equal keys keep their order, in both directions)."""
+def _stable_order(xp, data, axis, ascend, k=None):
+    """Stable argsort (equal keys keep their order, in both directions), or
+    its first ``k`` entries along the axis."""
     x = data.reshape(-1) if axis is None else data
     ax = 0 if axis is None else axis
+    packed = _packed_keys(xp, x, ax, ascend)
+    if packed is not None:
+        n = x.shape[ax]
+        if k is not None and k < n:
+            # the k first of a total order: partition (O(n)), sort only those
+            packed = np.partition(packed, k - 1, axis=ax)
+            packed = packed[(slice(None),) * ax + (slice(0, k),)]
+        packed.sort(axis=ax)
+        return (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
     if not ascend:
         if x.dtype.kind in "ub":
             x = x.astype(np.int64)
         x = -x
-    return xp.argsort(x, axis=ax, kind="stable")
+    order = xp.argsort(x, axis=ax, kind="stable")
+    if k is not None and k < x.shape[ax]:
+        order = xp.take(order, xp.arange(k), axis=ax)
+    return order
+
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+
+
+def _packed_keys(xp, x, ax, ascend):
+    """``(order-preserving key << 32) | index along ax`` as uint64, or None
+    where keys are wider than 32 bits (or not on numpy).
+
+    The packed values are unique and sort exactly as the stable order of the
+    keys does, so numpy's fast unstable sort / partition of them give MXNet's
+    stable order: several times faster than a stable argsort."""
+    if xp is not np or x.size == 0:
+        return None
+    n = x.shape[ax]
+    kind, size = x.dtype.kind, x.dtype.itemsize
+    if n >= 1 << 32 or size > 4 or kind not in "fiub":
+        return None
+    ut = _UINT.get(size)
+    if ut is None:
+        return None
+    sign = ut(1 << (8 * size - 1))
+    if kind == "f":
+        # -0.0 == 0.0 and every NaN sorts last, as numpy's sort has them
+        x = (x if ascend else -x) + x.dtype.type(0)
+        nan = np.isnan(x)
+        bits = x.view(ut)
+        if nan.any():
+            bits = bits.copy()
+            bits[nan] = ~sign       # the largest positive NaN pattern: last
+        u = np.where(bits & sign, ~bits, bits | sign)
+    else:
+        u = x.view(ut) if kind != "b" else x.view(np.uint8)
+        if kind == "i":
+            u = u ^ sign
+        if not ascend:
+            u = ~u
+    packed = u.astype(np.uint64) << np.uint64(32)
+    shape = [1] * x.ndim
+    shape[ax] = n
+    packed |= np.arange(n, dtype=np.uint64).reshape(shape)
+    return packed
 
 
 _SORT_AXIS = Param("axis", _p_opt_int, -1, "Axis along which to sort (None: the flattened "
@@ -141,9 +196,8 @@ def topk(xp, data, out, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype=
     ax = None if axis is None else axis % data.ndim
     n = data.size if ax is None else data.shape[ax]
     kk = n if k <= 0 else k
-    order = _stable_order(xp, data, ax, is_ascend)
+    top = _stable_order(xp, data, ax, is_ascend, kk)
     a = 0 if ax is None else ax
-    top = order[:kk] if ax is None else xp.take(order, xp.arange(kk), axis=a)
     outs = _outs(out)
     if ret_typ == "mask":
         m = xp.zeros(data.size if ax is None else data.shape, dtype=out.dtype)

@@ -2,18 +2,14 @@
 Trainer call as ``updater(index, grad, weight)``, holding the optimizer
 states, which ``get_states``/``set_states`` pickle as MXNet does.
 
-``set_states`` also reads states pickled by MXNet 1.9.1 itself (its NDArrays
-pickle their raw ``NDArray::Save`` bytes; its optimizer and scheduler classes
-map to aiond's of the same name).
+``get_states`` writes aiond's own format (JSON structure + NDArray file, no
+code in it); ``set_states`` reads it and the pickles MXNet 1.9.1 writes, with
+an unpickler allowing only the classes those contain (``_states``).
 """
 from __future__ import annotations
 
-import importlib
-import io
-import pickle
-
 from ..ndarray import NDArray
-from ..ndarray.ndarray import array
+from . import _states
 
 __all__ = ['Updater', 'get_updater']
 
@@ -93,9 +89,10 @@ class Updater(object):
         self.states_synced = dict.fromkeys(self.states.keys(), False)
 
     def get_states(self, dump_optimizer=False):
-        """The pickled states (with the optimizer when ``dump_optimizer``, which
-        saves its learning rate, schedule and update counts too)."""
-        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+        """The states as bytes (with the optimizer when ``dump_optimizer``, which
+        saves its learning rate, schedule and update counts too), in aiond's
+        code-free format."""
+        return _states.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
 
 
 def get_updater(optimizer):
@@ -103,52 +100,7 @@ def get_updater(optimizer):
     return Updater(optimizer)
 
 
-# ------------------------------------------------------ reading MXNet pickles
-
-class _MXNetNDArray(object):
-    """Stands in for ``mxnet.ndarray.ndarray.NDArray`` while unpickling: MXNet
-    pickles ``{'handle': raw NDArray::Save bytes}``."""
-    def __init__(self, *args, **kwargs):
-        self.value = None
-
-    def __setstate__(self, state):
-        from ..ndarray.io import _Parser
-        handle = state['handle'] if isinstance(state, dict) else state
-        p = _Parser(memoryview(bytes(handle)).cast('B'), scalar_data=True)
-        self.value = p.array(0)
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        if module == 'mxnet.ndarray.ndarray' and name == 'NDArray':
-            return _MXNetNDArray
-        if module == 'mxnet' or module.startswith('mxnet.'):
-            try:
-                return getattr(importlib.import_module('aiond' + module[5:]), name)
-            except (ImportError, AttributeError):
-                pass
-            mod = {'mxnet.optimizer.optimizer': 'aiond.optimizer',
-                   'mxnet.lr_scheduler': 'aiond.lr_scheduler'}.get(module)
-            if mod is not None:
-                return getattr(importlib.import_module(mod), name)
-            raise pickle.UnpicklingError("cannot load %s.%s from an MXNet pickle in aiond"
-                                         % (module, name))
-        return super().find_class(module, name)
-
-
-def _convert(obj):
-    if isinstance(obj, _MXNetNDArray):
-        v = obj.value
-        return None if v is None else array(v, dtype=v.dtype)
-    if isinstance(obj, tuple):
-        return tuple(_convert(x) for x in obj)
-    if isinstance(obj, list):
-        return [_convert(x) for x in obj]
-    if isinstance(obj, dict):
-        return {k: _convert(v) for k, v in obj.items()}
-    return obj
-
-
 def loads(data):
-    """``pickle.loads`` that also maps MXNet 1.9.1's classes to aiond's."""
-    return _convert(_Unpickler(io.BytesIO(data)).load())
+    """States (or ``(states, optimizer)``) from ``get_states`` bytes, aiond's or
+    MXNet 1.9.1's; never runs code from the bytes (see ``_states``)."""
+    return _states.loads(data)

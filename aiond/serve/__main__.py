@@ -38,6 +38,34 @@ def _ints(text):
         raise argparse.ArgumentTypeError("%r is not a list like 16,32,64" % text) from None
 
 
+def _warmup_input(spec, shape, dtype):
+    """The warm-up batch: ``random``/``zeros``/``ones`` of ``shape``, or one
+    request's input read from a .npy or JSON file."""
+    import numpy as np
+    if spec == "random":
+        return np.random.RandomState(0).uniform(0, 1, shape).astype(dtype)
+    if spec == "zeros":
+        return np.zeros(shape, dtype)
+    if spec == "ones":
+        return np.ones(shape, dtype)
+    if spec.endswith(".npy"):
+        x = np.load(spec, allow_pickle=False)
+    else:
+        import json
+        with open(spec) as f:
+            obj = json.load(f)
+        if isinstance(obj, dict):
+            obj = next((obj[k] for k in ("data", "inputs", "instances") if k in obj), None)
+        x = np.array(obj, dtype=dtype)
+    x = np.asarray(x, dtype=dtype)
+    if x.ndim == len(shape) - 1:
+        x = x[None]
+    if x.ndim != len(shape):
+        raise ValueError("expected an input of shape %s (or one row of it), got %s"
+                         % (shape[1:], x.shape))
+    return x
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m aiond.serve",
@@ -49,7 +77,8 @@ def build_parser():
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     m = p.add_argument_group("model")
     m.add_argument("--symbol", required=True, help="graph JSON (prefix-symbol.json)")
-    m.add_argument("--params", required=True, help="parameters (prefix-0000.params)")
+    m.add_argument("--params", default=None,
+                   help="parameters (prefix-0000.params); omit for a model without any")
     m.add_argument("--input-shape", required=True, type=_shape,
                    help="shape of one request, batch axis first (1,784): requests of "
                         "1..max-batch-size rows are accepted; -1 marks a variable axis")
@@ -91,6 +120,11 @@ def build_parser():
                         "the same batched throughput" % _WORKERS_ENV)
     h.add_argument("--no-warmup", action="store_true",
                    help="skip running one batch before listening")
+    h.add_argument("--warmup-data", default="random",
+                   help="what the warm-up batch holds: 'random' (uniform in [0, 1)), "
+                        "'zeros', 'ones', or a file with one request's input (.npy, or "
+                        "JSON as POSTed to /predict); a warm-up failure stops the server "
+                        "with the model's error")
     h.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug"])
     return p
@@ -127,14 +161,30 @@ def main(argv=None):
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     log = logging.getLogger("aiond.serve")
     name = args.name or os.path.basename(args.symbol).rsplit("-symbol", 1)[0]
-    model = load_model(args.symbol, args.params, input_name=args.input_name)
+    try:
+        model = load_model(args.symbol, args.params, input_name=args.input_name)
+    except (mx.base.MXNetError, ValueError, OSError) as e:
+        sys.exit("aiond.serve: cannot load the model: %s" % e)
     sample = tuple(None if d < 0 else d for d in args.input_shape[1:])
-    dtype = np.dtype(args.dtype)
+    try:
+        dtype = np.dtype(args.dtype)
+    except TypeError:
+        sys.exit("aiond.serve: --dtype %r is not a dtype" % args.dtype)
     if not args.no_warmup:
         shape = (1,) + tuple(d if d is not None else (args.buckets or [1])[0] for d in sample)
-        out = model(mx.nd.zeros(shape, dtype=dtype))
-        for o in (out if isinstance(out, (list, tuple)) else [out]):
-            o.wait_to_read()
+        try:
+            x = _warmup_input(args.warmup_data, shape, dtype)
+        except (OSError, ValueError) as e:
+            sys.exit("aiond.serve: --warmup-data %s: %s" % (args.warmup_data, e))
+        try:
+            out = model(mx.nd.array(x, dtype=dtype))
+            for o in (out if isinstance(out, (list, tuple)) else [out]):
+                o.wait_to_read()
+        except Exception as e:  # noqa: BLE001 - whatever the model raises, say so clearly
+            sys.exit("aiond.serve: warm-up failed: the model raised on --warmup-data %s "
+                     "(shape %s, %s): %s: %s\nPass a valid request with --warmup-data FILE, "
+                     "or --no-warmup." % (args.warmup_data, x.shape, dtype.name,
+                                          type(e).__name__, e))
     app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
                      max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
                      max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,

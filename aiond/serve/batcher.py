@@ -950,8 +950,15 @@ def load_model(symbol_file, params_file, input_name=None, ctx=None):
     ctx = ctx or cpu()
     sym = _sym.load(symbol_file)
     loaded = nd.load(params_file) if params_file else {}
+    if isinstance(loaded, list):
+        if loaded:      # an MXNet list file: arrays without names cannot be parameters
+            raise MXNetError("%s holds %d arrays without names; a parameter file names "
+                             "each arg:<name> or aux:<name>" % (params_file, len(loaded)))
+        loaded = {}     # MXNet writes a model without parameters as an empty list
     args, aux = {}, {}
     for k, v in loaded.items():
+        if v is None:
+            raise MXNetError("%s: parameter %r is stored as a 'none' array" % (params_file, k))
         tp, _, name = k.partition(":")
         if tp == "arg":
             args[name] = v.as_in_context(ctx)

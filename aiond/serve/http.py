@@ -10,11 +10,16 @@ Routes:
     also accepted); one sample of ``sample_shape`` or a batch ``(n, ...)``.
     Answer: ``{"data": ..., "shape": [...], "dtype": "float32"}`` (one sample
     in, one sample out).
+    JSON numbers must be finite (``NaN``, ``Infinity`` or a literal past the
+    dtype's range get 400); non-finite outputs are written as the strings
+    ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (proto3's JSON mapping).
     Raw tensors: ``Content-Type: application/octet-stream``, the body the
-    little-endian bytes, headers ``X-Tensor-Dtype`` (default: the model's)
-    and ``X-Tensor-Shape`` (e.g. ``1,784``); the answer is raw too, with the
-    same headers, unless ``Accept: application/json``.
+    little-endian bytes (or big-endian with ``X-Tensor-Dtype: >f4``), headers
+    ``X-Tensor-Dtype`` (default: the model's) and ``X-Tensor-Shape`` (e.g.
+    ``1,784``); the answer is raw little-endian too, with the same headers,
+    unless ``Accept: application/json``.
     Per-request deadline: header ``X-Timeout-Ms`` or query ``?timeout_ms=``.
+    A body not received within ``body_timeout`` seconds gets 408.
 ``GET /health``   200 ``{"status": "ok", ...}``; 503 while shutting down.
 ``GET /metrics``  Prometheus text format.
 
@@ -45,6 +50,7 @@ from .batcher import (Batcher, BatcherClosed, DeadlineExceeded, InvalidInput, Mo
 __all__ = ["create_app", "MAX_BODY_BYTES"]
 
 MAX_BODY_BYTES = 16 << 20
+BODY_TIMEOUT = 30.0              # seconds a client may take to send its body
 _PARSE_IN_THREAD = 256 << 10     # JSON bodies larger than this are parsed off the loop
 _JSON_KEYS = ("data", "inputs", "instances")
 _RAW = "application/octet-stream"
@@ -72,8 +78,9 @@ class _App:
     """The state behind the routes: the batcher, counters, the lag monitor."""
 
     def __init__(self, batcher, *, max_body_bytes, cancel_on_disconnect, name,
-                 monitor_interval):
+                 monitor_interval, body_timeout=BODY_TIMEOUT):
         self.batcher = batcher
+        self.body_timeout = body_timeout
         self.max_body_bytes = int(max_body_bytes)
         self.cancel_on_disconnect = bool(cancel_on_disconnect)
         self.name = name
@@ -114,10 +121,13 @@ class _App:
 
     def parse_json(self, body):
         try:
-            obj = json.loads(body)
+            obj = json.loads(body, parse_constant=_no_constant)
         except (ValueError, UnicodeDecodeError) as e:
             raise _BadRequest(400, "malformed JSON body (%s); expected a JSON array of "
                                    "numbers or {\"data\": array}" % e) from None
+        except RecursionError:
+            raise _BadRequest(400, "the JSON body nests too deeply; expected %s"
+                              % self.expected()) from None
         if isinstance(obj, dict):
             for k in _JSON_KEYS:
                 if k in obj:
@@ -130,20 +140,47 @@ class _App:
         if not isinstance(obj, list):
             raise _BadRequest(400, "expected a JSON array of numbers (%s), got %s"
                               % (self.expected(), type(obj).__name__))
+        if (b"true" in body or b"false" in body) and _has_bool(obj):
+            raise _BadRequest(400, "expected numbers (%s), got true/false"
+                              % self.expected())
         try:
             arr = np.array(obj)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             raise _BadRequest(400, "expected a rectangular array of numbers (%s); the "
                                    "nested lists have different lengths" % self.expected()
                               ) from None
+        except RecursionError:
+            raise _BadRequest(400, "the JSON array nests too deeply; expected %s"
+                              % self.expected()) from None
         if arr.dtype.kind not in _NUMERIC_KINDS or arr.dtype.kind == "b":
             raise _BadRequest(400, "expected numbers (%s), got %s values"
                               % (self.expected(), "non-numeric" if arr.dtype.kind in "OUS"
                                  else arr.dtype.name))
         batched = self._shape_rows(arr.shape)
         if arr.dtype != self.dtype:
-            arr = arr.astype(self.dtype)
+            arr = self._convert(arr)
+        elif arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            raise _BadRequest(400, "expected finite numbers (%s)" % self.expected())
         return (arr if batched else arr[None]), batched
+
+    def _convert(self, arr):
+        """``arr`` in the model's dtype, or 400 where that would change a value
+        (a fraction or an out-of-range number into an integer dtype, a number
+        past a float dtype's range)."""
+        dt = self.dtype
+        with np.errstate(all="ignore"):
+            out = arr.astype(dt)
+            if dt.kind == "f":
+                if not np.isfinite(out).all():
+                    raise _BadRequest(400, "expected finite numbers within %s's range (%s)"
+                                      % (dt.name, self.expected()))
+            elif dt.kind in "iu":
+                if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                    raise _BadRequest(400, "expected finite numbers (%s)" % self.expected())
+                if not np.array_equal(out.astype(arr.dtype), arr):
+                    raise _BadRequest(400, "expected integers within %s's range (%s)"
+                                      % (dt.name, self.expected()))
+        return out
 
     def raw_meta(self, dt_name, sh):
         """(shape, little-endian dtype, batched?, bytes needed) for the headers of
@@ -157,10 +194,10 @@ class _App:
         else:
             try:
                 dt = np.dtype(dt_name.strip())
-            except TypeError:
+            except Exception:  # noqa: BLE001 - numpy's dtype parser raises many kinds
                 raise _BadRequest(400, "X-Tensor-Dtype %r is not a dtype; expected %s"
                                   % (dt_name, self.dtype.name)) from None
-            if dt.kind not in _NUMERIC_KINDS:
+            if dt.kind not in _NUMERIC_KINDS or dt.fields is not None or dt.shape:
                 raise _BadRequest(400, "X-Tensor-Dtype %s is not numeric; expected %s"
                                   % (dt_name, self.dtype.name))
             if dt.newbyteorder("<") != self.dtype.newbyteorder("<"):
@@ -174,10 +211,15 @@ class _App:
                           if d.strip())
             if any(d < 0 for d in shape):
                 raise ValueError
-        except ValueError:
+        except (ValueError, OverflowError):
             raise _BadRequest(400, "X-Tensor-Shape %r is not a shape like 1,784" % sh) from None
+        if len(shape) > 32 or math.prod(shape) * dt.itemsize > self.max_body_bytes:
+            raise _BadRequest(413 if len(shape) <= 32 else 400,
+                              "X-Tensor-Shape %s is larger than this server takes" % sh)
         batched = self._shape_rows(shape)
-        le = dt.newbyteorder("<")
+        # the body's byte order: as the header says (">f4" is big-endian),
+        # little-endian when it says none (or "=", "|")
+        le = dt if dt.byteorder in "<>" else dt.newbyteorder("<")
         meta = (shape, le, batched, math.prod(shape) * le.itemsize)
         if len(self._raw_cache) >= 256:
             self._raw_cache.clear()
@@ -199,12 +241,24 @@ class _App:
         if content_length is not None:
             try:
                 n = int(content_length)
+                if n < 0:
+                    raise ValueError
             except ValueError:
                 raise _BadRequest(400, "Content-Length %r is not a number"
                                   % content_length) from None
             if n > limit:
                 raise _BadRequest(413, "the body has %d bytes, more than the limit of %d"
                                   % (n, limit))
+        if self.body_timeout is None:
+            return await self._read_chunks(receive, limit)
+        try:
+            async with _timeout(self.body_timeout):
+                return await self._read_chunks(receive, limit)
+        except TimeoutError:
+            raise _BadRequest(408, "the request body did not arrive within %g s"
+                              % self.body_timeout) from None
+
+    async def _read_chunks(self, receive, limit):
         chunks, size = [], 0
         while True:
             msg = await receive()
@@ -252,10 +306,13 @@ class _App:
                 timeout = request.query_params.get("timeout_ms")
             if timeout is not None:
                 try:
-                    timeout = float(timeout) / 1e3
+                    t = float(timeout)
+                    if not (math.isfinite(t) and t >= 0):
+                        raise ValueError
+                    timeout = t / 1e3
                 except ValueError:
-                    raise _BadRequest(400, "X-Timeout-Ms %r is not a number of milliseconds"
-                                      % timeout) from None
+                    raise _BadRequest(400, "X-Timeout-Ms %r is not a number of milliseconds "
+                                           "(finite, >= 0)" % timeout) from None
         except _BadRequest as e:
             return _error(e.status, str(e))
         except ClientDisconnect:
@@ -299,7 +356,7 @@ class _App:
             elif want_raw:
                 return _error(406, "this model has %d outputs: ask for JSON" % len(outs))
             else:
-                return JSONResponse({"data": [o.tolist() for o in outs],
+                return JSONResponse({"data": [_jsonable(o) for o in outs],
                                      "shape": [list(o.shape) for o in outs],
                                      "dtype": [o.dtype.name for o in outs]})
         else:
@@ -309,7 +366,7 @@ class _App:
             return Response(np.ascontiguousarray(y, dtype=le).tobytes(), media_type=_RAW,
                             headers={"X-Tensor-Dtype": y.dtype.name,
                                      "X-Tensor-Shape": ",".join(map(str, y.shape))})
-        return JSONResponse({"data": y.tolist(), "shape": list(y.shape),
+        return JSONResponse({"data": _jsonable(y), "shape": list(y.shape),
                              "dtype": y.dtype.name})
 
     async def health(self, request: Request):
@@ -356,6 +413,61 @@ class _App:
 DISCONNECT_CHECK_AFTER = 0.02    # seconds
 
 
+def _has_bool(obj):
+    """Whether nested lists hold a JSON true/false (numpy would take it as 1/0)."""
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if x is True or x is False:
+            return True
+        if isinstance(x, list):
+            stack.extend(x)
+    return False
+
+
+def _no_constant(name):
+    raise ValueError("%s is not a JSON number; send finite numbers" % name)
+
+
+_NONFINITE = {float("inf"): "Infinity", float("-inf"): "-Infinity"}
+
+
+def _jsonable(y):
+    """``y.tolist()``, with non-finite floats as proto3's JSON strings."""
+    y = np.asarray(y)
+    if y.dtype.kind not in "fc" or np.isfinite(y).all():
+        return y.tolist()
+    if y.dtype.kind == "c":
+        y = y.real
+    obj = y.astype(object)
+    bad = ~np.isfinite(y)
+    obj[bad] = [("NaN" if v != v else _NONFINITE[v]) for v in y[bad].tolist()]
+    return obj.tolist()
+
+
+try:
+    _timeout = asyncio.timeout            # Python >= 3.11: one timer, no extra task
+except AttributeError:  # pragma: no cover - Python 3.10
+    @contextlib.asynccontextmanager
+    async def _timeout(delay):
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        fired = []
+
+        def fire():
+            fired.append(True)
+            task.cancel()
+        h = loop.call_later(delay, fire)
+        try:
+            yield
+        except asyncio.CancelledError:
+            if fired:
+                raise TimeoutError() from None
+            raise
+        finally:
+            h.cancel()
+
+
 class _Watch:
     """Cancels ``fut`` if the client goes away before its answer is ready."""
     __slots__ = ("receive", "fut", "timer", "task", "disconnected")
@@ -390,10 +502,11 @@ class _Watch:
 
 def create_app(model, *, sample_shape=None, dtype="float32", max_body_bytes=MAX_BODY_BYTES,
                cancel_on_disconnect=True, name="model", monitor_interval=0.05,
-               **batcher_options):
+               body_timeout=BODY_TIMEOUT, **batcher_options):
     """A Starlette app serving ``model`` (a callable on NDArrays, or a ready
     :class:`~aiond.serve.Batcher`) at ``POST /predict``, with ``GET /health``
-    and ``GET /metrics``.
+    and ``GET /metrics``. ``body_timeout``: seconds a client may take to send
+    its request body (408 after; None: no limit).
 
     ``sample_shape``: the shape of one row (``(784,)``), used to validate
     inputs and to tell one sample from a batch; ``dtype``: the model's input
@@ -412,7 +525,7 @@ def create_app(model, *, sample_shape=None, dtype="float32", max_body_bytes=MAX_
                           **batcher_options)
     state = _App(batcher, max_body_bytes=max_body_bytes,
                  cancel_on_disconnect=cancel_on_disconnect, name=name,
-                 monitor_interval=monitor_interval)
+                 monitor_interval=monitor_interval, body_timeout=body_timeout)
     app = Starlette(routes=[
         Route("/predict", state.predict, methods=["POST"]),
         Route("/health", state.health, methods=["GET"]),

@@ -134,15 +134,53 @@ def dumps(outputs) -> str:
 
 
 def _entry(nodes, e, where):
-    try:
-        nid, idx = int(e[0]), int(e[1])
-        ver = int(e[2]) if len(e) > 2 else 0
-    except (TypeError, ValueError, IndexError):
-        raise MXNetError("symbol JSON: bad input entry %r in %s" % (e, where)) from None
+    if not isinstance(e, list) or not 2 <= len(e) <= 3 \
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in e):
+        raise MXNetError("symbol JSON: %s has input entry %s; expected [node, output, version] "
+                         "integers" % (where, _short(e)))
+    nid, idx = e[0], e[1]
+    ver = e[2] if len(e) > 2 else 0
     if not 0 <= nid < len(nodes):
         raise MXNetError("symbol JSON: %s refers to node %d, which is not defined before it"
                          % (where, nid))
+    if idx < 0:
+        raise MXNetError("symbol JSON: %s refers to output %d of node %d" % (where, idx, nid))
     return (nodes[nid], idx, ver)
+
+
+def _short(x):
+    r = repr(x)
+    return r if len(r) <= 80 else r[:60] + "...(%d characters)" % len(r)
+
+
+def _check_inputs(heads):
+    """Each operator node has as many inputs as its op takes with its
+    parameters (optional trailing inputs may be left out)."""
+    for n in dfs(heads):
+        if n.op is None or n.op.variadic:
+            continue
+        names = _ns.input_names(n.op, n.params)
+        least = len(names) - sum(1 for x in names if x in n.op.optional)
+        if not least <= len(n.inputs) <= len(names):
+            raise MXNetError("symbol JSON: node %r (%s) has %d input(s); the operator takes "
+                             "%s (%s)" % (n.name, n.op.name, len(n.inputs),
+                                          len(names) if least == len(names)
+                                          else "%d to %d" % (least, len(names)),
+                                          ", ".join(names)))
+
+
+def _check_outputs(heads):
+    """Every entry names an output its node has (a bad index would otherwise
+    surface as a KeyError at forward)."""
+    for n in dfs(heads):
+        for src, idx, _ in n.inputs:
+            if idx >= src.num_outputs():
+                raise MXNetError("symbol JSON: node %r reads output %d of node %r, which has %d"
+                                 % (n.name, idx, src.name, src.num_outputs()))
+    for src, idx, _ in heads:
+        if idx >= src.num_outputs():
+            raise MXNetError("symbol JSON: heads name output %d of node %r, which has %d"
+                             % (idx, src.name, src.num_outputs()))
 
 
 def _get_op(name, node_name):
@@ -159,25 +197,53 @@ def loads(text):
         g = json.loads(text)
     except ValueError as e:
         raise MXNetError("symbol JSON: not valid JSON (%s)" % e) from None
+    except RecursionError:
+        raise MXNetError("symbol JSON: nested too deeply to be a graph") from None
     if not isinstance(g, dict) or "nodes" not in g or "heads" not in g:
         raise MXNetError("symbol JSON: expected an object with 'nodes' and 'heads'")
+    if not isinstance(g["nodes"], list):
+        raise MXNetError("symbol JSON: 'nodes' must be a list of node objects, got %s"
+                         % type(g["nodes"]).__name__)
+    if not isinstance(g["heads"], list) or not g["heads"]:
+        raise MXNetError("symbol JSON: 'heads' must be a non-empty list of output entries")
     version = 800
     gattrs = g.get("attrs") or {}
+    if not isinstance(gattrs, dict):
+        raise MXNetError("symbol JSON: the graph's 'attrs' must be an object")
     v = gattrs.get("mxnet_version")
-    if isinstance(v, list) and len(v) == 2:
-        version = int(v[1])
+    if isinstance(v, list) and len(v) == 2 and isinstance(v[1], int):
+        version = v[1]
     nodes = []
     for i, nj in enumerate(g["nodes"]):
+        if not isinstance(nj, dict):
+            raise MXNetError("symbol JSON: node %d must be an object, got %s"
+                             % (i, type(nj).__name__))
         name = nj.get("name", "")
+        if not isinstance(name, str):
+            raise MXNetError("symbol JSON: node %d has a name of type %s; expected a string"
+                             % (i, type(name).__name__))
+        where = "node %d (%s)" % (i, name)
         attrs = {}
         for key in ("param", "attr", "attrs"):
             d = nj.get(key)
             if d:
-                attrs.update({str(k): val if isinstance(val, str) else str(val)
-                              for k, val in d.items()})
-        where = "node %d (%s)" % (i, name)
-        inputs = [_entry(nodes, e, where) for e in nj.get("inputs", [])]
+                if not isinstance(d, dict):
+                    raise MXNetError("symbol JSON: %s has %r of type %s; expected an object "
+                                     "of strings" % (where, key, type(d).__name__))
+                for k, val in d.items():
+                    if isinstance(val, (dict, list)):
+                        raise MXNetError("symbol JSON: %s attribute %r is a %s; expected a "
+                                         "string" % (where, k, type(val).__name__))
+                    attrs[str(k)] = val if isinstance(val, str) else str(val)
+        ins = nj.get("inputs", [])
+        if not isinstance(ins, list):
+            raise MXNetError("symbol JSON: %s has 'inputs' of type %s; expected a list"
+                             % (where, type(ins).__name__))
+        inputs = [_entry(nodes, e, where) for e in ins]
         opname = nj.get("op", "null")
+        if not isinstance(opname, str):
+            raise MXNetError("symbol JSON: %s has 'op' of type %s; expected a string"
+                             % (where, type(opname).__name__))
         if opname == "null":
             node = _Node(None, name, attrs)
         else:
@@ -203,6 +269,8 @@ def loads(text):
         for src, _, ver in n.inputs:
             if src.op is None and ver > src.version:
                 src.version = ver
+    _check_inputs(heads)
+    _check_outputs(heads)
     flag = gattrs.get("is_np_shape")
     if _util.is_np_shape() and not (isinstance(flag, list) and len(flag) == 2 and int(flag[1])):
         _shapes_to_numpy(heads)

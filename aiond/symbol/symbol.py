@@ -830,8 +830,15 @@ def load(fname):
     """Load a symbol from a JSON file written by ``Symbol.save`` or MXNet."""
     if not isinstance(fname, str):
         raise TypeError("fname need to be string")
-    with open(fname) as f:
-        return load_json(f.read())
+    with open(fname, "rb") as f:
+        raw = f.read()
+    try:
+        return load_json(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise MXNetError("%s: symbol JSON is not UTF-8 text (byte %d)" % (fname, e.start)) \
+            from None
+    except MXNetError as e:
+        raise MXNetError("%s: %s" % (fname, e)) from None
 
 
 def load_json(json_str):

@@ -165,3 +165,63 @@ def test_serves_a_module_checkpoint_written_by_mxnet_1_9_1():
         np.testing.assert_allclose(np.concatenate(outs), want, rtol=1e-5, atol=1e-6)
         assert 'outcome="ok"} 10' in metrics
         assert srv.terminate() == 0, "".join(srv.log)
+
+
+# ------------------------------------------------ issue 15: no parameters, warm-up
+def _relu_model(tmp_path, empty_params):
+    x = mx.sym.var("data")
+    y = mx.sym.sqrt(mx.sym.relu(x) * 4)          # fails on nothing, has no parameters
+    prefix = str(tmp_path / "relu")
+    y.save(prefix + "-symbol.json")
+    if empty_params:
+        mx.nd.save(prefix + "-0000.params", [])
+    return prefix
+
+
+@pytest.mark.parametrize("empty_params", [False, True])
+def test_serves_a_model_without_parameters(tmp_path, empty_params):
+    prefix = _relu_model(tmp_path, empty_params)
+    args = ["--symbol", prefix + "-symbol.json", "--input-shape", "1,3"]
+    if empty_params:
+        args += ["--params", prefix + "-0000.params"]
+    with Served(*args) as srv:
+        async def main():
+            async with httpx.AsyncClient(base_url=srv.url, timeout=TIMEOUT) as c:
+                return await c.post("/predict", json=[[1.0, -1.0, 4.0]])
+        r = asyncio.run(main())
+        assert r.status_code == 200, r.text
+        assert r.json()["data"] == [[2.0, 0.0, 4.0]]
+        assert srv.terminate() == 0
+
+
+def _strict_model(tmp_path):
+    """A model whose graph fails on an all-zero input (a Cholesky factor of x x^T)."""
+    x = mx.sym.var("data")
+    y = mx.sym.linalg.potrf(mx.sym.linalg.gemm2(x, x, transpose_b=True))
+    prefix = str(tmp_path / "chol")
+    y.save(prefix + "-symbol.json")
+    return prefix
+
+
+def test_warmup_failure_is_reported_clearly(tmp_path):
+    prefix = _strict_model(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "aiond.serve", "--symbol", prefix + "-symbol.json",
+                        "--input-shape", "1,2,2", "--warmup-data", "zeros", "--port", "0"],
+                       capture_output=True, text=True, timeout=TIMEOUT, cwd=REPO)
+    assert r.returncode != 0
+    assert "warm-up failed" in r.stderr and "--warmup-data" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_warmup_with_user_data(tmp_path):
+    prefix = _strict_model(tmp_path)
+    np.save(str(tmp_path / "w.npy"), np.array([[[2.0, 0.0], [0.0, 3.0]]], np.float32))
+    with Served("--symbol", prefix + "-symbol.json", "--input-shape", "1,2,2",
+                "--warmup-data", str(tmp_path / "w.npy")) as srv:
+        async def main():
+            async with httpx.AsyncClient(base_url=srv.url, timeout=TIMEOUT) as c:
+                return await c.post("/predict", json=[[1.0, 0.0], [0.0, 1.0]])
+        r = asyncio.run(main())
+        assert r.status_code == 200, r.text
+        np.testing.assert_allclose(r.json()["data"], [[1.0, 0.0], [0.0, 1.0]])
+        assert srv.terminate() == 0
