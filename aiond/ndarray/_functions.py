@@ -87,12 +87,34 @@ def moveaxis(tensor, source, destination):
     except IndexError:
         raise ValueError("Destination should verify 0 <= destination < tensor.ndim (%d). Got %s"
                          % (nd, destination)) from None
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("repeated axis in moveaxis: source %s, destination %s"
+                         % (source, destination))
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(nd) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return invoke(_reg.get("transpose"), [tensor], {"axes": tuple(order)})
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into N equal parts (an int) or at the
+    given sorted indices (a tuple), as numpy.split."""
+    axis_size = ary.shape[axis]
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if axis_size % sections:
+            raise ValueError("array split does not result in an equal division")
+        size = axis_size // sections
+        indices = [i * size for i in range(sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return invoke(_reg.get("_split_v2"), [ary],
+                  _reg.get("_split_v2").parse({"indices": tuple(indices), "axis": axis,
+                                               "squeeze_axis": squeeze_axis}))
 
 
 def _bad():
