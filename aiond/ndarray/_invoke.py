@@ -131,6 +131,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     """Push ``op`` on NDArray ``inputs``; returns the output handle (a list
     for multi-output ops). ``out`` (an NDArray or list) receives the result
     in place; ``ctx`` places ops without inputs."""
+    if op.invoke_hook is not None:
+        return op.invoke_hook(op, inputs, attrs, out, ctx)
     n_in = len(inputs)
     if n_in == 1:
         x0 = inputs[0]

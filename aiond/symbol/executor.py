@@ -21,6 +21,8 @@ from ..ndarray import _invoke
 from ..ndarray.ndarray import _view, empty, zeros
 from ..ops import registry as _reg
 from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
+from ._infer import from_user
+from ._partial import known
 
 __all__ = ["Executor", "bind", "simple_bind", "ndarray_inputs", "Plan"]
 
@@ -184,10 +186,12 @@ def _check_ctx(ctx):
 
 
 def _infer_or_raise(sym, shapes, dtypes, what):
+    # the user's shapes: without NumPy-shape semantics 0 marks an unknown dim
+    shapes = {k: from_user(v) for k, v in shapes.items()}
+    shapes = {k: v for k, v in shapes.items() if v is not None}
     inf = infer(sym, shapes, dtypes)
     unknown = inf.unknown_args()
-    outs_known = all(inf.shape_of(e) is not None and 0 not in inf.shape_of(e)
-                     for e in sym._outputs)
+    outs_known = all(known(inf.shape_of(e)) for e in sym._outputs)
     if unknown or not outs_known:
         raise MXNetError("%s: cannot infer the shape of %s from the given shapes %s; give "
                          "them as keyword arguments (name=shape)"
@@ -294,7 +298,7 @@ class Executor:
     ``grad_arrays``, ``aux_arrays``; results in ``outputs``."""
 
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
-                 group2ctx=None, inference=None):
+                 group2ctx=None, inference=None, shared_outputs=None):
         self._ctx = ctx
         self._group2ctx = group2ctx
         self.arg_arrays = list(arg_arrays)
@@ -315,10 +319,16 @@ class Executor:
             inference = self._infer_bound(symbol)
         # outputs: preallocated, written by every forward
         self.outputs = []
-        for e in symbol._outputs:
+        for i, e in enumerate(symbol._outputs):
             s = inference.shape_of(e)
             d = inference.dtype_of(e)
-            self.outputs.append(empty(s, ctx=ctx, dtype=d if d is not None else np.float32))
+            d = np.dtype(d if d is not None else np.float32)
+            old = shared_outputs[i] if shared_outputs and i < len(shared_outputs) else None
+            if old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
+                # an executor made by reshape() writes into its parent's output memory
+                self.outputs.append(_reshaped(old, tuple(s)))
+            else:
+                self.outputs.append(empty(s, ctx=ctx, dtype=d))
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
         self._plan = Plan(self._symbol)
         # gradients: views of the arguments that need them, marked for autograd
@@ -530,7 +540,7 @@ class Executor:
         auxs = [new(n.name, a, inf.shapes[(id(n), 0)], True)
                 for n, a in zip(inf.auxs, self.aux_arrays)]
         return Executor(sym, self._ctx, args, grads, self._grad_req, auxs, self._group2ctx,
-                        inf)
+                        inf, shared_outputs=self.outputs)
 
     def debug_str(self):
         return self._symbol.debug_str()
