@@ -6,6 +6,7 @@ from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
 from . import misc  # noqa: F401
+from . import random_pdf  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
