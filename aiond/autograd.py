@@ -200,7 +200,7 @@ def _attach_grad(self, grad_req="write", stype=None):
     from .ndarray import zeros
     if grad_req not in _GRAD_REQS:
         raise MXNetError("attach_grad: grad_req must be one of %s, got %r" % (_GRAD_REQS, grad_req))
-    g = zeros(self.shape, ctx=self.context, dtype=self.dtype)
+    g = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=stype or self.stype)
     self._ag = _Leaf(g, grad_req)
 
 
@@ -235,8 +235,12 @@ def _parse_heads(heads, head_grads):
     head_grads = list(head_grads)
     if len(head_grads) != len(heads):
         raise MXNetError("backward: %d heads but %d head_grads" % (len(heads), len(head_grads)))
-    for h, g in zip(heads, head_grads):
+    for i, (h, g) in enumerate(zip(heads, head_grads)):
         if g is not None and g.shape != h.shape:
+            if g.size == 0 and h.size == 0:
+                # no data either way (MXNet's executor copies nothing here)
+                head_grads[i] = h.zeros_like().astype(g.dtype, copy=False)
+                continue
             raise MXNetError("backward: head_grad of shape %s for a head of shape %s"
                              % (g.shape, h.shape))
     return heads, head_grads

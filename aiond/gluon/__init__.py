@@ -6,6 +6,7 @@ from . import nn  # noqa: F401
 from . import loss  # noqa: F401
 from . import utils  # noqa: F401
 from . import rnn, model_zoo  # noqa: F401
+from . import contrib  # noqa: F401
 from .trainer import Trainer  # noqa: F401
 
 

@@ -212,8 +212,9 @@ class KLDivLoss(Loss):
 
 
 class CTCLoss(Loss):
-    r"""Connectionist Temporal Classification loss (needs the CTCLoss
-    operator, which aiond does not have yet)."""
+    r"""Connectionist Temporal Classification loss (Graves et al.) over
+    unnormalised activations ``pred`` ('NTC' or 'TNC'); the blank is the last
+    channel, labels are padded with -1 unless ``label_lengths`` is given."""
 
     def __init__(self, layout="NTC", label_layout="NT", weight=None, **kwargs):
         assert layout in ["NTC", "TNC"], \
@@ -227,9 +228,6 @@ class CTCLoss(Loss):
 
     def hybrid_forward(self, F, pred, label, pred_lengths=None, label_lengths=None,
                        sample_weight=None):
-        if not _has_op(F, "CTCLoss"):
-            raise MXNetError("gluon.loss.CTCLoss needs the CTCLoss operator, which aiond "
-                             "does not have yet")
         if self._layout == "NTC":
             pred = F.swapaxes(pred, 0, 1)
         if self._batch_axis == 1:

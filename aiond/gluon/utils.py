@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import uuid
 import warnings
 import weakref
 
@@ -102,7 +103,9 @@ def check_sha1(filename, sha1_hash):
 
 
 def replace_file(src, dst):
-    """Move ``src`` to ``dst`` (atomically where the OS allows)."""
+    """Move ``src`` to ``dst`` atomically (``os.replace``: a rename within one
+    file system on POSIX, MoveFileEx with replace on Windows); on failure the
+    temporary ``src`` is removed and ``OSError`` raised."""
     try:
         os.replace(src, dst)
     except OSError:
@@ -115,11 +118,37 @@ def replace_file(src, dst):
 
 
 def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True):
-    """MXNet's ``download``. aiond does not fetch anything from the network:
-    an existing file at the target path (with the right hash, when given) is
-    returned; otherwise this raises, saying where to put the file."""
+    """Download a given URL (MXNet 1.9.1's ``gluon.utils.download``).
+
+    Parameters
+    ----------
+    url : str
+        URL to download
+    path : str, optional
+        Destination path to store downloaded file. By default stores to the
+        current directory with same name as in url.
+    overwrite : bool, optional
+        Whether to overwrite destination file if already exists.
+    sha1_hash : str, optional
+        Expected sha1 hash in hexadecimal digits. Will ignore existing file when hash is
+        specified but doesn't match.
+    retries : integer, default 5
+        The number of times to attempt the download in case of failure or non 200 return codes
+    verify_ssl : bool, default True
+        Verify SSL certificates.
+
+    Returns
+    -------
+    str
+        The file path of the downloaded file.
+
+    The content is streamed with ``requests`` (imported on first use, so
+    ``import aiond`` does not load it) into ``<fname>.<uuid4>`` and renamed
+    onto ``fname`` atomically: processes downloading the same file at once
+    leave exactly one complete file behind."""
     if path is None:
         fname = url.split("/")[-1]
+        # Empty filenames are invalid
         assert fname, "Can't construct file-name from this URL. " \
             "Please set the `path` option manually."
     else:
@@ -130,12 +159,62 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
             fname = path
     assert retries >= 0, "Number of retries should be at least 0, currently it's {}".format(
         retries)
-    if not overwrite and os.path.exists(fname) and (not sha1_hash or check_sha1(fname, sha1_hash)):
-        return fname
-    raise MXNetError(
-        "gluon.utils.download: aiond does not download files (no network access); fetch "
-        "%s yourself and place it at %s%s" % (url, os.path.abspath(fname),
-                                              " (sha1 %s)" % sha1_hash if sha1_hash else ""))
+
+    if not verify_ssl:
+        warnings.warn(
+            "Unverified HTTPS request is being made (verify_ssl=False). "
+            "Adding certificate verification is strongly advised.")
+
+    if overwrite or not os.path.exists(fname) or (sha1_hash and not check_sha1(fname, sha1_hash)):
+        try:
+            import requests
+        except ImportError:
+            raise MXNetError("gluon.utils.download needs the 'requests' package "
+                             "(pip install requests) to fetch %s" % url) from None
+        dirname = os.path.dirname(os.path.abspath(os.path.expanduser(fname)))
+        if not os.path.exists(dirname):
+            os.makedirs(dirname, exist_ok=True)
+        while retries + 1 > 0:
+            try:
+                print("Downloading {} from {}...".format(fname, url))
+                r = requests.get(url, stream=True, verify=verify_ssl)
+                if r.status_code != 200:
+                    raise RuntimeError("Failed downloading url {}".format(url))
+                # a unique temporary file per attempt and process
+                tmp = "{}.{}".format(fname, uuid.uuid4())
+                with open(tmp, "wb") as f:
+                    for chunk in r.iter_content(chunk_size=1024):
+                        if chunk:  # filter out keep-alive new chunks
+                            f.write(chunk)
+                # if the target file exists (created by another process) and
+                # has the right hash, the temporary file is dropped; with
+                # overwrite=True it replaces the old file (MXNet 1.9.1 drops the
+                # fresh download there too, so overwrite never took effect)
+                if overwrite or not os.path.exists(fname) or \
+                        (sha1_hash and not check_sha1(fname, sha1_hash)):
+                    replace_file(tmp, fname)
+                else:
+                    try:
+                        os.remove(tmp)
+                    except OSError:
+                        pass
+                    warnings.warn("File {} exists in file system so the downloaded file is "
+                                  "deleted".format(fname))
+                if sha1_hash and not check_sha1(fname, sha1_hash):
+                    raise UserWarning(
+                        "File {} is downloaded but the content hash does not match."
+                        " The repo may be outdated or download may be incomplete. "
+                        "If the \"repo_url\" is overridden, consider switching to "
+                        "the default repo.".format(fname))
+                break
+            except Exception as e:  # noqa: BLE001 - MXNet retries on any failure
+                retries -= 1
+                if retries <= 0:
+                    raise e
+                print("download failed due to {}, retrying, {} attempt{} left"
+                      .format(repr(e), retries, "s" if retries > 1 else ""))
+
+    return fname
 
 
 def _brief_print_list(lst, limit=7):

@@ -136,11 +136,15 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     n_in = len(inputs)
     if n_in == 1:
         x0 = inputs[0]
+        if x0._sparse:
+            return _sparse(op, inputs, attrs, out, ctx)
         ctx = x0._st.ctx
         shapes = (x0._shape,)
         dtypes = (x0._dtype,)
     elif n_in == 2:
         x0, x1 = inputs
+        if x0._sparse or x1._sparse:
+            return _sparse(op, inputs, attrs, out, ctx)
         ctx = x0._st.ctx
         if x1._st.ctx is not ctx:
             raise _ctx_error(op, inputs)
@@ -148,6 +152,9 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         dtypes = (x0._dtype, x1._dtype)
     elif n_in:
         ctx = inputs[0]._st.ctx
+        for x in inputs:
+            if x._sparse:
+                return _sparse(op, inputs, attrs, out, ctx)
         for x in inputs:
             if x._st.ctx is not ctx:
                 raise _ctx_error(op, inputs)
@@ -159,6 +166,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         elif not isinstance(ctx, Context):
             ctx = Context(ctx)
         shapes = dtypes = ()
+    if out is not None and _sparse_out(out):
+        return _sparse(op, inputs, attrs, out, ctx)
     try:
         oshapes, odtypes = op.infer(attrs, shapes, dtypes)
     except OpError as e:
@@ -231,6 +240,17 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
               call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
+
+
+def _sparse_out(out):
+    if isinstance(out, (list, tuple)):
+        return any(o._sparse for o in out)
+    return out._sparse
+
+
+def _sparse(op, inputs, attrs, out, ctx):
+    from ._sparse_invoke import sparse_invoke
+    return sparse_invoke(op, inputs, attrs, out, ctx)
 
 
 def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):

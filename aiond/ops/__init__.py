@@ -9,4 +9,9 @@ from . import misc  # noqa: F401
 from . import random_pdf  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import custom  # noqa: F401  (mx.operator's Custom)
+from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
+from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
+from . import spatial  # noqa: F401
+from . import sync_norm  # noqa: F401
+from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

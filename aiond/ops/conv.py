@@ -339,7 +339,11 @@ def _conv_bwd_data(xp, dy, w, dx, k, s, d, p, g, workspace):
     L = dx.shape[2:]
     nd = len(k)
     dks = _dk(k, d)
-    if all(si == 1 for si in s) and all(pi <= dk - 1 for pi, dk in zip(p, dks)):
+    # the full-correlation columns hold Fg*prod(k) x prod(L) elements, col2im's
+    # Cg*prod(k) x prod(o): a kernel as large as the input (o = 1) makes the
+    # first quadratic in the input size, so take whichever is smaller
+    full_ok = _prod(L) * Fg <= 2 * _prod(o) * Cg
+    if full_ok and all(si == 1 for si in s) and all(pi <= dk - 1 for pi, dk in zip(p, dks)):
         # stride 1: a full correlation of dy with the flipped, transposed weight
         q = tuple(dk - 1 - pi for dk, pi in zip(dks, p))
         wt = xp.flip(w.reshape((g, Fg, Cg) + tuple(k)), axis=tuple(range(3, 3 + nd)))
@@ -497,9 +501,8 @@ _POOL_TYPES = ("max", "avg", "sum", "lp")
 def _pool_check(op, attrs):
     k = attrs["kernel"] or ()
     attrs["kernel"] = k
-    if attrs["pooling_convention"] == "same":
-        raise OpError("Pooling: pooling_convention='same' is not supported (MXNet 1.9.1 "
-                      "rejects it for every input too); use 'valid' or 'full' with pad")
+    if attrs["pooling_convention"] == "same" and any(attrs["pad"] or ()):
+        raise OpError("Pooling: Same pooling convention disables the use of pad parameter.")
     if attrs["pool_type"] == "lp":
         pv = attrs["p_value"]
         if pv is None:
@@ -509,9 +512,6 @@ def _pool_check(op, attrs):
     if attrs["global_pool"]:
         if k and not 1 <= len(k) <= 3:
             raise OpError("Pooling: kernel=%s must have 1, 2 or 3 dimensions" % fmt(k))
-        if attrs["layout"] is not None and attrs["layout"] not in _LAYOUTS.values():
-            raise OpError("Pooling: layout=%r is not supported; aiond pools channel-first "
-                          "data (NCW, NCHW, NCDHW)" % (attrs["layout"],))
         return
     if not k:
         raise OpError("Pooling: kernel is required unless global_pool=True")
@@ -522,14 +522,13 @@ def _pool_check(op, attrs):
         raise OpError("Pooling: kernel=%s must be >= 1 on every axis" % fmt(k))
     nd = len(k)
     _fill_spatial(op, attrs, "stride", nd, 1, 1)
+    if attrs["pad"] and len(attrs["pad"]) > nd:
+        attrs["pad"] = tuple(attrs["pad"][:nd])     # MXNet's kernels read the first nd
     _fill_spatial(op, attrs, "pad", nd, 0, 0)
     lay = attrs["layout"]
-    if lay is not None and lay != _LAYOUTS[nd]:
-        if lay in ("NWC", "NHWC", "NDHWC"):
-            raise OpError("Pooling: layout=%r is not supported (MXNet 1.9.1 runs it on GPU "
-                          "only); use %r" % (lay, _LAYOUTS[nd]))
-        raise OpError("Pooling: layout=%r does not match a %d-D kernel; expected %r"
-                      % (lay, nd, _LAYOUTS[nd]))
+    if lay is not None and lay not in (_LAYOUTS[nd], _LAST_LAYOUTS[nd]):
+        raise OpError("Pooling: layout=%r does not match a %d-D kernel; expected %r or %r"
+                      % (lay, nd, _LAYOUTS[nd], _LAST_LAYOUTS[nd]))
 
 
 def _pool_geom(attrs, d):
@@ -539,6 +538,9 @@ def _pool_geom(attrs, d):
         return tuple(d[2:]), (1,) * nd, (0,) * nd, (1,) * nd
     k, s, p = attrs["kernel"], attrs["stride"], attrs["pad"]
     full = attrs["pooling_convention"] == "full"
+    if attrs["pooling_convention"] == "same":
+        # MXNet: ceil(L / stride) windows, each clipped to the input's end
+        return k, s, p, tuple(-(-L // si) for L, si in zip(d[2:], s))
     o = []
     for i, (L, ki, si, pi) in enumerate(zip(d[2:], k, s, p)):
         if ki > L + 2 * pi:
@@ -550,11 +552,41 @@ def _pool_geom(attrs, d):
     return k, s, p, tuple(o)
 
 
+_LAST_LAYOUTS = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
+
+
+def _channels_last(attrs):
+    return attrs.get("layout") in ("NWC", "NHWC", "NDHWC")
+
+
+def _to_first(shape):
+    """A channel-last shape (N, *spatial, C) as (N, C, *spatial)."""
+    return (shape[0], shape[-1]) + tuple(shape[1:-1])
+
+
+def _to_last(shape):
+    return (shape[0],) + tuple(shape[2:]) + (shape[1],)
+
+
+def _cf(xp, a):
+    """A channel-first view of a channel-last array (writes go through)."""
+    return xp.moveaxis(a, -1, 1)
+
+
 def _pool_rule(attrs, shapes, dtypes):
     d = shapes[0]
     if not 3 <= len(d) <= 5:
         raise ShapeError("data must be 3-D, 4-D or 5-D (NCW, NCHW or NCDHW), got shape %s"
                          % fmt(d))
+    if attrs["pooling_convention"] == "same" and len(d) != 3:
+        raise ShapeError("Pooling: Input data should be 3D in (batch, channel, x). Currently "
+                         "'same' supports Max Pooling 1-D, got shape %s" % fmt(d))
+    last = _channels_last(attrs)
+    if last:
+        if attrs["global_pool"] and attrs["layout"] != _LAST_LAYOUTS[len(d) - 2]:
+            raise ShapeError("layout=%r does not match %d-D data %s"
+                             % (attrs["layout"], len(d), fmt(d)))
+        d = _to_first(d)
     if not attrs["global_pool"] and len(d) != len(attrs["kernel"]) + 2:
         nd = len(attrs["kernel"])
         raise ShapeError("data must be %d-D (%s) for kernel=%s, got shape %s"
@@ -563,7 +595,8 @@ def _pool_rule(attrs, shapes, dtypes):
         raise OpError("data dtype %s is not supported; use float16, float32 or float64 "
                       "(as in MXNet 1.9.1)" % dtypes[0].name)
     _, _, _, o = _pool_geom(attrs, d)
-    return (tuple(d[:2]) + o,), (dtypes[0],)
+    oshape = tuple(d[:2]) + o
+    return (_to_last(oshape) if last else oshape,), (dtypes[0],)
 
 
 def _pool_pads(L, k, s, p, o):
@@ -624,10 +657,14 @@ _POOL_PARAMS = [
 @register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check, inline=window_cost)
 def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
             pooling_convention="valid", stride=(), pad=(), p_value=None,
-            count_include_pad=None, **_ignored):
+            count_include_pad=None, layout=None, **_ignored):
     """Pooling(data, kernel, pool_type='max', global_pool=False,
     pooling_convention='valid', stride=(1,..), pad=(0,..), p_value=None,
-    count_include_pad=True): max/avg/sum/lp pooling over 1-3 spatial axes."""
+    count_include_pad=True, layout=None): max/avg/sum/lp pooling over 1-3
+    spatial axes of channel-first (NCW, NCHW, NCDHW) or channel-last (NWC,
+    NHWC, NDHWC) data."""
+    if layout in ("NWC", "NHWC", "NDHWC"):
+        data, out = _cf(xp, data), _cf(xp, out)
     nd = data.ndim - 2
     if global_pool:
         axes = tuple(range(2, 2 + nd))
@@ -669,9 +706,11 @@ def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
           attr_check=_pool_check, inline=window_cost)
 def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max",
                       global_pool=False, pooling_convention="valid", stride=(), pad=(),
-                      p_value=None, count_include_pad=None, **_ignored):
+                      p_value=None, count_include_pad=None, layout=None, **_ignored):
     """The gradient of Pooling w.r.t. data (max: to the first maximum of each
     window, as MXNet does)."""
+    if layout in ("NWC", "NHWC", "NDHWC"):
+        ograd, data, output, out = (_cf(xp, a) for a in (ograd, data, output, out))
     nd = data.ndim - 2
     if global_pool:
         if pool_type == "max":

@@ -26,8 +26,11 @@ _internal = _types.ModuleType("aiond.symbol._internal")
 linalg = _types.ModuleType("aiond.symbol.linalg")
 contrib = _types.ModuleType("aiond.symbol.contrib")
 from . import random  # noqa: E402  (MXNet's helpers; registry ops added below)
+sparse = _types.ModuleType("aiond.symbol.sparse")
+image = _types.ModuleType("aiond.symbol.image")
 _namespace.populate(globals(), _internal.__dict__,
-                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__})
+                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__,
+                     "_sparse_": sparse.__dict__, "_image_": image.__dict__})
 
 
 def _fill_random():
@@ -43,7 +46,20 @@ def _fill_random():
 _fill_random()
 from ._contrib import rand_zipfian as _rand_zipfian  # noqa: E402
 contrib.rand_zipfian = _rand_zipfian
-for _m in (_internal, linalg, contrib, random):
+
+
+def _fill_sparse():
+    # mx.sym.sparse: the _sparse_* ops without their prefix, and (as MXNet's
+    # _sparse_ aliases give) the storage-aware public ops
+    from ..ops import registry as _reg
+    for name, op in _reg.ops().items():
+        if not name.startswith("_"):
+            sparse.__dict__.setdefault(name, _namespace.make_function(op, name))
+
+
+_fill_sparse()
+from ._functions import histogram, split_v2  # noqa: E402,F401
+for _m in (_internal, linalg, contrib, random, sparse, image):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet
 _sys.modules.setdefault("aiond.executor", executor)

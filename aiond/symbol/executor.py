@@ -20,6 +20,7 @@ from ..ndarray import NDArray
 from ..ndarray import _invoke
 from ..ndarray.ndarray import _view, empty, zeros
 from ..ops import registry as _reg
+from . import _namespace as _ns
 from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
 from ._infer import from_user
 from ._partial import known
@@ -84,15 +85,25 @@ class Plan:
             if len(st.outs) == 1 and _num_outputs(st.op, st.params) == 1:
                 st.direct = h
 
-    def run(self, args, auxs, ctx, outs=None, monitor=None):
-        """Push every op; returns the head arrays (``outs`` when given)."""
+    def run(self, args, auxs, ctx, outs=None, monitor=None, monitor_all=False):
+        """Push every op; returns the head arrays (``outs`` when given).
+        ``monitor(name, array)`` sees every op output; with ``monitor_all``
+        also each op's inputs, first by variable name (for graph inputs), then
+        as ``<op name>_<input name>`` (MXNet's monitor callback order)."""
         vals = [None] * self.nslots
         na = len(args)
+        nv = na + len(auxs)
         vals[:na] = args
-        vals[na:na + len(auxs)] = auxs
+        vals[na:nv] = auxs
         invoke = _invoke.invoke
+        var_names = self.arg_names + self.aux_names
         for st in self.steps:
             ins = [vals[i] for i in st.ins]
+            if monitor is not None and monitor_all:
+                for i, (s, nm) in enumerate(zip(st.ins, _monitor_input_names(st))):
+                    if s < nv:
+                        monitor(var_names[s], ins[i])
+                    monitor("%s_%s" % (st.name, nm), ins[i])
             o = outs[st.direct] if (outs is not None and st.direct is not None) else None
             r = invoke(st.op, ins, st.params, o, ctx)
             if isinstance(r, (list, tuple)):
@@ -111,6 +122,18 @@ class Plan:
                     invoke(copy, [a], {}, outs[i])
                     res[i] = outs[i]
         return res
+
+
+def _monitor_input_names(st):
+    """MXNet's input names in monitor callbacks: the op's FListInputNames
+    ("arg%d" for variadic ops), or "input%d" for ops without one."""
+    n = len(st.ins)
+    if st.op.name in _ns.NO_INPUT_NAMES:
+        return ["input%d" % i for i in range(n)]
+    if st.op.variadic:
+        return ["arg%d" % i for i in range(n)]
+    names = _ns.input_names(st.op, st.params, n)
+    return names + ["input%d" % i for i in range(len(names), n)]
 
 
 def _num_outputs(op, params):
@@ -219,6 +242,9 @@ def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None, grou
     return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 
 
+_STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
+
+
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     _check_ctx(ctx)
@@ -232,11 +258,16 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         for n in sym._arg_aux_nodes()[1]:
             if "__dtype__" not in n.attrs:
                 dtypes[n.name] = np.dtype(np.float32)
-    if stype_dict:
-        bad = {k: v for k, v in stype_dict.items() if v not in ("default", None)}
-        if bad:
-            raise MXNetError("simple_bind: sparse storage types are not supported by aiond "
-                             "(%s)" % bad)
+    # storage types: stype_dict, else the variables' __storage_type__ attribute
+    stypes = {}
+    for n in sym._arg_aux_nodes()[0]:
+        st = n.attrs.get("__storage_type__")
+        if st is not None and int(st) in _STYPE_NAMES:
+            stypes[n.name] = _STYPE_NAMES[int(st)]
+    for k, v in (stype_dict or {}).items():
+        if v not in (None, "default", "row_sparse", "csr"):
+            raise MXNetError("simple_bind: unknown storage type %r for %s" % (v, k))
+        stypes[k] = v or "default"
     inf = _infer_or_raise(sym, shapes, dtypes, "simple_bind")
     _, args, auxs = inf.order, inf.args, inf.auxs
     reqs = _reqs(grad_req, arg_names)
@@ -250,6 +281,9 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         return d if d is not None else np.dtype(np.float32)
 
     def alloc(name, shape, dtype, shared, use_buffer):
+        st = stypes.get(name, "default")
+        if st != "default":
+            return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
         a = shared.get(name) if name in shared_names else None
         if a is not None and a.shape == shape and a.dtype == dtype:
             return a
@@ -271,8 +305,11 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             grad_arrays.append(None)
         else:
             g = sh_grads.get(n.name) if n.name in shared_names else None
+            # a row_sparse argument gets a row_sparse gradient (MXNet's inferred
+            # gradient storage for the sparse ops); others dense
+            gst = "row_sparse" if stypes.get(n.name) == "row_sparse" else None
             grad_arrays.append(g if g is not None and g.shape == shape
-                               else zeros(shape, ctx=ctx, dtype=dt))
+                               else zeros(shape, ctx=ctx, dtype=dt, stype=gst))
     aux_arrays = []
     for n in auxs:
         shape = inf.shapes[(id(n), 0)]
@@ -416,12 +453,13 @@ class Executor:
             autograd.mark_variables(views, [None] * len(views),
                                     [self._grad_req[i] for i in self._grad_idx])
             with autograd.record(train_mode=True):
-                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs, monitor)
+                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs, monitor,
+                               self._monitor_all)
             self._recorded = True
         else:
             with autograd.pause(train_mode=bool(is_train)):
                 self._plan.run(self.arg_arrays, self.aux_arrays, self._ctx, self.outputs,
-                               monitor)
+                               monitor, self._monitor_all)
             self._recorded = False
         return self.outputs
 
@@ -451,7 +489,7 @@ class Executor:
                                     [self._grad_req[i] for i in self._grad_idx])
             with autograd.record(train_mode=False):
                 self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
-                               self._monitor)
+                               self._monitor, self._monitor_all)
             self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))
         heads, hgrads = [], []

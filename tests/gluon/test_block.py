@@ -382,3 +382,20 @@ def test_plain_block_hybridize_passthrough_and_multi_output():
     a, b = o(nd.array([-1.0, 2.0]))
     np.testing.assert_array_equal(a.asnumpy(), [0, 3])
     np.testing.assert_array_equal(b.asnumpy(), [0, 4])
+
+
+def test_cast_before_deferred_init_infers_shapes_in_the_new_dtype():
+    # MXNet's test_dtype: initialize(), cast('float64'), then the first forward
+    # finishes deferred init; shape inference must not trip over the dtypes
+    net = gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(gluon.nn.Conv2D(4, 3), gluon.nn.BatchNorm(), gluon.nn.Dense(2))
+    net.initialize()
+    net.cast("float64")
+    x = mx.nd.ones((2, 3, 8, 8), dtype="float64")
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    assert y.dtype == np.float64 and y.shape == (2, 2)
+    assert net[0].weight.data().dtype == np.float64
+    assert net[0].weight.shape == (4, 3, 3, 3)

@@ -434,8 +434,10 @@ def _x(*shape):
      r"Pooling: stride=\(2,\) must have as many dimensions as kernel=\(2, 2\)"),
     (lambda: nd.Pooling(_x(1, 2, 5, 5), kernel=(2, 2), pool_type="lp"),
      r"Pooling: pool_type='lp' needs p_value"),
-    (lambda: nd.Pooling(_x(1, 2, 5), kernel=(2,), pooling_convention="same"),
-     r"Pooling: pooling_convention='same' is not supported"),
+    (lambda: nd.Pooling(_x(1, 2, 5, 5), kernel=(2, 2), pooling_convention="same"),
+     r"Pooling: Input data should be 3D"),
+    (lambda: nd.Pooling(_x(1, 2, 5), kernel=(2,), pad=(1,), pooling_convention="same"),
+     r"Same pooling convention disables the use of pad"),
     (lambda: nd.Pooling(nd.ones((1, 2, 5, 5), dtype="int32"), kernel=(2, 2)),
      r"Pooling: data dtype int32 is not supported"),
     (lambda: nd.Pooling(_x(1, 2, 5, 5), kernel=(2, 2), pool_type="median"),
@@ -461,3 +463,68 @@ def test_gradient_ops_run_on_the_engine_and_chain():
     close(B.grad, np.full(3, 2 * 36 / 4.0), 1e-5, 1e-5)
     want = ref_pool(ref_conv(x, w, b, (1, 1), (1, 1), (1, 1), 1), (2, 2), (2, 2), (0, 0), "avg")
     close(y, want, 1e-4, 1e-4)
+
+
+def test_max_pooling_same_convention_1d():
+    # MXNet: ceil(L / stride) outputs, the last window clipped to the input
+    x = np.array([[[1., 5., 2., 4., 3.]]], dtype=np.float32)
+    y = nd.Pooling(nd.array(x), kernel=(2,), stride=(2,), pool_type="max",
+                   pooling_convention="same")
+    assert y.asnumpy().tolist() == [[[5., 4., 3.]]]
+
+
+def test_conv_backward_kernel_as_large_as_input():
+    # MXNet's test_conv2d_16c uses a 224x224 kernel on 224x224 data: the data
+    # gradient must not build (input x input)-sized columns
+    from aiond import autograd
+    rng = np.random.RandomState(0)
+    x = mx.nd.array(rng.randn(2, 3, 40, 40))
+    w = mx.nd.array(rng.randn(16, 3, 40, 40))
+    x.attach_grad()
+    w.attach_grad()
+    with autograd.record():
+        y = mx.nd.Convolution(x, w, kernel=(40, 40), num_filter=16, no_bias=True)
+    dy = rng.randn(2, 16, 1, 1)
+    y.backward(mx.nd.array(dy))
+    np.testing.assert_allclose(y.asnumpy()[:, :, 0, 0],
+                               np.einsum("ncij,fcij->nf", x.asnumpy(), w.asnumpy()), rtol=1e-4,
+                               atol=1e-3)
+    np.testing.assert_allclose(x.grad.asnumpy(),
+                               np.einsum("nf,fcij->ncij", dy[:, :, 0, 0], w.asnumpy()),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(w.grad.asnumpy(),
+                               np.einsum("nf,ncij->fcij", dy[:, :, 0, 0], x.asnumpy()),
+                               rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("nd_, kw", [
+    (1, dict(kernel=(3,), stride=(2,), pad=(1,), pool_type="max")),
+    (2, dict(kernel=(2, 3), stride=(2, 1), pad=(1, 1), pool_type="avg")),
+    (2, dict(kernel=(3, 3), pool_type="max", pooling_convention="full")),
+    (3, dict(kernel=(2, 2, 2), pool_type="sum")),
+    (2, dict(global_pool=True, pool_type="max")),
+    (1, dict(global_pool=True, pool_type="avg")),
+])
+def test_pooling_channel_last_layouts(nd_, kw):
+    # MXNet 1.9.1 pools NWC / NHWC / NDHWC data on CPU too (pool.h *_nhwc_cpu kernels)
+    from aiond import autograd
+    last = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[nd_]
+    first = {1: "NCW", 2: "NCHW", 3: "NCDHW"}[nd_]
+    rng = np.random.RandomState(nd_)
+    xf = rng.randn(*((2, 3) + (7, 6, 5)[:nd_])).astype(np.float32)
+    xl = np.moveaxis(xf, 1, -1).copy()
+    a, b = mx.nd.array(xf), mx.nd.array(xl)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        yf = mx.nd.Pooling(a, layout=first, **kw)
+        yl = mx.nd.Pooling(b, layout=last, **kw)
+    g = rng.randn(*yf.shape).astype(np.float32)
+    yf.backward(mx.nd.array(g))
+    yl.backward(mx.nd.array(np.moveaxis(g, 1, -1).copy()))
+    assert yl.shape == tuple(np.moveaxis(np.empty(yf.shape), 1, -1).shape)
+    np.testing.assert_allclose(yl.asnumpy(), np.moveaxis(yf.asnumpy(), 1, -1), rtol=1e-6)
+    np.testing.assert_allclose(b.grad.asnumpy(), np.moveaxis(a.grad.asnumpy(), 1, -1),
+                               rtol=1e-6)
+    s = mx.sym.Pooling(mx.sym.var("x"), layout=last, **kw)
+    assert s.infer_shape(x=xl.shape)[1] == [yl.shape]

@@ -445,3 +445,12 @@ def test_eval_and_fluent_methods():
     assert r.dtype == np.float64
     np.testing.assert_allclose(r.asnumpy(), np.exp(x.reshape(3, 2).sum(axis=1)), rtol=1e-6)
     assert a.flatten().name == "flatten0" and a.expand_dims(axis=0).name == "expand_dims0"
+
+
+def test_infer_shape_ignores_dtype_of_untyped_inputs():
+    # a float64 weight (its __dtype__ attribute) with an input of unknown dtype:
+    # shape inference assumes the known dtype rather than float32
+    w = mx.sym.var("w", dtype="float64")
+    s = mx.sym.FullyConnected(mx.sym.var("data"), w, num_hidden=3, no_bias=True)
+    arg, out, _ = s.infer_shape(data=(2, 5))
+    assert arg == [(2, 5), (3, 5)] and out == [(2, 3)]
