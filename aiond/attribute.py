@@ -15,7 +15,24 @@ from collections import defaultdict
 __all__ = ["AttrScope", "current"]
 
 
-class AttrScope:
+class _AttrScopeMeta(type):
+    """``AttrScope.current`` as a class property with a setter (MXNet's
+    classproperty): assigning it sets this thread's scope."""
+
+    @property
+    def current(cls):
+        warnings.warn("AttrScope.current has been deprecated. It is advised to use the "
+                      "`with` statement with AttrScope.", DeprecationWarning, stacklevel=2)
+        return current()
+
+    @current.setter
+    def current(cls, val):
+        warnings.warn("AttrScope.current has been deprecated. It is advised to use the "
+                      "`with` statement with AttrScope.", DeprecationWarning, stacklevel=2)
+        AttrScope._current.value = val
+
+
+class AttrScope(metaclass=_AttrScopeMeta):
     """Attribute manager for scoping; ``kwargs`` are set on every symbol made inside."""
 
     _current = threading.local()
@@ -59,12 +76,4 @@ def current() -> AttrScope:
         return s
 
 
-class _CurrentDescriptor:
-    def __get__(self, obj, cls):
-        warnings.warn("AttrScope.current has been deprecated. It is advised to use the "
-                      "`with` statement with AttrScope.", DeprecationWarning, stacklevel=2)
-        return current()
-
-
-AttrScope.current = _CurrentDescriptor()
 AttrScope._current.value = AttrScope()

@@ -159,12 +159,16 @@ def _record(op, inputs, attrs, outs):
                 "%s: assigning to an NDArray that is already in a computational graph "
                 "(out= or an in-place operator) is not supported while recording; call "
                 "backward() first or do it outside autograd.record()" % op.name)
-    edges = [x._ag for x in inputs]
+    # an array whose graph a backward freed is a constant again (MXNet clears
+    # the autograd info of freed nodes)
+    edges = [None if isinstance(x._ag, _Entry) and x._ag.node.freed else x._ag
+             for x in inputs]
     if not any(e is not None for e in edges):
         return
     if any(_is_in(y, inputs) for y in outs):
-        raise MXNetError("%s: in-place operations (+=, -=, x[:]=, out=x) on arrays that "
-                         "need gradients are not supported while recording" % op.name)
+        raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                         "recording with autograd (%s writes one of its inputs, and an input "
+                         "needs gradients)" % op.name)
     node = _Node(op, attrs, [_alias(x) for x in inputs], [_alias(y) for y in outs], edges)
     for i, y in enumerate(outs):
         y._ag = _Entry(node, i)

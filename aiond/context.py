@@ -14,7 +14,20 @@ import contextvars
 from .base import MXNetError
 
 
-class Context:
+class _ContextMeta(type):
+    """``Context.default_ctx`` as a class property with a setter (MXNet 1.x's
+    deprecated spelling of the default context of this thread)."""
+
+    @property
+    def default_ctx(cls):
+        return _default_ctx.get()
+
+    @default_ctx.setter
+    def default_ctx(cls, val):
+        _default_ctx.set(val)
+
+
+class Context(metaclass=_ContextMeta):
     """A device: its type ('cpu', 'gpu', 'cpu_pinned', 'cpu_shared') and id.
 
     >>> mx.cpu(1)

@@ -15,7 +15,24 @@ import warnings
 __all__ = ["NameManager", "Prefix", "current"]
 
 
-class NameManager:
+class _NameManagerMeta(type):
+    """``NameManager.current`` as a class property with a setter (MXNet's
+    classproperty): assigning it sets this thread's manager."""
+
+    @property
+    def current(cls):
+        warnings.warn("NameManager.current has been deprecated. It is advised to use the "
+                      "`with` statement with NameManager.", DeprecationWarning, stacklevel=2)
+        return current()
+
+    @current.setter
+    def current(cls, val):
+        warnings.warn("NameManager.current has been deprecated. It is advised to use the "
+                      "`with` statement with NameManager.", DeprecationWarning, stacklevel=2)
+        NameManager._current.value = val
+
+
+class NameManager(metaclass=_NameManagerMeta):
     """Makes names for symbols; subclass and override ``get`` to change the scheme."""
 
     _current = threading.local()
@@ -68,14 +85,4 @@ def current() -> NameManager:
         return m
 
 
-class _CurrentDescriptor:
-    """``NameManager.current`` (deprecated in MXNet, kept working)."""
-
-    def __get__(self, obj, cls):
-        warnings.warn("NameManager.current has been deprecated. It is advised to use the "
-                      "`with` statement with NameManager.", DeprecationWarning, stacklevel=2)
-        return current()
-
-
-NameManager.current = _CurrentDescriptor()
 NameManager._current.value = NameManager()

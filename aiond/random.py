@@ -23,7 +23,7 @@ def seed(seed_state, ctx="all"):
     """
     if not isinstance(seed_state, (int, np.integer)):
         raise ValueError("seed_state must be an int, got %r" % (seed_state,))
-    s = int(seed_state)
+    s = int(seed_state) & 0xFFFFFFFF    # MXNet passes it as a C int: negative seeds work
     if ctx == "all":
         states = _rops.all_states()
         _rops.DEFAULT_SEED[0] = s

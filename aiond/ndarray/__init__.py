@@ -22,3 +22,5 @@ from . import image  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from .sparse import cast_storage  # noqa: E402,F401  (storage-aware: dense in, sparse out)
+from .cached_op import CachedOp  # noqa: E402,F401
+from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: E402,F401

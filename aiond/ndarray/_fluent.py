@@ -13,7 +13,7 @@ FLUENT = (
     "sigmoid softsign clip transpose slice slice_axis zeros_like ones_like tile repeat pad "
     "split swapaxes take pick one_hot topk sort argsort diag softmax log_softmax shape_array "
     "size_array flip reverse nanprod sum_axis max_axis min_axis dot reshape_like slice_like "
-    "broadcast_axes argmax_channel"
+    "broadcast_axes argmax_channel rcbrt softmin"
 ).split()
 
 
@@ -28,3 +28,11 @@ def _method(fn):
 for _name in FLUENT:
     if _name in _reg.ops() and not hasattr(NDArray, _name):
         setattr(NDArray, _name, _method(make_function(_reg.get(_name), _name)))
+
+
+def _split_v2_method(self, *args, **kwargs):
+    from ._functions import split_v2
+    return split_v2(self, *args, **kwargs)
+
+
+NDArray.split_v2 = _split_v2_method

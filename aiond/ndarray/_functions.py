@@ -87,6 +87,9 @@ def moveaxis(tensor, source, destination):
     except IndexError:
         raise ValueError("Destination should verify 0 <= destination < tensor.ndim (%d). Got %s"
                          % (nd, destination)) from None
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("repeated axis in moveaxis: source %s, destination %s"
+                         % (source, destination))
     if len(src) != len(dst):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(nd) if n not in src]

@@ -246,17 +246,60 @@ def _advanced_get_newaxes(arr, key):
             full.append(k)
     if not any(k is Ellipsis for k in key):
         full.extend([slice(None)] * (len(shape) - nreal))
-    res = _advanced_get(arr, tuple(k for k in full if k is not None))
+    stripped = tuple(k for k in full if k is not None)
+    res = _advanced_get(arr, stripped)
+    block = _moved_block(full)
+    if block is not None:
+        # a None between the advanced indices makes them non-adjacent (MXNet and
+        # numpy): their broadcast block goes first, though the gather kept it in place
+        p, n = block
+        order = list(range(p, p + n)) + [i for i in range(res.ndim) if not p <= i < p + n]
+        if order != list(range(res.ndim)):
+            res = invoke(_cached("transpose"), [res], {"axes": tuple(order)})
+    final = list(res.shape)
+    for ax in _new_axes(full):
+        final.insert(ax, 1)
+    return res.reshape(tuple(final))
+
+
+def _full_key(shape, key):
+    nreal = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if nreal > len(shape):
+        raise IndexError("too many indices (%d) for array with %d dimensions" % (nreal, len(shape)))
+    full = []
+    for k in key:
+        if k is Ellipsis:
+            full.extend([slice(None)] * (len(shape) - nreal))
+        else:
+            full.append(k)
+    if not any(k is Ellipsis for k in key):
+        full.extend([slice(None)] * (len(shape) - nreal))
+    return full
+
+
+def _moved_block(full):
+    """(position, ndim) of the advanced block in the gather of ``full``
+    without its ``None`` entries, when those entries alone made the advanced
+    indices non-adjacent (so the result puts the block first); else None."""
+    stripped = [k for k in full if k is not None]
+    adv_full = [i for i, k in enumerate(full) if _is_advanced(k) or isinstance(k, integer_types)]
+    adv_st = [i for i, k in enumerate(stripped) if _is_advanced(k) or isinstance(k, integer_types)]
+    if all(b - a == 1 for a, b in zip(adv_full, adv_full[1:])) or \
+            any(b - a != 1 for a, b in zip(adv_st, adv_st[1:])):
+        return None
+    n = len(np.broadcast_shapes(*[_adv_shape(stripped[i]) for i in adv_st]))
+    return adv_st[0], n
+
+
+def _new_axes(full):
+    """Where the ``None`` entries of an advanced key put their size-1 axes in
+    the result (MXNet's ``_new_axes_after_advanced_indexing``)."""
     adv = [i for i, k in enumerate(full) if _is_advanced(k) or isinstance(k, integer_types)]
     adv_ndim = len(np.broadcast_shapes(*[_adv_shape(full[i]) for i in adv]))
     adjacent = all(b - a == 1 for a, b in zip(adv, adv[1:]))
     steps = [0 if adjacent else adv_ndim] + [0 if i in adv else 1 for i in range(len(full))]
     cum = np.cumsum(steps)
-    final = list(res.shape)
-    for i, k in enumerate(full):
-        if k is None:
-            final.insert(int(cum[i]), 1)
-    return res.reshape(tuple(final))
+    return [int(cum[i]) for i, k in enumerate(full) if k is None]
 
 
 # ------------------------------------------------------------------ setitem
@@ -283,7 +326,10 @@ def setitem(arr, key, value):
     if whole:
         return _set_whole(arr, value)
     off = _contiguous(real, shape)
-    if off is not None:
+    if off is not None and not (_hooks.record is not None and isinstance(value, NDArray)
+                                and value._ag is not None):
+        # (a value autograd tracks goes through _index_assign below, an op that
+        # reads and writes arr, so recording rejects it as MXNet does)
         view = _view(arr, sel_shape or (1,), (arr._off or 0) + off)
         return _set_whole(view, value, partial=True)
     spec = _key_spec(expanded)
@@ -373,7 +419,12 @@ def _broadcast_value(value, shape):
 
 
 def _advanced_set(arr, key, value):
-    key = tuple(k for k in key if k is not None)   # MXNet ignores None here
+    new_axes, block = (), None
+    if any(k is None for k in key):
+        full = _full_key(arr._shape, key)
+        new_axes = _new_axes(full)
+        block = _moved_block(full)
+    key = tuple(k for k in key if k is not None)   # the value loses those axes instead
     spec, idx = _index_arrays(arr, key)
     if isinstance(value, numeric_types) and not isinstance(value, np.ndarray):
         invoke(_cached("_index_assign_scalar"), [arr] + idx, {"key": spec, "scalar": float(value)}, arr)
@@ -386,6 +437,15 @@ def _advanced_set(arr, key, value):
     else:
         v = array(_np_value(value), ctx=arr.context, dtype=arr._dtype)
     sel = _index_shape(arr._shape, spec, [x._shape for x in idx])
+    if new_axes and v.ndim > len(sel):
+        # MXNet's _prepare_value_nd(squeeze_axes=new_axes): drop the axes None added
+        drop = [ax for ax in new_axes if ax < v.ndim and v._shape[ax] == 1]
+        v = v.reshape(tuple(d for i, d in enumerate(v._shape) if i not in drop))
+    if block is not None and v.ndim == len(sel):
+        p, n = block     # the value is in numpy's order: the advanced block first
+        order = list(range(n, n + p)) + list(range(n)) + list(range(n + p, v.ndim))
+        if order != list(range(v.ndim)):
+            v = invoke(_cached("transpose"), [v], {"axes": tuple(order)})
     vs = _squeeze_to(v._shape, sel)
     try:
         np.broadcast_to(np.empty(vs, np.int8), sel)

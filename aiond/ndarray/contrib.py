@@ -10,3 +10,39 @@ from ._namespace import make_function
 for _name, _op in list(_reg.ops().items()):
     if _name.startswith("_contrib_") and _name != "_contrib_boolean_mask":
         globals()[_name[len("_contrib_"):]] = make_function(_op, _name[len("_contrib_"):])
+
+
+def isinf(data):
+    """1 where ``data`` is +-inf, else 0 (in data's dtype)."""
+    return data.abs() == float("inf")
+
+
+def isfinite(data):
+    """1 where ``data`` is neither NaN nor +-inf, else 0."""
+    from ._functions import logical_and
+    return logical_and(data.abs() != float("inf"), data == data)
+
+
+def isnan(data):
+    """1 where ``data`` is NaN, else 0."""
+    return data != data
+
+
+def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+    """Draw ``num_sampled`` classes from the log-uniform (Zipfian) distribution
+    over [0, range_max), with replacement; returns (sampled classes (int64),
+    expected counts of ``true_classes``, expected counts of the sampled ones).
+    P(class) = (log(class + 2) - log(class + 1)) / log(range_max + 1)."""
+    import math
+    from ..context import current_context
+    from .random import uniform
+    if ctx is None:
+        ctx = current_context()
+    log_range = math.log(range_max + 1)
+    rand = uniform(0, log_range, shape=(num_sampled,), dtype="float64", ctx=ctx)
+    sampled_classes = (rand.exp() - 1).astype("int64") % range_max
+    true_cls = true_classes.as_in_context(ctx).astype("float64")
+    expected_count_true = ((true_cls + 2.0) / (true_cls + 1.0)).log() / log_range * num_sampled
+    sampled_cls_fp64 = sampled_classes.astype("float64")
+    expected_prob_sampled = ((sampled_cls_fp64 + 2.0) / (sampled_cls_fp64 + 1.0)).log() / log_range
+    return sampled_classes, expected_count_true, expected_prob_sampled * num_sampled

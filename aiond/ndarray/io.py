@@ -57,8 +57,11 @@ _MAX_NDIM = 64  # numpy's limit; MXNet has none, but no real file comes near it
 class _Parser:
     """One pass over a buffer; ``scalar_data`` says how to read a V0/V1/V2 ndim-0 shape."""
 
-    def __init__(self, buf: memoryview, scalar_data: bool) -> None:
+    def __init__(self, buf: memoryview, scalar_data: bool, semantics=None) -> None:
         self.buf, self.pos, self.scalar_data, self.saw_scalar = buf, 0, scalar_data, False
+        # None: read V2 and V3 alike; else (np shape on, on for every thread) and
+        # MXNet's rule: V3 only with np shape on, the others only with it off
+        self.semantics = semantics
 
     def fail(self, what: str, at: int | None = None) -> MXNetError:
         return MXNetError("Invalid NDArray file format at byte offset "
@@ -109,6 +112,8 @@ class _Parser:
         what, at = f"array {i}", self.pos
         (magic,) = self.unpack("<I", f"{what} magic")
         stype, sshape, np_shape = 0, None, magic == _V3
+        if self.semantics is not None:
+            _check_semantics(magic, *self.semantics)
         if magic in (_V2, _V3):
             (stype,) = self.unpack("<i", f"{what} storage type")
             if stype not in _NUM_AUX:
@@ -182,6 +187,20 @@ class _Parser:
         return arrays, names
 
 
+def _check_semantics(magic: int, active: bool, global_on: bool) -> None:
+    """MXNet's NDArray::Load rule: a V3 (np shape) array loads only with
+    NumPy-shape semantics on; any other only with them off (or on globally)."""
+    if magic == _V3 and not active:
+        raise MXNetError("ndarray was saved in np shape semantics, must be loaded in the same "
+                         "semantics. Please turn on np shape semantics in Python using `with "
+                         "np_shape(True)` or decorator `use_np_shape` to scope the code of "
+                         "loading the ndarray.")
+    if magic != _V3 and active and not global_on:
+        raise MXNetError("ndarray was not saved in np shape semantics, but being loaded in np "
+                         "shape semantics. Please turn off np shape semantics in Python using "
+                         "`with np_shape(False)` to scope the code of loading the ndarray.")
+
+
 def _densify(p: _Parser, what: str, at: int, stype: int, shape: tuple,
              values: np.ndarray, aux: list) -> np.ndarray:
     """Dense copy of a row_sparse (aux: indices) or csr (aux: indptr, indices) array."""
@@ -209,12 +228,16 @@ def _densify(p: _Parser, what: str, at: int, stype: int, shape: tuple,
     return dense
 
 
-def loads(buf: Any) -> tuple[list[np.ndarray | None], list[str]]:
-    """Parse an NDArray file's bytes into (arrays, names); names is [] for a list file."""
+def loads(buf: Any, semantics=None) -> tuple[list[np.ndarray | None], list[str]]:
+    """Parse an NDArray file's bytes into (arrays, names); names is [] for a list file.
+
+    ``semantics``: None reads every format; ``(np_shape_on, on_for_all_threads)``
+    applies MXNet's check (V3 arrays only with NumPy-shape semantics on, the
+    others only with them off), as ``mx.nd.load`` does."""
     if isinstance(buf, str):
         raise TypeError("buf required to be bytes-like, not str")
     mv = memoryview(buf).cast("B")
-    first = _Parser(mv, scalar_data=False)
+    first = _Parser(mv, scalar_data=False, semantics=semantics)
     try:
         result = first.run()
     except MXNetError as err:
@@ -225,7 +248,7 @@ def loads(buf: Any) -> tuple[list[np.ndarray | None], list[str]]:
         return result
     # An ndim-0 array was met: retry reading it as a 0-d scalar with data, as MXNet
     # 1.9.1 writes one in legacy mode (but cannot read back itself).
-    second = _Parser(mv, scalar_data=True)
+    second = _Parser(mv, scalar_data=True, semantics=semantics)
     try:
         retry = second.run()
     except MXNetError:
@@ -312,7 +335,8 @@ def save(fname: Any, data: Any) -> None:
     else:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
-    pieces = _encode([v.asnumpy() for v in values], names, None)
+    from ..util import is_np_shape
+    pieces = _encode([v.asnumpy() for v in values], names, is_np_shape())
     folder = os.path.dirname(os.path.abspath(path))
     try:
         import tempfile  # only when saving: keeps `import aiond` light
@@ -356,14 +380,35 @@ def load(fname: Any, ctx: Any = None) -> list | dict:
         raise MXNetError(f"cannot open NDArray file {path!r}: "
                          f"{err.strerror or err}") from err
     try:
-        arrays, names = loads(buf)
+        arrays, names = loads(buf, _semantics())
     except MXNetError as err:
         raise MXNetError(f"{err} (file {path!r})") from None
     return _wrap(arrays, names, ctx)
+
+
+def _semantics():
+    from .. import util
+    return util.is_np_shape(), util._shape_global
 
 
 def load_frombuffer(buf: Any, ctx: Any = None) -> list | dict:
     """Like ``load``, from the bytes of a file."""
     if isinstance(buf, str) or not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError("buf required to be bytes, bytearray or memoryview")
-    return _wrap(*loads(buf), ctx)
+    return _wrap(*loads(buf, _semantics()), ctx)
+
+
+def dumps_one(a: np.ndarray, np_shape: bool = False) -> bytes:
+    """One array in MXNet's per-array layout (``NDArray::Save``, no list header),
+    the ``handle`` bytes of MXNet's ``NDArray.__getstate__``."""
+    return b"".join(_encode([a], None, np_shape)[1:-1])
+
+
+def loads_one(buf: Any) -> np.ndarray | None:
+    """The array of :func:`dumps_one` bytes (or MXNet's ``__getstate__`` bytes)."""
+    mv = memoryview(buf).cast("B")
+    p = _Parser(mv, scalar_data=True)
+    a = p.array(0)
+    if p.pos != len(mv):
+        raise p.fail(f"{len(mv) - p.pos} bytes left after the array")
+    return a

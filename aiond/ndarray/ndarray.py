@@ -26,6 +26,8 @@ from ..ops.registry import to_dtype
 from ._invoke import INLINE_MAX, data_of, invoke, new_array
 from ._invoke import hooks as _hooks
 
+py_slice = slice   # MXNet's name for the builtin (mx.nd.slice is the op)
+
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "linspace", "eye",
            "waitall", "concatenate", "from_numpy"]
 
@@ -186,6 +188,16 @@ class NDArray:
         h = _view(self, self._shape, self._off)
         return h
 
+    def to_dlpack_for_read(self):
+        """A DLPack capsule of this buffer, once pending writes are done."""
+        from .dlpack import to_dlpack_for_read
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        """A DLPack capsule of this buffer, once pending reads and writes are done."""
+        from .dlpack import to_dlpack_for_write
+        return to_dlpack_for_write(self)
+
     def as_np_ndarray(self):
         """The same buffer as an ``mx.np.ndarray`` (NumPy semantics; no copy)."""
         from ..numpy.multiarray import _np_view, ndarray  # the layer built on this one
@@ -223,8 +235,12 @@ class NDArray:
                                                    "target_shape": None, "keep_highest": False})
         return _view(self, new, self._off or 0)
 
-    def reshape_like(self, other):
-        return self.reshape(other.shape)
+    def reshape_like(self, *args, **kwargs):
+        """``mx.nd.reshape_like(self, rhs, ...)`` (a view for the plain form)."""
+        if len(args) == 1 and not kwargs and isinstance(args[0], NDArray):
+            return self.reshape(args[0].shape)
+        from . import reshape_like
+        return reshape_like(self, *args, **kwargs)
 
     def flatten(self, inplace=False):
         """(d0, d1*...*dn): a copy, or a view sharing memory with ``inplace=True``."""
@@ -242,7 +258,7 @@ class NDArray:
         return self.reshape(res.shape) if inplace else res
 
     def broadcast_to(self, shape):
-        return invoke(_op("broadcast_to"), [self], {"shape": tuple(shape)})
+        return invoke(_op("broadcast_to"), [self], {"shape": tuple(int(d) for d in shape)})
 
     def broadcast_like(self, other):
         return self.broadcast_to(other.shape)
@@ -281,8 +297,38 @@ class NDArray:
     def __str__(self):
         return self.__repr__()
 
+    def __getstate__(self):
+        """``{'handle': bytes}``: this array in MXNet's per-array binary layout."""
+        from .io import dumps_one
+        from ..util import is_np_shape
+        return {"handle": bytearray(dumps_one(self.asnumpy(), is_np_shape()))}
+
+    def __setstate__(self, state):
+        """Become the array of ``state['handle']`` (MXNet's raw bytes; loaded on
+        the CPU, as aiond reads every file)."""
+        from .io import loads_one
+        handle = state.get("handle") if isinstance(state, dict) else None
+        if handle is None:
+            raise MXNetError("NDArray.__setstate__ needs a dict with a 'handle' entry")
+        a = loads_one(handle)
+        if a is None:
+            a = np.zeros((0,), _F32)
+        a = np.ascontiguousarray(a)
+        st = Storage(a.shape, a.dtype, Context("cpu", 0))
+        st.set(a)
+        self._st, self._shape, self._dtype, self._off, self._ag = st, a.shape, a.dtype, None, None
+
     def __reduce__(self):
         return (_rebuild, (self.asnumpy(), self._st.ctx.device_type, self._st.ctx.device_id))
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether basic slicing with ``slc_key`` (one slice per axis) gives a
+        contiguous block: from the right, once an axis is a proper subset,
+        the axes to its left select at most one element."""
+        assert len(slc_key) == len(shape)
+        from ._indexing import _contiguous
+        return _contiguous(list(slc_key), tuple(shape)) is not None
 
     def __getitem__(self, key):
         from ._indexing import getitem

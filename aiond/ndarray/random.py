@@ -6,7 +6,8 @@ from ._invoke import invoke
 
 __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson",
            "negative_binomial", "generalized_negative_binomial", "multinomial", "bernoulli",
-           "shuffle"]
+           "shuffle", "uniform_like", "normal_like", "gamma_like", "exponential_like",
+           "poisson_like", "negative_binomial_like", "generalized_negative_binomial_like"]
 
 
 def _sample(opname, params, shape, dtype, ctx, out):
@@ -100,3 +101,17 @@ def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwa
 def bernoulli(prob=0.5, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """1 with probability ``prob``, else 0 (float32 unless ``dtype``)."""
     return _sample("_random_bernoulli", {"prob": prob}, shape, dtype, ctx, out)
+
+
+def _like_functions():
+    # ``normal_like(data, loc, scale)`` ...: the _random_<dist>_like registry ops, as
+    # MXNet's op registration puts them in this module
+    from ._namespace import make_function
+    for name in __all__:
+        if name.endswith("_like"):
+            fn = make_function(_reg.get("_random_" + name), name)
+            fn.__name__ = name
+            globals()[name] = fn
+
+
+_like_functions()

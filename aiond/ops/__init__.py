@@ -5,6 +5,8 @@ from . import conv, linalg, nn, norm  # noqa: F401
 from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
+from . import misc  # noqa: F401
+from . import random_pdf  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)

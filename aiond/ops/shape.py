@@ -399,6 +399,8 @@ def _bcast_like_rule(attrs, shapes, dtypes):
                                  % (fmt(ls), fmt(rs), i))
             out.append(b)
         return (tuple(out),), (dtypes[0],)
+    if la == () or ra == ():
+        raise OpError("Empty axes tuple is not allowed (lhs_axes=%s, rhs_axes=%s)" % (la, ra))
     if la is None or ra is None or len(la) != len(ra):
         raise OpError("lhs_axes=%s and rhs_axes=%s must both be given, with the same length"
                       % (la, ra))

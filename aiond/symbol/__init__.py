@@ -25,7 +25,7 @@ from .symbol import (Group, NotImplementedForSymbol, Symbol, Variable, arange, e
 _internal = _types.ModuleType("aiond.symbol._internal")
 linalg = _types.ModuleType("aiond.symbol.linalg")
 contrib = _types.ModuleType("aiond.symbol.contrib")
-random = _types.ModuleType("aiond.symbol.random")
+from . import random  # noqa: E402  (MXNet's helpers; registry ops added below)
 sparse = _types.ModuleType("aiond.symbol.sparse")
 image = _types.ModuleType("aiond.symbol.image")
 _namespace.populate(globals(), _internal.__dict__,
@@ -44,6 +44,8 @@ def _fill_random():
 
 
 _fill_random()
+from ._contrib import rand_zipfian as _rand_zipfian  # noqa: E402
+contrib.rand_zipfian = _rand_zipfian
 
 
 def _fill_sparse():
