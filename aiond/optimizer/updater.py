@@ -120,7 +120,9 @@ class _MXNetNDArray(object):
 
 class _Unpickler(pickle.Unpickler):
     def find_class(self, module, name):
-        if module == 'mxnet.ndarray.ndarray' and name == 'NDArray':
+        if (module, name) in (('mxnet.ndarray.ndarray', 'NDArray'),
+                              ('mxnet.ndarray.sparse', 'RowSparseNDArray'),
+                              ('mxnet.ndarray.sparse', 'CSRNDArray')):
             return _MXNetNDArray
         if module == 'mxnet' or module.startswith('mxnet.'):
             try:
@@ -136,9 +138,14 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
+from ..ndarray.io import SparseRecord, from_record  # noqa: E402
+
+
 def _convert(obj):
     if isinstance(obj, _MXNetNDArray):
         v = obj.value
+        if isinstance(v, SparseRecord):
+            return from_record(v)
         return None if v is None else array(v, dtype=v.dtype)
     if isinstance(obj, tuple):
         return tuple(_convert(x) for x in obj)
