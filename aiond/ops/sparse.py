@@ -133,6 +133,9 @@ class SparseImpl:
 
 
 SPARSE: dict = {}
+# ops whose output storage follows their attrs even on dense inputs (mx.nd
+# functions route them through the storage-aware path)
+ATTR_STYPE_OPS = frozenset({"_backward_Embedding"})
 
 
 def sparse_impl(*names, stypes):
