@@ -31,7 +31,7 @@ from .ndarray import zeros as _zeros_ndarray
 
 __all__ = ["csr_matrix", "row_sparse_array", "BaseSparseNDArray", "CSRNDArray",
            "RowSparseNDArray", "add", "subtract", "multiply", "divide", "zeros", "empty",
-           "array", "cast_storage", "retain"]
+           "array", "cast_storage", "retain"]  # retain: the _sparse_retain op
 
 _STORAGE_AUX_TYPES = {"row_sparse": [np.int64], "csr": [np.int64, np.int64]}
 
@@ -627,12 +627,6 @@ def cast_storage(data, stype, out=None, name=None):
                          "shape is %s" % str(data.shape))
     op = _reg.get("cast_storage")
     return sparse_invoke(op, [data], op.parse({"stype": stype}), out)
-
-
-def retain(data=None, indices=None, out=None, name=None):
-    """retain(data, indices): the rows of row_sparse ``data`` at ``indices``
-    (a RowSparseNDArray; the other rows are dropped)."""
-    return invoke(_reg.get("_sparse_retain"), [data, indices], {}, out)
 
 
 def _populate():

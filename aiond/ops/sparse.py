@@ -323,6 +323,33 @@ for _n in ("_mul_scalar", "_div_scalar"):
     SPARSE[_n] = SparseImpl(_scalar_stypes, _unary_kernel(_n))
 
 
+def _plus_minus_stypes(attrs, st):
+    # MXNet: sparse only when the scalar is 0 (else a dense result)
+    if st[0] in ("row_sparse", "csr") and attrs["scalar"] == 0:
+        return (st[0],)
+    return None
+
+
+for _n in ("_plus_scalar", "_minus_scalar"):
+    SPARSE[_n] = SparseImpl(_plus_minus_stypes, _unary_kernel(_n))
+
+
+def _logic_stypes(name):
+    def rule(attrs, st):
+        # MXNet: sparse when op(0, scalar) == 0, so the zeros stay zeros
+        if st[0] not in ("row_sparse", "csr"):
+            return None
+        out = np.zeros((1,), dtype=np.float64)
+        _reg.get(name).kernel(np, np.zeros((1,), dtype=np.float64), out=out, **attrs)
+        return (st[0],) if out[0] == 0 else None
+    return rule
+
+
+for _n in ("_equal_scalar", "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar",
+           "_lesser_scalar", "_lesser_equal_scalar"):
+    SPARSE[_n] = SparseImpl(_logic_stypes(_n), _unary_kernel(_n))
+
+
 def _clip_stypes(attrs, st):
     if st[0] in ("row_sparse", "csr") and attrs["a_min"] <= 0 <= attrs["a_max"]:
         return (st[0],)
@@ -430,6 +457,57 @@ def _emb_back_ex(vals, attrs, shapes, oshapes, odtypes, muts):
 
 
 from . import sparse_update as _sparse_update  # noqa: E402,F401  (lazy optimizer updates)
+
+
+def _take_stypes(attrs, st):
+    return ("csr",) if st[0] == "csr" and st[1] == "default" and attrs["axis"] == 0 else None
+
+
+@sparse_impl("take", stypes=_take_stypes)
+def _take_ex(vals, attrs, shapes, oshapes, odtypes, muts):
+    v, idx = vals
+    n = shapes[0][0]
+    rows = idx.reshape(-1).astype(_I64)
+    rows = rows % n if attrs["mode"] == "wrap" else np.clip(rows, 0, n - 1)
+    counts = np.diff(v.indptr)
+    starts = v.indptr[:-1][rows]
+    sel = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts[rows])]) \
+        if len(rows) else np.zeros((0,), _I64)
+    sel = sel.astype(_I64)
+    indptr = np.zeros(len(rows) + 1, dtype=v.indptr.dtype)
+    np.cumsum(counts[rows], out=indptr[1:])
+    return [CSR(v.data[sel].astype(odtypes[0]), v.indices[sel].copy(), indptr)]
+
+
+def _getnnz_rule(attrs, shapes, dtypes):
+    if len(shapes[0]) != 2:
+        raise OpError("getnnz expects a 2-D input, got shape %s" % (shapes[0],))
+    ax = attrs["axis"]
+    if ax is None:
+        return ((1,),), (_I64,)
+    if ax not in (0, 1, -1, -2):
+        raise OpError("axis=%d is out of range for a 2-D input" % ax)
+    return ((shapes[0][1 - (ax % 2)],),), (_I64,)
+
+
+@register("_contrib_getnnz", params=[Param("axis", _reg.p_any, None,
+                                           "None (all), 0 or 1")], infer=_getnnz_rule)
+def _getnnz(xp, data, out, axis=None):
+    """getnnz(data, axis=None): the number of stored values of a csr matrix, in all
+    (axis None) or per column (0) / row (1); the non-zeros of a dense input."""
+    nz = data != 0
+    out[...] = nz.sum() if axis is None else nz.sum(axis=axis % 2)
+
+
+@sparse_impl("_contrib_getnnz", stypes=lambda attrs, st: ("default",) if st[0] == "csr" else None)
+def _getnnz_ex(vals, attrs, shapes, oshapes, odtypes, muts):
+    v = vals[0]
+    ax = attrs["axis"]
+    if ax is None:
+        return [np.array([len(v.indices)], dtype=_I64)]
+    if ax % 2 == 1:
+        return [np.diff(v.indptr).astype(_I64)]
+    return [np.bincount(v.indices.astype(_I64), minlength=shapes[0][1]).astype(_I64)]
 
 
 # ------------------------------------------------------------- gradients
