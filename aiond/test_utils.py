@@ -184,14 +184,38 @@ def _get_powerlaw_dataset_csr(num_rows, num_cols, density=0.1, dtype=None):
 
 
 def assign_each(the_input, function):
-    """``function`` applied to each element of a numpy array (a new array)."""
+    """Return ndarray composed of passing each array value through some function"""
     if function is None:
-        return np.array(the_input)
-    output = np.zeros(the_input.shape)
-    it_input = np.nditer(the_input, flags=["f_index"])
-    while not it_input.finished:
-        output[it_input.index] = function(it_input[0])
-        it_input.iternext()
+        output = np.array(the_input)
+    else:
+        it_input = np.nditer(the_input, flags=['f_index'])
+        output = np.zeros(the_input.shape)
+        it_out = np.nditer(output, flags=['f_index'], op_flags=['writeonly'])
+        while not it_input.finished:
+            val_input = it_input[0]
+            it_out[0] = function(val_input)
+            it_input.iternext()
+            it_out.iternext()
+    return output
+
+
+def assign_each2(input1, input2, function):
+    """Return ndarray composed of passing two array values through some function"""
+    if function is None:
+        output = np.array(input1)
+    else:
+        assert input1.shape == input2.shape
+        it_input1 = np.nditer(input1, flags=['f_index'])
+        it_input2 = np.nditer(input2, flags=['f_index'])
+        output = np.zeros(input1.shape)
+        it_out = np.nditer(output, flags=['f_index'], op_flags=['writeonly'])
+        while not it_input1.finished:
+            val_input1 = it_input1[0]
+            val_input2 = it_input2[0]
+            it_out[0] = function(val_input1, val_input2)
+            it_input1.iternext()
+            it_input2.iternext()
+            it_out.iternext()
     return output
 
 
