@@ -414,9 +414,23 @@ def _dot_stypes(attrs, st):
     return None
 
 
-def _scipy_csr(v, shape):
-    import scipy.sparse as spsp
-    return spsp.csr_matrix((v.data, v.indices, v.indptr), shape=shape)
+def _csr_rows(v, nrows):
+    return np.repeat(np.arange(nrows, dtype=_I64), np.diff(v.indptr).astype(_I64))
+
+
+def _csr_matmul(v, shape, rhs, transpose):
+    """csr (or its transpose) times a dense 2-D ``rhs``, without scipy."""
+    rows = _csr_rows(v, shape[0])
+    cols = v.indices.astype(_I64)
+    if transpose:
+        rows, cols = cols, rows
+        nout = shape[1]
+    else:
+        nout = shape[0]
+    out = np.zeros((nout, rhs.shape[1]), dtype=np.result_type(v.data.dtype, rhs.dtype))
+    if len(v.data):
+        np.add.at(out, rows, v.data[:, None] * rhs[cols])
+    return out
 
 
 @sparse_impl("dot", stypes=_dot_stypes)
@@ -424,21 +438,15 @@ def _dot_ex(vals, attrs, shapes, oshapes, odtypes, muts):
     a, b = vals
     ta, tb = attrs.get("transpose_a"), attrs.get("transpose_b")
     if isinstance(a, CSR):
-        m = _scipy_csr(a, shapes[0])
-        if ta:
-            m = m.T
         rhs = to_dense(b, shapes[1]) if isinstance(b, RSP) else b
-        res = np.asarray(m @ rhs.reshape(rhs.shape[0], -1)).reshape(oshapes[0])
-        res = res.astype(odtypes[0], copy=False)
+        res = _csr_matmul(a, shapes[0], rhs.reshape(rhs.shape[0], -1), ta)
     else:
-        m = _scipy_csr(b, shapes[1])
-        if tb:
-            m = m.T
+        # x @ B = (B.T @ x.T).T ; x @ B.T = (B @ x.T).T
         lhs = a.T if ta else a
-        res = np.asarray((m.T @ lhs.reshape(lhs.shape[0], -1).T).T).reshape(oshapes[0])
-        res = res.astype(odtypes[0], copy=False)
+        res = _csr_matmul(b, shapes[1], lhs.reshape(lhs.shape[0], -1).T, not tb).T
+    res = res.reshape(oshapes[0]).astype(odtypes[0], copy=False)
     ost = _dot_stypes(attrs, (stype_of(a), stype_of(b)))[0]
-    return [res if ost == "default" else from_dense(res, ost)]
+    return [res if ost == "default" else from_dense(np.ascontiguousarray(res), ost)]
 
 
 def _emb_back_stypes(attrs, st):
