@@ -141,14 +141,24 @@ def _get_uniform_dataset_csr(num_rows, num_cols, density=0.1, dtype=None, data_i
                              shuffle_csr_indices=False):
     """A CSRNDArray with ``density`` of its elements uniformly random."""
     _validate_csr_generation_inputs(num_rows, num_cols, density, distribution="uniform")
-    from scipy import sparse as spsp
-    csr = spsp.rand(num_rows, num_cols, density, dtype=dtype, format="csr")
-    if data_init is not None:
-        csr.data.fill(data_init)
-    if shuffle_csr_indices is True:
-        shuffle_csr_column_indices(csr)
-    return mx.nd.sparse.csr_matrix((csr.data, csr.indices, csr.indptr),
-                                   shape=(num_rows, num_cols), dtype=dtype)
+    try:
+        from scipy import sparse as spsp
+        csr = spsp.rand(num_rows, num_cols, density, dtype=dtype, format="csr")
+        if data_init is not None:
+            csr.data.fill(data_init)
+        if shuffle_csr_indices is True:
+            shuffle_csr_column_indices(csr)
+        result = mx.nd.sparse.csr_matrix((csr.data, csr.indices, csr.indptr),
+                                         shape=(num_rows, num_cols), dtype=dtype)
+    except ImportError:
+        assert data_init is None, "data_init option is not supported when scipy is absent"
+        assert not shuffle_csr_indices, \
+            "shuffle_csr_indices option is not supported when scipy is absent"
+        # scipy not available: generate one from a dense array
+        dns = mx.nd.random.uniform(shape=(num_rows, num_cols), dtype=dtype)
+        masked_dns = dns * (dns < density)
+        result = masked_dns.tostype('csr')
+    return result
 
 
 def _get_powerlaw_dataset_csr(num_rows, num_cols, density=0.1, dtype=None):
