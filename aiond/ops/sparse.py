@@ -414,6 +414,21 @@ def _dot_stypes(attrs, st):
     return None
 
 
+def _slice_axis_stypes(attrs, st):
+    return ("csr",) if st[0] == "csr" and attrs["axis"] == 0 else None
+
+
+@sparse_impl("slice_axis", stypes=_slice_axis_stypes)
+def _slice_axis_ex(vals, attrs, shapes, oshapes, odtypes, muts):
+    v = vals[0]
+    n = shapes[0][0]
+    b = attrs["begin"] or 0
+    b = b + n if b < 0 else b
+    e = b + oshapes[0][0]
+    lo, hi = v.indptr[b], v.indptr[e]
+    return [CSR(v.data[lo:hi].copy(), v.indices[lo:hi].copy(), v.indptr[b:e + 1] - lo)]
+
+
 def _csr_rows(v, nrows):
     return np.repeat(np.arange(nrows, dtype=_I64), np.diff(v.indptr).astype(_I64))
 

@@ -258,3 +258,37 @@ def test_save_is_byte_identical_to_mxnet(tmp_path):
     loaded = mx.nd.load(str(data / "sparse_csr.nd"))[0]
     assert loaded.stype == "csr"
     np.testing.assert_array_equal(loaded.asnumpy(), [[1, 0, 2, 0], [0, 0, 0, 0], [0, 3, 0, 0]])
+
+
+def test_scalar_ops_storage_rules():
+    y = mx.nd.ones((3, 4)).tostype("csr")
+    assert (1 == y).stype == "csr" and (0 == y).stype == "default"
+    assert (y > 0).stype == "csr" and (y + 0).stype == "csr" and (y + 1).stype == "default"
+    np.testing.assert_array_equal((0 == y).asnumpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal((1 == y).asnumpy(), np.ones((3, 4)))
+
+
+def test_take_getnnz_slice_axis_on_csr():
+    c = csr()
+    t = mx.nd.take(c, mx.nd.array([2, 0, 5]), mode="wrap")
+    assert t.stype == "csr"
+    np.testing.assert_array_equal(t.asnumpy(), DENSE[[2, 0, 1]])
+    np.testing.assert_array_equal(mx.nd.contrib.getnnz(c).asnumpy(), [3])
+    np.testing.assert_array_equal(mx.nd.contrib.getnnz(c, axis=1).asnumpy(), [1, 0, 2, 0])
+    np.testing.assert_array_equal(mx.nd.contrib.getnnz(c, axis=0).asnumpy(), [1, 1, 1])
+    s = mx.nd.slice_axis(c, axis=0, begin=1, end=3)
+    assert s.stype == "csr" and (s.asnumpy() == DENSE[1:3]).all()
+
+
+def test_ndarray_iter_over_csr():
+    it = mx.io.NDArrayIter(csr(), mx.nd.arange(4), batch_size=2, last_batch_handle="discard",
+                           shuffle=True)
+    seen = 0
+    for batch in it:
+        assert batch.data[0].stype == "csr"
+        rows = batch.label[0].asnumpy().astype(int)
+        np.testing.assert_array_equal(batch.data[0].asnumpy(), DENSE[rows])
+        seen += 1
+    assert seen == 2
+    with pytest.raises(NotImplementedError):
+        mx.io.NDArrayIter(csr(), batch_size=3)
