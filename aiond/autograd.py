@@ -305,6 +305,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             if all(g is None for g in ograds):
                 continue
             ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, node.outputs)]
+            # gradient rules take dense output gradients (MXNet's storage fallback)
+            ograds = [g.tostype("default") if g._sparse else g for g in ograds]
             ins, outs = node.inputs, node.outputs
             if create_graph:
                 # differentiate through inputs and outputs (rules like tanh's use

@@ -10,8 +10,9 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
            "gpu_memory_info"]
 
 import contextvars
+import warnings
 
-from .base import MXNetError
+from .base import MXNetError, classproperty
 
 
 class _ContextMeta(type):
@@ -106,6 +107,14 @@ class Context(metaclass=_ContextMeta):
     # MXNet 1.x spelling: Context.default_ctx
     @classmethod
     def _get_default(cls):
+        return _default_ctx.get()
+
+    @classproperty
+    def default_ctx(cls):  # noqa: N805 - MXNet's deprecated class property
+        warnings.warn("Context.default_ctx has been deprecated. "
+                      "Please use Context.current_context() instead. "
+                      "Please use test_utils.set_default_context to set a default context",
+                      DeprecationWarning)
         return _default_ctx.get()
 
 

@@ -968,6 +968,13 @@ class SymbolBlock(HybridBlock):
             assert len(i.get_internals().list_outputs()) == 1, \
                 "Input symbols must be variable, but %s is an output of operators" % str(i)
             input_names.add(i.name)
+        # row_sparse parameters are not supported by SymbolBlock (as in MXNet)
+        row_sparse_storage = "1"    # _STORAGE_TYPE_STR_TO_ID['row_sparse']
+        for i in out:
+            for j in i.get_internals():
+                assert j.attr("__storage_type__") != row_sparse_storage, \
+                    "SymbolBlock doesn't support Parameter '%s' because its storage " \
+                    "type is 'row_sparse'." % j.name
         if len(out) > 1:
             out = sym.Group(out)
         else:

@@ -64,8 +64,11 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     ctx = arrays[0].context
     total = None
     for arr in arrays:
-        x = arr.reshape((-1,))
-        sq = ndarray.dot(x, x).as_in_context(ctx)
+        if arr.stype == "default":
+            x = arr.reshape((-1,))
+            sq = ndarray.dot(x, x).as_in_context(ctx)
+        else:
+            sq = arr.norm().square().as_in_context(ctx)
         total = sq if total is None else total + sq
     total_norm = ndarray.sqrt(total)
     if check_isfinite:

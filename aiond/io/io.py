@@ -15,7 +15,8 @@ from collections import namedtuple
 import numpy as np
 
 from ..ndarray import array
-from .utils import _getdata_by_idx, _init_data, _slice_along_batch_axis
+from ..ndarray.sparse import CSRNDArray
+from .utils import _getdata_by_idx, _has_instance, _init_data, _slice_along_batch_axis
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter",
            "NDArrayIter", "CSVIter"]
@@ -388,6 +389,11 @@ class NDArrayIter(DataIter):
 
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+
+        if ((_has_instance(self.data, CSRNDArray) or _has_instance(self.label, CSRNDArray))
+                and last_batch_handle != 'discard'):
+            raise NotImplementedError("`NDArrayIter` only supports ``CSRNDArray``"
+                                      " with `last_batch_handle` set to `discard`.")
 
         self.idx = np.arange(self.data[0][1].shape[0])
         self.shuffle = shuffle

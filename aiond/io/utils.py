@@ -59,7 +59,14 @@ def _getdata_by_idx(data, idx):
     As MXNet, the result is rebuilt with ``nd.array`` from numpy, so it is
     float32 whatever the source dtype was.
     """
-    return [(k, array(v.asnumpy()[idx], v.context)) for k, v in data]
+    out = []
+    for k, v in data:
+        if v.stype == "csr":        # rows of a csr array stay csr (via scipy, as MXNet)
+            from ..ndarray.sparse import array as sparse_array
+            out.append((k, sparse_array(v.asscipy()[idx], v.context)))
+        else:
+            out.append((k, array(v.asnumpy()[idx], v.context)))
+    return out
 
 
 def _slice_along_batch_axis(data, s, batch_axis):

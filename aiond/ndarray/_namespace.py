@@ -21,6 +21,9 @@ def make_function(op, public_name=None):
     # trailing inputs an op lets callers leave out or pass as None (FullyConnected's
     # bias with no_bias=True); the op's shape rule checks the count against its attrs
     optional = op.optional
+    # output storage type set by attrs (sparse_grad): the storage-aware path
+    from ..ops.sparse import ATTR_STYPE_OPS
+    attr_stype = op.name in ATTR_STYPE_OPS
 
     def fn(*args, **kwargs):
         from .ndarray import NDArray
@@ -70,6 +73,9 @@ def make_function(op, public_name=None):
         if ctx is not None and not inputs:
             from .ndarray import _ctx_arg
             ctx = _ctx_arg(ctx)
+        if attr_stype:
+            from ._sparse_invoke import sparse_invoke
+            return sparse_invoke(op, inputs, attrs, out, ctx)
         return invoke(op, inputs, attrs, out, ctx)
 
     params = []

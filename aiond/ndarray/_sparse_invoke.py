@@ -62,6 +62,8 @@ _CLASSES = {}     # stype -> handle class, set by sparse.py
 
 def new_sparse(stype, shape, dtype, ctx, aux_types=None):
     """A fresh all-zero sparse array handle."""
+    if ctx.device_typeid == 2:
+        _invoke._no_gpu(ctx)
     cls = _CLASSES[stype]
     h = cls.__new__(cls)
     h._st = SparseStorage(tuple(shape), np.dtype(dtype), ctx, stype, aux_types)

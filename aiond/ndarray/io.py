@@ -26,7 +26,9 @@ Notes, all checked against real MXNet 1.9.1:
   ``dumps`` writes every array of a file holding a 0-d array as V3 (what MXNet writes
   under ``np_shape(True)``); MXNet loads those only inside ``with mx.np_shape(True)``.
 * "None" arrays load as ``None``. Trailing bytes after the names are ignored (as MXNet).
-* Sparse arrays (row_sparse, csr) are read and returned dense; aiond writes dense only.
+* Sparse arrays (row_sparse, csr) load as sparse NDArrays (``SparseRecord`` from
+  ``loads``) and are written in MXNet's sparse layout (storage shape, aux types,
+  values, then indices / indptr and indices).
 * bfloat16 data (flag 12) is returned as float32 (exact widening).
 * The context is ignored when reading; aiond always writes cpu(0).
 """
@@ -40,7 +42,31 @@ import numpy as np
 
 from ..base import MXNetError
 
-__all__ = ["dumps", "loads", "save", "load", "load_frombuffer"]
+__all__ = ["dumps", "loads", "save", "load", "load_frombuffer", "SparseRecord"]
+
+_STYPE_NAMES = {1: "row_sparse", 2: "csr"}
+_STYPE_IDS = {"row_sparse": 1, "csr": 2}
+
+
+class SparseRecord:
+    """A sparse array of a file: storage type name, shape, dtype and parts
+    (``data, indices`` for row_sparse; ``data, indptr, indices`` for csr, in
+    MXNet's aux order)."""
+    __slots__ = ("stype", "shape", "dtype", "data", "aux")
+
+    def __init__(self, stype, shape, data, aux):
+        self.stype, self.shape, self.data, self.aux = stype, tuple(shape), data, list(aux)
+        self.dtype = data.dtype
+
+    def todense(self):
+        dense = np.zeros(self.shape, self.data.dtype)
+        if self.stype == "row_sparse":
+            dense[self.aux[0].astype(np.int64)] = self.data
+        else:
+            indptr, idx = self.aux
+            dense[np.repeat(np.arange(self.shape[0]), np.diff(indptr.astype(np.int64))),
+                  idx.astype(np.int64)] = self.data
+        return dense
 
 _LIST_MAGIC = 0x112
 _V1, _V2, _V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
@@ -158,7 +184,11 @@ class _Parser:
         if flag == _BF16:  # exact widening: bfloat16 is the top half of a float32
             out = (out.astype(np.uint32) << 16).view(np.float32)
         out = out.astype(out.dtype.newbyteorder("="))  # owned, writable, native order
-        return _densify(self, what, at, stype, shape, out, auxd) if stype else out
+        if stype:
+            _check_sparse(self, what, at, stype, shape, out, auxd)
+            auxd = [a.astype(a.dtype.newbyteorder("=")) for a in auxd]
+            return SparseRecord(_STYPE_NAMES[stype], shape, out, auxd)
+        return out
 
     def run(self) -> tuple[list, list[str]]:
         (magic,) = self.unpack("<Q", "file magic")
@@ -201,9 +231,10 @@ def _check_semantics(magic: int, active: bool, global_on: bool) -> None:
                          "`with np_shape(False)` to scope the code of loading the ndarray.")
 
 
-def _densify(p: _Parser, what: str, at: int, stype: int, shape: tuple,
-             values: np.ndarray, aux: list) -> np.ndarray:
-    """Dense copy of a row_sparse (aux: indices) or csr (aux: indptr, indices) array."""
+def _check_sparse(p: _Parser, what: str, at: int, stype: int, shape: tuple,
+                  values: np.ndarray, aux: list) -> None:
+    """Raise unless the parts are a consistent row_sparse (aux: indices) or csr
+    (aux: indptr, indices) array."""
     idx = aux[-1].astype(np.int64)
     if stype == 1:
         ok = (len(shape) >= 1 and idx.ndim == 1 and values.shape == idx.shape + shape[1:]
@@ -217,15 +248,6 @@ def _densify(p: _Parser, what: str, at: int, stype: int, shape: tuple,
     if not ok:
         kind = "row_sparse" if stype == 1 else "csr"
         raise p.fail(f"{what}: inconsistent {kind} array (shape {shape})", at)
-    try:
-        dense = np.zeros(shape, values.dtype)
-    except (MemoryError, ValueError) as err:
-        raise p.fail(f"{what}: cannot allocate its dense shape {shape}: {err}", at) from None
-    if stype == 1:
-        dense[idx] = values
-    else:
-        dense[np.repeat(np.arange(shape[0]), np.diff(indptr)), idx] = values
-    return dense
 
 
 def loads(buf: Any, semantics=None) -> tuple[list[np.ndarray | None], list[str]]:
@@ -260,7 +282,7 @@ def loads(buf: Any, semantics=None) -> tuple[list[np.ndarray | None], list[str]]
 
 def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
             np_shape: bool | None) -> list:
-    arrays = [np.asarray(a) for a in arrays]
+    arrays = [a if isinstance(a, SparseRecord) else np.asarray(a) for a in arrays]
     if names is not None:
         names = list(names)
         if any(not isinstance(n, str) for n in names):
@@ -268,9 +290,12 @@ def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
         if len(names) != len(arrays):
             raise ValueError(f"{len(names)} names for {len(arrays)} arrays")
     if np_shape is None:
-        np_shape = any(a.ndim == 0 for a in arrays)
+        np_shape = any(not isinstance(a, SparseRecord) and a.ndim == 0 for a in arrays)
     out = [struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays))]
     for a in arrays:
+        if isinstance(a, SparseRecord):
+            out.extend(_encode_sparse(a))
+            continue
         dt = a.dtype
         if dt.names == ("bfloat16",) or dt.name == "bfloat16":
             flag, le = _BF16, dt
@@ -288,6 +313,33 @@ def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
         raw = n.encode("utf-8")
         out.append(struct.pack("<Q", len(raw)) + raw)
     return out
+
+
+def _flag(dt):
+    if (dt.kind, dt.itemsize) in _FLAG_OF and dt.kind in "fiub":
+        return _FLAG_OF[(dt.kind, dt.itemsize)], dt.newbyteorder("<")
+    raise TypeError(f"cannot save arrays of dtype {dt} in the MXNet NDArray format")
+
+
+def _encode_sparse(rec: SparseRecord) -> list:
+    """One sparse array in MXNet's V2 layout (sparse arrays have no V3 form)."""
+    flag, le = _flag(rec.data.dtype)
+    sshape = rec.data.shape
+    head = struct.pack(f"<Ii", _V2, _STYPE_IDS[rec.stype])
+    head += struct.pack(f"<i{len(sshape)}q", len(sshape), *sshape)
+    head += struct.pack(f"<i{len(rec.shape)}q", len(rec.shape), *rec.shape)
+    head += struct.pack("<iii", 1, 0, flag)
+    aux_le = []
+    for a in rec.aux:
+        aflag, ale = _flag(a.dtype)
+        head += struct.pack(f"<ii{a.ndim}q", aflag, a.ndim, *a.shape)
+        aux_le.append(ale)
+    pieces = [head, memoryview(np.ascontiguousarray(
+        np.asarray(rec.data, dtype=le).reshape(-1)).view(np.uint8))]
+    for a, ale in zip(rec.aux, aux_le):
+        pieces.append(memoryview(np.ascontiguousarray(
+            np.asarray(a, dtype=ale).reshape(-1)).view(np.uint8)))
+    return pieces
 
 
 def dumps(arrays: Sequence[Any], names: Sequence[str] | None = None, *,
@@ -336,7 +388,8 @@ def save(fname: Any, data: Any) -> None:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
     from ..util import is_np_shape
-    pieces = _encode([v.asnumpy() for v in values], names, is_np_shape())
+    pieces = _encode([_record(v) if v._sparse else v.asnumpy() for v in values], names,
+                     is_np_shape())
     folder = os.path.dirname(os.path.abspath(path))
     try:
         import tempfile  # only when saving: keeps `import aiond` light
@@ -364,9 +417,44 @@ def save(fname: Any, data: Any) -> None:
         raise
 
 
+def _record(v) -> SparseRecord:
+    """The SparseRecord of sparse NDArray ``v`` (waits for its value)."""
+    val = v._value()
+    aux = [val.indices] if v.stype == "row_sparse" else [val.indptr, val.indices]
+    return SparseRecord(v.stype, v.shape, val.data, aux)
+
+
+def from_record(rec: SparseRecord, ctx: Any = None):
+    """A sparse NDArray holding a copy of ``rec``."""
+    from ..context import current_context
+    from ..ops.sparse import CSR, RSP
+    from ._sparse_invoke import new_sparse
+    ctx = current_context() if ctx is None else ctx
+    if rec.stype == "row_sparse":
+        value = RSP(rec.data.copy(), rec.aux[0].copy())
+    else:
+        value = CSR(rec.data.copy(), rec.aux[1].copy(), rec.aux[0].copy())
+    h = new_sparse(rec.stype, rec.shape, rec.data.dtype, ctx, [a.dtype for a in rec.aux])
+    h._st.arr = value
+    return h
+
+
+def _sparse_from_state(stype, shape, dtype, parts, dev_type, dev_id):
+    """Unpickle a sparse NDArray (its ``__reduce__``)."""
+    from ..context import Context
+    ctx = Context(dev_type, dev_id) if dev_type == "gpu" else Context("cpu", 0)
+    if stype == "row_sparse":
+        rec = SparseRecord(stype, shape, np.asarray(parts[0], dtype=dtype), [parts[1]])
+    else:
+        rec = SparseRecord(stype, shape, np.asarray(parts[0], dtype=dtype),
+                           [parts[2], parts[1]])
+    return from_record(rec, ctx)
+
+
 def _wrap(arrays: list, names: list[str], ctx: Any) -> list | dict:
     from .ndarray import array as _array
-    out = [None if a is None else _array(a, ctx=ctx, dtype=a.dtype) for a in arrays]
+    out = [None if a is None else from_record(a, ctx) if isinstance(a, SparseRecord)
+           else _array(a, ctx=ctx, dtype=a.dtype) for a in arrays]
     return dict(zip(names, out)) if names else out
 
 

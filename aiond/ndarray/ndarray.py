@@ -33,6 +33,15 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "lins
 
 _engine = _engine_mod.get()
 _prod = math.prod
+
+# MXNet's storage type ids (NDArrayStorageType)
+_STORAGE_TYPE_UNDEFINED = -1
+_STORAGE_TYPE_DEFAULT = 0
+_STORAGE_TYPE_ROW_SPARSE = 1
+_STORAGE_TYPE_CSR = 2
+_STORAGE_TYPE_STR_TO_ID = {"undefined": _STORAGE_TYPE_UNDEFINED, "default": _STORAGE_TYPE_DEFAULT,
+                           "row_sparse": _STORAGE_TYPE_ROW_SPARSE, "csr": _STORAGE_TYPE_CSR}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 _F32 = np.dtype(np.float32)
 _get = _reg.get
 

@@ -24,13 +24,14 @@ from ..ops import sparse as _sp
 from . import _sparse_invoke as _si
 from ._invoke import invoke
 from ._sparse_invoke import AUX_TYPES, assign, new_sparse, sparse_invoke, value_of
-from .ndarray import NDArray, _engine, _await_result
+from . import _functions
+from .ndarray import NDArray, _await_result, _ctx_arg, _engine
 from .ndarray import array as _array
 from .ndarray import zeros as _zeros_ndarray
 
 __all__ = ["csr_matrix", "row_sparse_array", "BaseSparseNDArray", "CSRNDArray",
            "RowSparseNDArray", "add", "subtract", "multiply", "divide", "zeros", "empty",
-           "array", "cast_storage", "retain"]
+           "array", "cast_storage", "retain"]  # retain: the _sparse_retain op
 
 _STORAGE_AUX_TYPES = {"row_sparse": [np.int64], "csr": [np.int64, np.int64]}
 
@@ -116,7 +117,7 @@ class BaseSparseNDArray(NDArray):
         raise NotSupportedForSparseNDArray(self.reshape, None, shape)
 
     def __reduce__(self):
-        from .io import _sparse_from_state
+        from aiond.ndarray.io import _sparse_from_state
         return (_sparse_from_state, (self.stype, self.shape, np.dtype(self._dtype).str,
                                      self._state(), self.context.device_type,
                                      self.context.device_id))
@@ -393,7 +394,6 @@ def _slice(x, begin, end):
 # ----------------------------------------------------------- arithmetic
 
 def _ufunc(lhs, rhs, same_op, bcast_op, py_fn, scalar_op, rscalar_op=None):
-    from . import _functions
     if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape == rhs.shape:
         return invoke(_reg.get(same_op), [lhs, rhs], {})
     return _functions._helper(lhs, rhs, bcast_op, py_fn, scalar_op, rscalar_op)
@@ -428,7 +428,6 @@ def _ctx(ctx):
     if ctx is None:
         return current_context()
     if isinstance(ctx, str):
-        from .ndarray import _ctx_arg
         return _ctx_arg(ctx)
     return ctx
 
@@ -628,12 +627,6 @@ def cast_storage(data, stype, out=None, name=None):
                          "shape is %s" % str(data.shape))
     op = _reg.get("cast_storage")
     return sparse_invoke(op, [data], op.parse({"stype": stype}), out)
-
-
-def retain(data=None, indices=None, out=None, name=None):
-    """retain(data, indices): the rows of row_sparse ``data`` at ``indices``
-    (a RowSparseNDArray; the other rows are dropped)."""
-    return invoke(_reg.get("_sparse_retain"), [data, indices], {}, out)
 
 
 def _populate():

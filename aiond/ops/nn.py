@@ -1022,7 +1022,8 @@ set_grads({
     "MAERegressionOutput": _reg_grad(True),
     "Dropout": lambda F, at, ins, outs, og: [og[0] * outs[1]],
     "Embedding": lambda F, at, ins, outs, og: [None, F._internal._backward_Embedding(
-        ins[0], og[0], input_dim=at["input_dim"], output_dim=at["output_dim"])],
+        ins[0], og[0], input_dim=at["input_dim"], output_dim=at["output_dim"],
+        sparse_grad=at.get("sparse_grad", False))],
     "_backward_Embedding": lambda F, at, ins, outs, og: [None, F.Embedding(
         ins[0], og[0], input_dim=at["input_dim"], output_dim=at["output_dim"])],
     "BlockGrad": lambda F, at, ins, outs, og: [None],

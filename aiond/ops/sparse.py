@@ -133,6 +133,9 @@ class SparseImpl:
 
 
 SPARSE: dict = {}
+# ops whose output storage follows their attrs even on dense inputs (mx.nd
+# functions route them through the storage-aware path)
+ATTR_STYPE_OPS = frozenset({"_backward_Embedding"})
 
 
 def sparse_impl(*names, stypes):
@@ -320,6 +323,33 @@ for _n in ("_mul_scalar", "_div_scalar"):
     SPARSE[_n] = SparseImpl(_scalar_stypes, _unary_kernel(_n))
 
 
+def _plus_minus_stypes(attrs, st):
+    # MXNet: sparse only when the scalar is 0 (else a dense result)
+    if st[0] in ("row_sparse", "csr") and attrs["scalar"] == 0:
+        return (st[0],)
+    return None
+
+
+for _n in ("_plus_scalar", "_minus_scalar"):
+    SPARSE[_n] = SparseImpl(_plus_minus_stypes, _unary_kernel(_n))
+
+
+def _logic_stypes(name):
+    def rule(attrs, st):
+        # MXNet: sparse when op(0, scalar) == 0, so the zeros stay zeros
+        if st[0] not in ("row_sparse", "csr"):
+            return None
+        out = np.zeros((1,), dtype=np.float64)
+        _reg.get(name).kernel(np, np.zeros((1,), dtype=np.float64), out=out, **attrs)
+        return (st[0],) if out[0] == 0 else None
+    return rule
+
+
+for _n in ("_equal_scalar", "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar",
+           "_lesser_scalar", "_lesser_equal_scalar"):
+    SPARSE[_n] = SparseImpl(_logic_stypes(_n), _unary_kernel(_n))
+
+
 def _clip_stypes(attrs, st):
     if st[0] in ("row_sparse", "csr") and attrs["a_min"] <= 0 <= attrs["a_max"]:
         return (st[0],)
@@ -384,13 +414,38 @@ def _dot_stypes(attrs, st):
     return None
 
 
-def _scipy_csr(v, shape):
-    try:
-        import scipy.sparse as spsp
-    except ImportError as e:
-        raise OpError("dot with a csr operand runs on scipy.sparse, which is not installed: "
-                      "pip install 'aiond[sparse]'") from e
-    return spsp.csr_matrix((v.data, v.indices, v.indptr), shape=shape)
+def _slice_axis_stypes(attrs, st):
+    return ("csr",) if st[0] == "csr" and attrs["axis"] == 0 else None
+
+
+@sparse_impl("slice_axis", stypes=_slice_axis_stypes)
+def _slice_axis_ex(vals, attrs, shapes, oshapes, odtypes, muts):
+    v = vals[0]
+    n = shapes[0][0]
+    b = attrs["begin"] or 0
+    b = b + n if b < 0 else b
+    e = b + oshapes[0][0]
+    lo, hi = v.indptr[b], v.indptr[e]
+    return [CSR(v.data[lo:hi].copy(), v.indices[lo:hi].copy(), v.indptr[b:e + 1] - lo)]
+
+
+def _csr_rows(v, nrows):
+    return np.repeat(np.arange(nrows, dtype=_I64), np.diff(v.indptr).astype(_I64))
+
+
+def _csr_matmul(v, shape, rhs, transpose):
+    """csr (or its transpose) times a dense 2-D ``rhs``, without scipy."""
+    rows = _csr_rows(v, shape[0])
+    cols = v.indices.astype(_I64)
+    if transpose:
+        rows, cols = cols, rows
+        nout = shape[1]
+    else:
+        nout = shape[0]
+    out = np.zeros((nout, rhs.shape[1]), dtype=np.result_type(v.data.dtype, rhs.dtype))
+    if len(v.data):
+        np.add.at(out, rows, v.data[:, None] * rhs[cols])
+    return out
 
 
 @sparse_impl("dot", stypes=_dot_stypes)
@@ -398,21 +453,15 @@ def _dot_ex(vals, attrs, shapes, oshapes, odtypes, muts):
     a, b = vals
     ta, tb = attrs.get("transpose_a"), attrs.get("transpose_b")
     if isinstance(a, CSR):
-        m = _scipy_csr(a, shapes[0])
-        if ta:
-            m = m.T
         rhs = to_dense(b, shapes[1]) if isinstance(b, RSP) else b
-        res = np.asarray(m @ rhs.reshape(rhs.shape[0], -1)).reshape(oshapes[0])
-        res = res.astype(odtypes[0], copy=False)
+        res = _csr_matmul(a, shapes[0], rhs.reshape(rhs.shape[0], -1), ta)
     else:
-        m = _scipy_csr(b, shapes[1])
-        if tb:
-            m = m.T
+        # x @ B = (B.T @ x.T).T ; x @ B.T = (B @ x.T).T
         lhs = a.T if ta else a
-        res = np.asarray((m.T @ lhs.reshape(lhs.shape[0], -1).T).T).reshape(oshapes[0])
-        res = res.astype(odtypes[0], copy=False)
+        res = _csr_matmul(b, shapes[1], lhs.reshape(lhs.shape[0], -1).T, not tb).T
+    res = res.reshape(oshapes[0]).astype(odtypes[0], copy=False)
     ost = _dot_stypes(attrs, (stype_of(a), stype_of(b)))[0]
-    return [res if ost == "default" else from_dense(res, ost)]
+    return [res if ost == "default" else from_dense(np.ascontiguousarray(res), ost)]
 
 
 def _emb_back_stypes(attrs, st):
@@ -431,6 +480,57 @@ def _emb_back_ex(vals, attrs, shapes, oshapes, odtypes, muts):
 
 
 from . import sparse_update as _sparse_update  # noqa: E402,F401  (lazy optimizer updates)
+
+
+def _take_stypes(attrs, st):
+    return ("csr",) if st[0] == "csr" and st[1] == "default" and attrs["axis"] == 0 else None
+
+
+@sparse_impl("take", stypes=_take_stypes)
+def _take_ex(vals, attrs, shapes, oshapes, odtypes, muts):
+    v, idx = vals
+    n = shapes[0][0]
+    rows = idx.reshape(-1).astype(_I64)
+    rows = rows % n if attrs["mode"] == "wrap" else np.clip(rows, 0, n - 1)
+    counts = np.diff(v.indptr)
+    starts = v.indptr[:-1][rows]
+    sel = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts[rows])]) \
+        if len(rows) else np.zeros((0,), _I64)
+    sel = sel.astype(_I64)
+    indptr = np.zeros(len(rows) + 1, dtype=v.indptr.dtype)
+    np.cumsum(counts[rows], out=indptr[1:])
+    return [CSR(v.data[sel].astype(odtypes[0]), v.indices[sel].copy(), indptr)]
+
+
+def _getnnz_rule(attrs, shapes, dtypes):
+    if len(shapes[0]) != 2:
+        raise OpError("getnnz expects a 2-D input, got shape %s" % (shapes[0],))
+    ax = attrs["axis"]
+    if ax is None:
+        return ((1,),), (_I64,)
+    if ax not in (0, 1, -1, -2):
+        raise OpError("axis=%d is out of range for a 2-D input" % ax)
+    return ((shapes[0][1 - (ax % 2)],),), (_I64,)
+
+
+@register("_contrib_getnnz", params=[Param("axis", _reg.p_any, None,
+                                           "None (all), 0 or 1")], infer=_getnnz_rule)
+def _getnnz(xp, data, out, axis=None):
+    """getnnz(data, axis=None): the number of stored values of a csr matrix, in all
+    (axis None) or per column (0) / row (1); the non-zeros of a dense input."""
+    nz = data != 0
+    out[...] = nz.sum() if axis is None else nz.sum(axis=axis % 2)
+
+
+@sparse_impl("_contrib_getnnz", stypes=lambda attrs, st: ("default",) if st[0] == "csr" else None)
+def _getnnz_ex(vals, attrs, shapes, oshapes, odtypes, muts):
+    v = vals[0]
+    ax = attrs["axis"]
+    if ax is None:
+        return [np.array([len(v.indices)], dtype=_I64)]
+    if ax % 2 == 1:
+        return [np.diff(v.indptr).astype(_I64)]
+    return [np.bincount(v.indices.astype(_I64), minlength=shapes[0][1]).astype(_I64)]
 
 
 # ------------------------------------------------------------- gradients

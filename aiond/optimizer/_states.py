@@ -253,7 +253,9 @@ _OPT_MODULES = ("mxnet.optimizer.optimizer", "mxnet.optimizer", "mxnet.optimizer
 
 class _StrictUnpickler(pickle.Unpickler):
     def find_class(self, module, name):
-        if module == "mxnet.ndarray.ndarray" and name == "NDArray":
+        if (module, name) in (("mxnet.ndarray.ndarray", "NDArray"),
+                              ("mxnet.ndarray.sparse", "RowSparseNDArray"),
+                              ("mxnet.ndarray.sparse", "CSRNDArray")):
             return _MXNetNDArray
         if (module, name) == ("builtins", "bytearray"):
             return _bytearray
@@ -303,6 +305,9 @@ def _convert(obj, depth=0):
         raise MXNetError("optimizer states nest deeper than %d levels" % _MAX_DEPTH)
     if isinstance(obj, _MXNetNDArray):
         v = obj.value
+        from ..ndarray.io import SparseRecord, from_record
+        if isinstance(v, SparseRecord):
+            return from_record(v)
         return None if v is None else array(v, dtype=v.dtype)
     if isinstance(obj, tuple):
         return tuple(_convert(x, depth + 1) for x in obj)

@@ -245,6 +245,27 @@ def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None, grou
 _STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
 
 
+def _grad_stypes(order, stypes):
+    """The gradient storage MXNet infers for arguments: row_sparse for the
+    weight of Embedding(sparse_grad=True) and for the right side of
+    dot(csr, x); default otherwise."""
+    out = {}
+    for n in order:
+        if n.op is None:
+            continue
+        name = getattr(n.op, "name", n.op)
+        ins = [src for src, _i, _v in n.inputs]
+        if name in ("Embedding", "_contrib_SparseEmbedding") and len(ins) > 1 and \
+                str(n.attrs.get("sparse_grad", "False")).lower() in ("true", "1") and \
+                ins[1].op is None:
+            out[ins[1].name] = "row_sparse"
+        elif name == "dot" and len(ins) == 2 and ins[0].op is None and ins[1].op is None \
+                and stypes.get(ins[0].name) == "csr" and \
+                str(n.attrs.get("transpose_b", "False")).lower() not in ("true", "1"):
+            out[ins[1].name] = "row_sparse"
+    return out
+
+
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     _check_ctx(ctx)
@@ -269,6 +290,7 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             raise MXNetError("simple_bind: unknown storage type %r for %s" % (v, k))
         stypes[k] = v or "default"
     inf = _infer_or_raise(sym, shapes, dtypes, "simple_bind")
+    grad_stypes = _grad_stypes(sym._arg_aux_nodes()[0], stypes)
     _, args, auxs = inf.order, inf.args, inf.auxs
     reqs = _reqs(grad_req, arg_names)
     shared_names = set(shared_arg_names or ())
@@ -305,9 +327,7 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             grad_arrays.append(None)
         else:
             g = sh_grads.get(n.name) if n.name in shared_names else None
-            # a row_sparse argument gets a row_sparse gradient (MXNet's inferred
-            # gradient storage for the sparse ops); others dense
-            gst = "row_sparse" if stypes.get(n.name) == "row_sparse" else None
+            gst = grad_stypes.get(n.name)
             grad_arrays.append(g if g is not None and g.shape == shape
                                else zeros(shape, ctx=ctx, dtype=dt, stype=gst))
     aux_arrays = []

@@ -258,3 +258,13 @@ def test_context_values():
     assert str(mx.cpu(1)) == "cpu(1)"
     assert mx.cpu(1) == mx.cpu(1) and mx.cpu(0) != mx.cpu(1)
     check(mx.nd.zeros((2,), ctx=mx.cpu(2)) + 1, [1, 1], np.float32)
+
+
+def test_context_default_ctx_is_mxnets_deprecated_spelling():
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert mx.Context.default_ctx == mx.current_context()
+        with mx.cpu(3):
+            assert mx.Context.default_ctx == mx.cpu(3)
+    assert any(issubclass(x.category, DeprecationWarning) for x in w)
