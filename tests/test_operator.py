@@ -236,3 +236,16 @@ def test_numpy_op():
 def test_unregistered_op_type():
     with pytest.raises(MXNetError):
         mx.nd.Custom(mx.nd.ones((2,)), op_type='t_never_registered')
+
+
+def test_executor_grad_req_dict_ignores_other_names_and_casts_head_grads():
+    a = mx.sym.Variable('a')
+    b = mx.sym.Variable('b')
+    c = mx.sym.cast(a, dtype='float64') * mx.sym.cast(b, dtype='float64')
+    ga = mx.nd.zeros((2,))
+    exe = c.bind(mx.cpu(), args={'a': mx.nd.array([1., 2.]), 'b': mx.nd.array([3., 4.])},
+                 args_grad={'a': ga}, grad_req={'a': 'write', 'not_an_argument': 'write'})
+    exe.forward(is_train=True)
+    assert exe.outputs[0].dtype == np.float64
+    exe.backward([mx.nd.array([1., 1.])])         # float32 head gradient, float64 output
+    np.testing.assert_allclose(ga.asnumpy(), [3., 4.])

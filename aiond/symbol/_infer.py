@@ -303,7 +303,11 @@ def _infer_node(n, S, D, need_dtypes):
                              % (n.name, op.name, type(e).__name__, e, _inputs_str(n, S))) \
                 from None
         for k, s in zip(out_keys, oshapes):
-            S[k] = tuple(int(d) for d in s)
+            s = tuple(int(d) for d in s)
+            # an op whose own rule leaves dims unknown (zeros(shape=(0, H))) keeps
+            # what its consumers determined
+            m = _merge(S.get(k), s) if 0 in s else None
+            S[k] = m if m is not None else s
         if dt_known:
             for k, d in zip(out_keys, odtypes):
                 D[k] = np.dtype(d)
@@ -365,6 +369,13 @@ def _fill_inputs(n, in_shapes, S):
                 _set_input_shape(n, i, tuple(shape), S, "from infer_shape of %s" % n.name)
         return
     rule = _ns.PARAM_SHAPES.get(op.name)
+    if op.name == "FullyConnected" and in_shapes and in_shapes[0] and not in_shapes[0][0]:
+        # MXNet's FullyConnected passes the batch size back from a known output
+        out = S.get((id(n), 0))
+        if out and out[0]:
+            _set_input_shape(n, 0, (out[0],) + tuple(in_shapes[0][1:]), S,
+                             "batch size from the output %s" % _shape_str(out))
+            in_shapes[0] = S.get(_key(n.inputs[0]))
     if rule is not None and in_shapes and in_shapes[0]:
         # data's shape may be partial (0 = unknown dim): what it determines is used
         names = n.input_names()

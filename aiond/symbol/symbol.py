@@ -216,6 +216,11 @@ def _attr_str(k, v):
     if k == "dtype" and v is not None and not isinstance(v, str):
         dt = np.dtype(v)
         return dt.names[0] if dt.names else dt.name
+    if isinstance(v, (tuple, list)) and any(isinstance(d, np.generic) for d in v):
+        # numpy >= 2 prints scalars as np.int64(3): MXNet's strings hold the values
+        v = type(v)(d.item() if isinstance(d, np.generic) else d for d in v)
+    elif isinstance(v, np.generic):
+        v = v.item()
     return str(v)
 
 
