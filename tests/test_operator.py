@@ -249,3 +249,39 @@ def test_executor_grad_req_dict_ignores_other_names_and_casts_head_grads():
     assert exe.outputs[0].dtype == np.float64
     exe.backward([mx.nd.array([1., 1.])])         # float32 head gradient, float64 output
     np.testing.assert_allclose(ga.asnumpy(), [3., 4.])
+
+
+def test_op_fixes_found_by_mxnets_operator_tests():
+    # dot gradient with transpose flags on N-d operands (contract lhs's first axis)
+    a = mx.nd.array(np.random.uniform(-1, 1, (4, 3, 2)))
+    b = mx.nd.array(np.random.uniform(-1, 1, (4, 5)))
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.dot(a, b, transpose_a=True)
+    g = np.random.uniform(-1, 1, y.shape)
+    y.backward(mx.nd.array(g))
+    an, bn = a.asnumpy(), b.asnumpy()
+    np.testing.assert_allclose(y.asnumpy(), np.tensordot(an, bn, axes=([0], [0])), rtol=1e-5)
+    np.testing.assert_allclose(a.grad.asnumpy(),
+                               np.moveaxis(np.tensordot(g, bn, axes=([2], [1])), 2, 0), rtol=1e-4)
+    np.testing.assert_allclose(b.grad.asnumpy(), np.tensordot(an, g, axes=([1, 2], [0, 1])),
+                               rtol=1e-4)
+    # nanprod gradient: out / x, 0 at NaNs
+    x = mx.nd.array([[1., np.nan, 2.], [3., 4., 5.]])
+    x.attach_grad()
+    with mx.autograd.record():
+        p = mx.nd.nanprod(x, axis=1)
+    p.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [[2., 0., 1.], [20., 15., 12.]])
+    # integer arange casts start and step first, as MXNet (and numpy)
+    np.testing.assert_array_equal(mx.nd.arange(1.3, 10.6, 1.3, dtype='int32').asnumpy(),
+                                  np.arange(1.3, 10.6, 1.3, dtype=np.int32))
+    # the deprecated Reshape(target_shape=...) with one inferred 0; 'half' is float16
+    s = mx.sym.Reshape(mx.sym.Variable('data'), target_shape=(2, 0))
+    assert s.infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]
+    assert mx.nd.zeros((1,), dtype='half').dtype == np.float16
+    # reverse reshape inference: an unknown input dim from a known output
+    net = mx.sym.elemwise_add(mx.sym.Variable('data').reshape((6, -1)), mx.sym.ones((6, 5)))
+    arg, out, _ = net.infer_shape_partial(data=(2, 0, 5))
+    assert arg[0] == (2, 3, 5) and out[0] == (6, 5)

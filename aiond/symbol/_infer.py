@@ -8,6 +8,7 @@ an unknown shape.
 from __future__ import annotations
 
 import ast
+import math
 import warnings
 
 import numpy as np
@@ -369,6 +370,16 @@ def _fill_inputs(n, in_shapes, S):
                 _set_input_shape(n, i, tuple(shape), S, "from infer_shape of %s" % n.name)
         return
     rule = _ns.PARAM_SHAPES.get(op.name)
+    if op.name == "Reshape" and in_shapes and in_shapes[0] and in_shapes[0].count(0) == 1:
+        # MXNet's reverse reshape inference: one unknown input dim from a known output
+        out = S.get((id(n), 0))
+        if _full(out):
+            known = math.prod(d for d in in_shapes[0] if d)
+            total = math.prod(out)
+            if known and total % known == 0:
+                _set_input_shape(n, 0, tuple(d if d else total // known for d in in_shapes[0]),
+                                 S, "from the output %s" % _shape_str(out))
+        return
     if op.name == "FullyConnected" and in_shapes and in_shapes[0] and not in_shapes[0][0]:
         # MXNet's FullyConnected passes the batch size back from a known output
         out = S.get((id(n), 0))
