@@ -285,3 +285,32 @@ def test_op_fixes_found_by_mxnets_operator_tests():
     net = mx.sym.elemwise_add(mx.sym.Variable('data').reshape((6, -1)), mx.sym.ones((6, 5)))
     arg, out, _ = net.infer_shape_partial(data=(2, 0, 5))
     assert arg[0] == (2, 3, 5) and out[0] == (6, 5)
+
+
+@pytest.mark.parametrize("use_linear", [True, False])
+def test_svm_output(use_linear):
+    x_np = np.random.uniform(-2, 2, (6, 4)).astype(np.float32)
+    l_np = np.random.randint(0, 4, (6,))
+    y = mx.sym.SVMOutput(data=mx.sym.Variable('X'), label=mx.sym.Variable('L'),
+                         use_linear=use_linear, margin=0.5, regularization_coefficient=2.0)
+    grad = mx.nd.zeros((6, 4))
+    exe = y.bind(mx.cpu(), args=[mx.nd.array(x_np), mx.nd.array(l_np)], args_grad={'X': grad})
+    exe.forward(is_train=True)
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), x_np)
+    exe.backward()
+    m = np.equal(l_np.reshape(6, 1), range(4)).astype(np.float32) * 2 - 1
+    if use_linear:
+        want = -m * (0.5 - m * x_np > 0) * 2.0
+    else:
+        want = -2 * m * np.maximum(0.5 - m * x_np, 0) * 2.0
+    np.testing.assert_allclose(grad.asnumpy(), want, rtol=1e-6)
+
+
+def test_executor_backward_ignores_unread_head_grad_of_shape_array():
+    y = mx.sym.shape_array(mx.sym.var('x'))
+    xg = mx.nd.ones((2, 3))
+    exe = y.bind(mx.cpu(), args={'x': mx.nd.ones((2, 3))}, args_grad={'x': xg})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((2, 3))])      # MXNet never reads it (shape_array has no gradient)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [2, 3])
+    np.testing.assert_array_equal(xg.asnumpy(), np.zeros((2, 3)))
