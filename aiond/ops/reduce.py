@@ -144,7 +144,13 @@ def _norm_grad(F, attrs, ins, outs, og):
     return [g * x / _spread(F, outs[0], a, x.shape)]
 
 
+def _index_grad(F, attrs, ins, outs, og):
+    return [None]
+
+
+_index_grad.ignores_ograd = True    # indices: MXNet never reads their head gradient
+
+
 set_grads({"sum": _sum_grad, "mean": _mean_grad, "max": _extreme_grad, "min": _extreme_grad,
            "prod": _prod_grad, "nansum": _nansum_grad, "nanprod": _nanprod_grad, "norm": _norm_grad,
-           "argmax": lambda F, at, ins, outs, og: [None],
-           "argmin": lambda F, at, ins, outs, og: [None]})
+           "argmax": _index_grad, "argmin": _index_grad})
