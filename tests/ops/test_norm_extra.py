@@ -43,3 +43,26 @@ def test_groupnorm_forward_and_gradient():
             dn[k].flat[i] -= 1e-6
             num[i] = (loss(*up) - loss(*dn)) / 2e-6
         np.testing.assert_allclose(a.grad.asnumpy().ravel(), num, rtol=1e-5, atol=1e-7)
+
+
+def test_sync_batchnorm_is_batchnorm_with_variance_output():
+    rng = np.random.RandomState(2)
+    x = mx.nd.array(rng.uniform(-1, 1, (4, 3, 5)))
+    gamma, beta = mx.nd.array(rng.uniform(0.5, 1, 3)), mx.nd.array(rng.uniform(-1, 1, 3))
+    mm1, mv1, mm2, mv2 = mx.nd.zeros(3), mx.nd.ones(3), mx.nd.zeros(3), mx.nd.ones(3)
+    x.attach_grad()
+    with mx.autograd.record():
+        y1, mean1, var1 = mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mm1, mv1, fix_gamma=False,
+                                                      output_mean_var=True, key='k')
+    y1.backward()
+    g1 = x.grad.asnumpy().copy()
+    with mx.autograd.record():
+        y2, mean2, invstd = mx.nd.BatchNorm(x, gamma, beta, mm2, mv2, fix_gamma=False,
+                                            output_mean_var=True)
+    y2.backward()
+    xn = x.asnumpy()
+    np.testing.assert_allclose(y1.asnumpy(), y2.asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mean1.asnumpy(), xn.mean(axis=(0, 2)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var1.asnumpy(), xn.var(axis=(0, 2)), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(g1, x.grad.asnumpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(mv1.asnumpy(), mv2.asnumpy(), rtol=1e-5)
