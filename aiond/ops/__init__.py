@@ -6,5 +6,5 @@ from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
 from . import custom  # noqa: F401  (mx.operator's Custom)
-from . import groupnorm, roipool, svm, syncbn  # noqa: F401
+from . import groupnorm, roipool, stn, svm, syncbn  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
