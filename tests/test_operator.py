@@ -314,3 +314,13 @@ def test_executor_backward_ignores_unread_head_grad_of_shape_array():
     exe.backward([mx.nd.ones((2, 3))])      # MXNet never reads it (shape_array has no gradient)
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [2, 3])
     np.testing.assert_array_equal(xg.asnumpy(), np.zeros((2, 3)))
+
+
+def test_operator_introspection():
+    args = mx.operator.get_operator_arguments('Activation')
+    assert isinstance(args, mx.operator.OperatorArguments)
+    assert args.narg == 2 and args.names == ['data', 'act_type']
+    assert args.types == ['NDArray-or-Symbol',
+                          "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"]
+    names = mx.operator.get_all_registered_operators()
+    assert 'Activation' in names and 'Custom' in names
