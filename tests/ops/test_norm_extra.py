@@ -66,3 +66,14 @@ def test_sync_batchnorm_is_batchnorm_with_variance_output():
     np.testing.assert_allclose(var1.asnumpy(), xn.var(axis=(0, 2)), rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(g1, x.grad.asnumpy(), rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(mv1.asnumpy(), mv2.asnumpy(), rtol=1e-5)
+
+
+def test_layernorm_float32_accumulates_in_float64():
+    # MXNet's LayerNorm reduces float32 data in float64: results match a float64 reference
+    rng = np.random.RandomState(4)
+    x = (1000 + rng.normal(0, 1, (3, 8192))).astype(np.float32)
+    gamma, beta = np.ones(8192, np.float32), np.zeros(8192, np.float32)
+    y = mx.nd.LayerNorm(mx.nd.array(x), mx.nd.array(gamma), mx.nd.array(beta), eps=1e-5)
+    xd = x.astype(np.float64)
+    want = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-5, atol=1e-5)
