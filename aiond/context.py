@@ -12,7 +12,7 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
 import contextvars
 import warnings
 
-from .base import MXNetError, classproperty
+from .base import MXNetError
 
 
 class _ContextMeta(type):
@@ -21,11 +21,17 @@ class _ContextMeta(type):
 
     @property
     def default_ctx(cls):
+        warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
         return _default_ctx.get()
 
     @default_ctx.setter
     def default_ctx(cls, val):
+        warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
         _default_ctx.set(val)
+
+
+_DEPRECATED = ("Context.default_ctx has been deprecated. Please use Context.current_context() "
+               "instead. Please use test_utils.set_default_context to set a default context")
 
 
 class Context(metaclass=_ContextMeta):
@@ -107,14 +113,6 @@ class Context(metaclass=_ContextMeta):
     # MXNet 1.x spelling: Context.default_ctx
     @classmethod
     def _get_default(cls):
-        return _default_ctx.get()
-
-    @classproperty
-    def default_ctx(cls):  # noqa: N805 - MXNet's deprecated class property
-        warnings.warn("Context.default_ctx has been deprecated. "
-                      "Please use Context.current_context() instead. "
-                      "Please use test_utils.set_default_context to set a default context",
-                      DeprecationWarning)
         return _default_ctx.get()
 
 

@@ -483,12 +483,25 @@ def get_all_registered_operators():
 OperatorArguments = collections.namedtuple('OperatorArguments', ['narg', 'names', 'types'])
 
 
+_TYPE_NAMES = {"p_int": "int", "p_float": "float", "p_bool": "boolean", "p_shape": "Shape(tuple)",
+               "p_str": "string", "p_axis": "Shape or None", "p_dtype": "{None, 'float16', "
+               "'float32', 'float64', 'int32', 'int64', 'int8', 'uint8'}"}
+
+
+def _type_str(p):
+    if p.choices is not None:
+        t = "{%s}" % ", ".join(repr(c) for c in sorted(p.choices, key=str))
+    else:
+        t = _TYPE_NAMES.get(getattr(p.parse, "__name__", ""), "any")
+    if p.default is _reg.Null:
+        return t + ", required"
+    return "%s, optional, default=%r" % (t, str(p.default) if p.default is not None else "None")
+
+
 def get_operator_arguments(op_name):
-    """The number, names and types of ``op_name``'s arguments (inputs, then parameters)."""
+    """(narg, names, types) of ``op_name``'s arguments: its inputs, then its
+    parameters, with MXNet's type strings ("{'relu', 'tanh'}, required")."""
     op = _reg.get(op_name)
     names = [n.lstrip("*") for n in op.inputs] + [p.name for p in op.params]
-    types = ["NDArray-or-Symbol"] * len(op.inputs) + [
-        ("%s, required" if p.default is _reg.Null else "%s, optional, default=%r")
-        % ((p.parse.__name__[2:] if p.parse.__name__.startswith("p_") else "any",)
-           + (() if p.default is _reg.Null else (p.default,))) for p in op.params]
+    types = ["NDArray-or-Symbol"] * len(op.inputs) + [_type_str(p) for p in op.params]
     return OperatorArguments(len(names), names, types)

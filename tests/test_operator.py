@@ -236,3 +236,91 @@ def test_numpy_op():
 def test_unregistered_op_type():
     with pytest.raises(MXNetError):
         mx.nd.Custom(mx.nd.ones((2,)), op_type='t_never_registered')
+
+
+def test_executor_grad_req_dict_ignores_other_names_and_casts_head_grads():
+    a = mx.sym.Variable('a')
+    b = mx.sym.Variable('b')
+    c = mx.sym.cast(a, dtype='float64') * mx.sym.cast(b, dtype='float64')
+    ga = mx.nd.zeros((2,))
+    exe = c.bind(mx.cpu(), args={'a': mx.nd.array([1., 2.]), 'b': mx.nd.array([3., 4.])},
+                 args_grad={'a': ga}, grad_req={'a': 'write', 'not_an_argument': 'write'})
+    exe.forward(is_train=True)
+    assert exe.outputs[0].dtype == np.float64
+    exe.backward([mx.nd.array([1., 1.])])         # float32 head gradient, float64 output
+    np.testing.assert_allclose(ga.asnumpy(), [3., 4.])
+
+
+def test_op_fixes_found_by_mxnets_operator_tests():
+    # dot gradient with transpose flags on N-d operands (contract lhs's first axis)
+    a = mx.nd.array(np.random.uniform(-1, 1, (4, 3, 2)))
+    b = mx.nd.array(np.random.uniform(-1, 1, (4, 5)))
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.dot(a, b, transpose_a=True)
+    g = np.random.uniform(-1, 1, y.shape)
+    y.backward(mx.nd.array(g))
+    an, bn = a.asnumpy(), b.asnumpy()
+    np.testing.assert_allclose(y.asnumpy(), np.tensordot(an, bn, axes=([0], [0])), rtol=1e-5)
+    np.testing.assert_allclose(a.grad.asnumpy(),
+                               np.moveaxis(np.tensordot(g, bn, axes=([2], [1])), 2, 0), rtol=1e-4)
+    np.testing.assert_allclose(b.grad.asnumpy(), np.tensordot(an, g, axes=([1, 2], [0, 1])),
+                               rtol=1e-4)
+    # nanprod gradient: out / x, 0 at NaNs
+    x = mx.nd.array([[1., np.nan, 2.], [3., 4., 5.]])
+    x.attach_grad()
+    with mx.autograd.record():
+        p = mx.nd.nanprod(x, axis=1)
+    p.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [[2., 0., 1.], [20., 15., 12.]])
+    # integer arange casts start and step first, as MXNet (and numpy)
+    np.testing.assert_array_equal(mx.nd.arange(1.3, 10.6, 1.3, dtype='int32').asnumpy(),
+                                  np.arange(1.3, 10.6, 1.3, dtype=np.int32))
+    # the deprecated Reshape(target_shape=...) with one inferred 0; 'half' is float16
+    s = mx.sym.Reshape(mx.sym.Variable('data'), target_shape=(2, 0))
+    assert s.infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]
+    assert mx.nd.zeros((1,), dtype='half').dtype == np.float16
+    # reverse reshape inference: an unknown input dim from a known output
+    net = mx.sym.elemwise_add(mx.sym.Variable('data').reshape((6, -1)), mx.sym.ones((6, 5)))
+    arg, out, _ = net.infer_shape_partial(data=(2, 0, 5))
+    assert arg[0] == (2, 3, 5) and out[0] == (6, 5)
+
+
+@pytest.mark.parametrize("use_linear", [True, False])
+def test_svm_output(use_linear):
+    x_np = np.random.uniform(-2, 2, (6, 4)).astype(np.float32)
+    l_np = np.random.randint(0, 4, (6,))
+    y = mx.sym.SVMOutput(data=mx.sym.Variable('X'), label=mx.sym.Variable('L'),
+                         use_linear=use_linear, margin=0.5, regularization_coefficient=2.0)
+    grad = mx.nd.zeros((6, 4))
+    exe = y.bind(mx.cpu(), args=[mx.nd.array(x_np), mx.nd.array(l_np)], args_grad={'X': grad})
+    exe.forward(is_train=True)
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), x_np)
+    exe.backward()
+    m = np.equal(l_np.reshape(6, 1), range(4)).astype(np.float32) * 2 - 1
+    if use_linear:
+        want = -m * (0.5 - m * x_np > 0) * 2.0
+    else:
+        want = -2 * m * np.maximum(0.5 - m * x_np, 0) * 2.0
+    np.testing.assert_allclose(grad.asnumpy(), want, rtol=1e-6)
+
+
+def test_executor_backward_ignores_unread_head_grad_of_shape_array():
+    y = mx.sym.shape_array(mx.sym.var('x'))
+    xg = mx.nd.ones((2, 3))
+    exe = y.bind(mx.cpu(), args={'x': mx.nd.ones((2, 3))}, args_grad={'x': xg})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((2, 3))])      # MXNet never reads it (shape_array has no gradient)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [2, 3])
+    np.testing.assert_array_equal(xg.asnumpy(), np.zeros((2, 3)))
+
+
+def test_operator_introspection():
+    args = mx.operator.get_operator_arguments('Activation')
+    assert isinstance(args, mx.operator.OperatorArguments)
+    assert args.narg == 2 and args.names == ['data', 'act_type']
+    assert args.types == ['NDArray-or-Symbol',
+                          "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"]
+    names = mx.operator.get_all_registered_operators()
+    assert 'Activation' in names and 'Custom' in names

@@ -14,4 +14,5 @@ from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  #
 from . import spatial  # noqa: F401
 from . import sync_norm  # noqa: F401
 from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
+from . import groupnorm, roipool, stn, svm  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

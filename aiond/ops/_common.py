@@ -71,6 +71,9 @@ def _no_grad(F, attrs, ins, outs, og):
     return [None] * len(ins)
 
 
+_no_grad.ignores_ograd = True   # MXNet prunes (never reads) the head gradient of such ops
+
+
 def _un(rule):
     def grad(F, attrs, ins, outs, og):
         return [rule(F, ins[0], outs[0], og[0], attrs)]

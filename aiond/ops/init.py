@@ -61,7 +61,14 @@ def _arange_rule(attrs, shapes, dtypes):
     Param("dtype", p_dtype, np.dtype(np.float32))], infer=_arange_rule)
 def _arange(xp, out, start=0.0, stop=None, step=1.0, repeat=1, infer_range=False, dtype=None):
     start, step, n, rep = _arange_len({"start": start, "stop": stop, "step": step, "repeat": repeat})
-    v = start + step * xp.arange(n, dtype=np.float64)
+    dt = out.dtype
+    if dt.kind in "iub":
+        # MXNet casts start and step to the output type first (C casts: 1.3 -> 1)
+        st, sp = (np.array(int(x), dtype=np.int64).astype(dt).astype(np.int64)
+                  for x in (start, step))
+        v = (st + sp * xp.arange(n, dtype=np.int64)).astype(dt)
+    else:
+        v = start + step * xp.arange(n, dtype=np.float64)
     if rep > 1:
         v = xp.repeat(v, rep)
     out[...] = v

@@ -4,6 +4,8 @@ slice/slice_axis, the slice-assign ops behind ``__setitem__``, Cast, clip,
 and the general indexing ops behind advanced ``__getitem__``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..base import OpError, ShapeError
@@ -186,6 +188,22 @@ def infer_reshape(src, target, reverse=False):
 
 
 def _reshape_rule(attrs, shapes, dtypes):
+    tgt = attrs.get("target_shape")
+    if not attrs["shape"] and tgt:
+        # the deprecated target_shape: one 0 is inferred, keep_highest keeps dim 0
+        src = tuple(shapes[0])
+        out = list(tgt)
+        start = 1 if attrs.get("keep_highest") else 0
+        if start and src:
+            out[0] = src[0]
+        zeros = [i for i in range(start, len(out)) if out[i] == 0]
+        if len(zeros) == 1:
+            out[zeros[0]] = 1
+            out[zeros[0]] = math.prod(src) // math.prod(out)
+        if math.prod(out) != math.prod(src):
+            raise ShapeError("cannot reshape array of shape %s into target_shape %s"
+                             % (fmt(src), tuple(tgt)))
+        return (tuple(out),), (dtypes[0],)
     return (infer_reshape(shapes[0], attrs["shape"], attrs["reverse"]),), (dtypes[0],)
 
 
@@ -541,8 +559,18 @@ def _dot_grad(F, attrs, ins, outs, og):
         return [F.dot(b, g, transpose_a=True, transpose_b=True),
                 F.dot(g, a, transpose_a=True, transpose_b=True)]
     if ta or tb:
-        raise NotImplementedError("gradient of dot with transpose flags on arrays of more "
-                                  "than 2 dimensions")
+        # N-d with transpose flags contracts lhs's first axis / rhs's last: move
+        # them where the plain dot contracts, differentiate that, move them back
+        na, nb = a.ndim, b.ndim
+        to_last = tuple(range(1, na)) + (0,)
+        from_last = (na - 1,) + tuple(range(na - 1))
+        to_first = (nb - 1,) + tuple(range(nb - 1))
+        from_first = tuple(range(1, nb)) + (0,)
+        ae = F.transpose(a, axes=to_last) if ta else a
+        be = F.transpose(b, axes=to_first) if tb else b
+        ga, gb = _dot_grad(F, {"transpose_a": False, "transpose_b": False}, [ae, be], outs, og)
+        return [F.transpose(ga, axes=from_last) if ta else ga,
+                F.transpose(gb, axes=from_first) if tb else gb]
     a2 = a.reshape((-1, a.shape[-1])) if a.ndim > 1 else a.reshape((1, -1))
     b2 = b.reshape((b.shape[0], -1)) if b.ndim > 1 else b.reshape((-1, 1))
     g2 = g.reshape((a2.shape[0], b2.shape[1]))

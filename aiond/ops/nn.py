@@ -787,9 +787,9 @@ def l2_normalization(xp, data, out, eps=1e-10, mode="instance"):
 
 
 def _up_rule(attrs, shapes, dtypes):
-    if attrs["sample_type"] != "nearest":
-        raise OpError("sample_type=%r is not supported yet (only 'nearest'); bilinear "
-                      "upsampling is a Deconvolution with a weight input" % attrs["sample_type"])
+    if attrs["sample_type"] == "bilinear":
+        from .upsampling import bilinear_rule
+        return bilinear_rule(attrs, shapes, dtypes)
     if not shapes:
         raise OpError("needs at least one input")
     if attrs["num_args"] and attrs["num_args"] != len(shapes):
@@ -833,7 +833,11 @@ def upsampling(xp, *data, out, scale, sample_type="nearest", num_filter=0,
                multi_input_mode="concat", num_args=0, workspace=512):
     """UpSampling(*data, scale, sample_type='nearest', multi_input_mode='concat'):
     nearest-neighbour upsampling of 4-D inputs to (scale*h0, scale*w0); several
-    inputs are concatenated along channels or summed."""
+    inputs are concatenated along channels or summed. sample_type='bilinear'
+    takes (data, weight) and is a depthwise Deconvolution (upsampling.py)."""
+    if sample_type == "bilinear":
+        from .upsampling import bilinear
+        return bilinear(xp, *data, out, {"scale": scale})
     oh = out.shape[2]
     begin = 0
     for i, d in enumerate(data):
@@ -992,6 +996,9 @@ def _l2_grad(F, attrs, ins, outs, og):
 
 
 def _upsampling_grad(F, attrs, ins, outs, og):
+    if attrs["sample_type"] == "bilinear":
+        from .upsampling import bilinear_grad
+        return bilinear_grad(F, attrs, ins, outs, og)
     g = og[0]
     oh = g.shape[2]
     res = []

@@ -212,6 +212,12 @@ _LN_PARAMS = [Param("axis", p_int, -1, "the axis normalised over"),
               Param("output_mean_var", p_bool, False, "also return the mean and the std")]
 
 
+def _ln_acc_dtype(dt):
+    # MXNet's LayerNorm accumulates float16 in float32 and float32 in float64
+    # (MSHADOW_REAL_TYPE_SWITCH_EX with safe accumulation)
+    return np.dtype(np.float64) if dt == np.float32 else _acc_dtype(dt)
+
+
 @register("LayerNorm", inputs=("data", "gamma", "beta"), params=_LN_PARAMS, infer=_ln_rule,
           num_outputs=3, output_names=("output", "mean", "std"), num_visible=_ln_visible,
           inline=False)
@@ -221,7 +227,7 @@ def LayerNorm(xp, data, gamma, beta, *, out, axis=-1, eps=1e-5, **_ignored):
     std = sqrt(var + eps) (keepdims shapes)."""
     y, mean_out, std_out = out
     ax = axis % data.ndim
-    acc = _acc_dtype(data.dtype)
+    acc = _ln_acc_dtype(data.dtype)
     xa = data if data.dtype == acc else data.astype(acc)
     mean = xp.mean(xa, axis=ax, keepdims=True)
     xc = xa - mean
@@ -244,7 +250,7 @@ def _backward_LayerNorm(xp, ograd, data, gamma, mean, std, *, out, axis=-1, **_i
     """Gradients of LayerNorm w.r.t. (data, gamma, beta)."""
     dx, dgamma, dbeta = out
     ax = axis % data.ndim
-    acc = _acc_dtype(data.dtype)
+    acc = _ln_acc_dtype(data.dtype)
     red = tuple(i for i in range(data.ndim) if i != ax)
     bshape = tuple(n if i == ax else 1 for i, n in enumerate(data.shape))
     ga = ograd if ograd.dtype == acc else ograd.astype(acc)

@@ -135,6 +135,14 @@ def _nansum_grad(F, attrs, ins, outs, og):
     return [_spread(F, og[0], attrs, x.shape) * (x == x)]
 
 
+def _nanprod_grad(F, attrs, ins, outs, og):
+    # MXNet's nanprod_grad: out / x where x is a number, 0 where it is NaN
+    x = ins[0]
+    ok = x == x
+    return [F.where(ok, _spread(F, og[0] * outs[0], attrs, x.shape) / F.where(ok, x, F.ones_like(x)),
+                    F.zeros_like(x))]
+
+
 def _norm_grad(F, attrs, ins, outs, og):
     x = ins[0]
     a = {"axis": attrs["axis"]}
@@ -144,7 +152,13 @@ def _norm_grad(F, attrs, ins, outs, og):
     return [g * x / _spread(F, outs[0], a, x.shape)]
 
 
+def _index_grad(F, attrs, ins, outs, og):
+    return [None]
+
+
+_index_grad.ignores_ograd = True    # indices: MXNet never reads their head gradient
+
+
 set_grads({"sum": _sum_grad, "mean": _mean_grad, "max": _extreme_grad, "min": _extreme_grad,
-           "prod": _prod_grad, "nansum": _nansum_grad, "norm": _norm_grad,
-           "argmax": lambda F, at, ins, outs, og: [None],
-           "argmin": lambda F, at, ins, outs, og: [None]})
+           "prod": _prod_grad, "nansum": _nansum_grad, "nanprod": _nanprod_grad, "norm": _norm_grad,
+           "argmax": _index_grad, "argmin": _index_grad})

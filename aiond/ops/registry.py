@@ -30,6 +30,7 @@ _DTYPES = {
     "uint8": np.uint8, "int8": np.int8, "int32": np.int32, "int64": np.int64,
     "bool": np.bool_, "int16": np.int16, "uint16": np.uint16, "uint32": np.uint32,
     "uint64": np.uint64, "real_t": np.float32, "float": np.float32, "double": np.float64,
+    "half": np.float16,
 }
 
 

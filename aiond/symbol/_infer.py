@@ -16,6 +16,7 @@ shape functions do (``_partial``), inputs from outputs.
 from __future__ import annotations
 
 import ast
+import math
 import warnings
 
 import numpy as np
@@ -348,8 +349,14 @@ def _infer_node(n, S, D, need_dtypes):
             raise MXNetError("Error in operator %s (%s): %s: %s%s"
                              % (n.name, op.name, type(e).__name__, e, _inputs_str(n, S))) \
                 from None
+        legacy_init = not n.inputs and not _util.is_np_shape()
         for i, (k, s) in enumerate(zip(out_keys, oshapes)):
-            _assign(n, "output", i, k, tuple(int(d) for d in s), S,
+            s = tuple(int(d) for d in s)
+            if legacy_init:
+                # MXNet 1.x: an init op's 0 dims (zeros(shape=(0, H))) are unknown,
+                # filled in from what its consumers determine
+                s = tuple(-1 if d == 0 else d for d in s)
+            _assign(n, "output", i, k, s, S,
                     "from its inputs %s" % ", ".join(_shape_str(x) for x in in_shapes))
         if dt_known:
             for k, d in zip(out_keys, odtypes):

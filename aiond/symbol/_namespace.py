@@ -222,6 +222,16 @@ def _rnn(p, d):
 
 PARAM_SHAPES["RNN"] = _rnn
 
+
+def _upsampling(p, d):
+    if p.get("sample_type") != "bilinear":
+        return {}
+    from ..ops.upsampling import bilinear_param_shapes
+    return bilinear_param_shapes(p, d)
+
+
+PARAM_SHAPES["UpSampling"] = _upsampling
+
 # inputs a rule fills only when unknown: the op itself accepts other shapes
 # (SoftmaxOutput takes probability labels shaped like data, regression
 # outputs take (n,) labels for (n, 1) data, PReLU takes a (1,) gamma)

@@ -43,7 +43,7 @@ class Plan:
     """A graph compiled for running: ops in graph order over value slots
     (arguments, then auxiliary states, then op outputs)."""
 
-    def __init__(self, sym):
+    def __init__(self, sym, inference=None):
         order, args, auxs = sym._arg_aux_nodes()
         self.arg_names = [n.name for n in args]
         self.aux_names = [n.name for n in auxs]
@@ -69,6 +69,13 @@ class Plan:
             if "ctx" in params:
                 params = dict(params)
                 params["ctx"] = None
+            if inference is not None and not n.inputs and 0 in (params.get("shape") or (1,)):
+                # zeros(shape=(0, H)) & co (RNN begin states): 0 dims are unknown
+                # and take what shape inference found from the consumers
+                full = inference.shapes.get((id(n), 0))
+                if full is not None and 0 not in full:
+                    params = dict(params)
+                    params["shape"] = tuple(full)
             st = _Step(n.op, params, ins, outs, n.name,
                        [n.output_name(i) for i in range(len(outs))])
             st.direct = None
@@ -189,10 +196,8 @@ def _reqs(grad_req, names):
                                                                          len(names)))
         reqs = list(grad_req)
     elif isinstance(grad_req, dict):
-        bad = [k for k in grad_req if k not in names]
-        if bad:
-            raise UnknownArgumentError("grad_req names unknown argument(s) %s; the arguments are %s"
-                            % (bad, names))
+        # as MXNet: arguments not named get 'null', names that are not arguments
+        # are ignored (one dict may serve several symbols)
         reqs = [grad_req.get(n, "null") for n in names]
     else:
         raise TypeError("grad_req must be a str, list or dict, got %s" % type(grad_req).__name__)
@@ -387,7 +392,7 @@ class Executor:
             else:
                 self.outputs.append(empty(s, ctx=ctx, dtype=d))
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
-        self._plan = Plan(self._symbol)
+        self._plan = Plan(symbol, inference)  # captures ops and params now
         # gradients: views of the arguments that need them, marked for autograd
         self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
                           if g is not None and r != "null"]
@@ -517,8 +522,16 @@ class Executor:
             if o._ag is None:
                 continue            # an output that no gradient flows through
             if g is not None and g.shape != o.shape:
+                node = getattr(o._ag, "node", None)
+                if node is not None and node.op is not None and \
+                        getattr(node.op.grad, "ignores_ograd", False):
+                    continue        # MXNet never reads (nor checks) this head gradient
                 raise ArgumentError("backward: out_grad of shape %s for output of shape %s"
                                 % (g.shape, o.shape))
+            if g is not None and g.dtype != o.dtype:
+                # MXNet copies head gradients into arrays of the outputs' dtypes
+                with autograd.pause():
+                    g = g.astype(o.dtype)
             heads.append(o)
             hgrads.append(g)
         views = [self._views[i] for i in self._grad_idx]

@@ -673,9 +673,10 @@ ERRORS = [
      ShapeError, "softmax_cross_entropy: data .* do not match"),
     ("l2_channel_2d", lambda: nd.L2Normalization(nd.ones((2, 3)), mode="channel"),
      ShapeError, "L2Normalization: mode='channel' needs data with at least 3 dimensions"),
-    ("upsampling_bilinear", lambda: nd.UpSampling(nd.ones((1, 1, 2, 2)), nd.ones((1, 1, 4, 4)),
+    ("upsampling_bilinear", lambda: nd.UpSampling(nd.ones((1, 1, 2, 2)), nd.ones((1, 1, 3, 3)),
                                                   scale=2, sample_type="bilinear", num_filter=1),
-     OpError, "UpSampling: sample_type='bilinear' is not supported yet"),
+     ShapeError, "UpSampling: weight has shape \\(1, 1, 3, 3\\) but data \\(1, 1, 2, 2\\) with scale=2 "
+                 "needs \\(1, 1, 4, 4\\)"),
     ("upsampling_3d", lambda: nd.UpSampling(nd.ones((1, 2, 2)), scale=2, sample_type="nearest"),
      ShapeError, "UpSampling: input 0 has shape .* must be 4-D"),
     ("upsampling_divide", lambda: nd.UpSampling(nd.ones((1, 1, 2, 2)), nd.ones((1, 1, 3, 3)),
