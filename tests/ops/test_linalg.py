@@ -437,3 +437,47 @@ def test_numerical_failures_raise_at_read():
         la.potrf(nd.array([[1.0, 2.0], [2.0, 1.0]])).asnumpy()
     with pytest.raises(MXNetError, match="singular"):
         la.inverse(nd.array([[1.0, 2.0], [2.0, 4.0]])).asnumpy()
+
+
+# ------------------------------------------------------------------ gelqf
+
+
+def test_gelqf_factorizes_batches_with_orthonormal_q():
+    a = RNG.uniform(-1, 1, (4, 2, 3))
+    q, l = la.gelqf(f64(a))
+    assert q.shape == (4, 2, 3) and l.shape == (4, 2, 2)
+    close(l.asnumpy() @ q.asnumpy(), a)
+    close(q.asnumpy() @ T(q.asnumpy()), np.broadcast_to(np.eye(2), (4, 2, 2)))
+    close(np.triu(l.asnumpy(), 1), np.zeros((4, 2, 2)))
+    # MXNet's documented example: A = [[1, 2, 3], [4, 5, 6]]
+    q, l = la.gelqf(nd.array([[1., 2., 3.], [4., 5., 6.]]))
+    np.testing.assert_allclose(q.asnumpy(), [[-0.26726124, -0.53452248, -0.80178373],
+                                             [0.87287156, 0.21821789, -0.43643578]], atol=1e-6)
+    np.testing.assert_allclose(l.asnumpy(), [[-3.74165739, 0.], [-8.55235974, 1.96396101]],
+                               atol=1e-5)
+    assert la.gelqf(nd.ones((2, 3), dtype="float32"))[0].dtype == np.float32
+    with pytest.raises(MXNetError, match="more rows than columns"):
+        la.gelqf(nd.ones((3, 2)))
+
+
+def test_gelqf_gradient():
+    a = f64(RNG.uniform(-1, 1, (2, 3)))
+    w = RNG.uniform(-1, 1, (2, 3))
+
+    def f(x):
+        q, l = la.gelqf(x)
+        return (q * f64(w)).sum() + (l * l).sum() * 0.5
+    check_numeric_gradient(f, [a.asnumpy()], rtol=1e-5, atol=1e-7)
+    # only L used: dQ enters as zeros
+    a.attach_grad()
+    with autograd.record():
+        y = la.gelqf(a)[1].sum()
+    y.backward()
+    eps, A, num = 1e-6, a.asnumpy(), np.zeros((2, 3))
+    for i in range(2):
+        for j in range(3):
+            for sgn in (1, -1):
+                B = A.copy()
+                B[i, j] += sgn * eps
+                num[i, j] += sgn * T(np.linalg.qr(B.T)[1]).sum() / (2 * eps)
+    close(a.grad, num, rtol=1e-5, atol=1e-6)
