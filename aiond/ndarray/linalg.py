@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..ops import registry as _reg
 from ._namespace import make_function as _make
 
-__all__ = ["gemm", "gemm2", "potrf", "potri", "trsm", "trmm", "syrk", "gelqf", "inverse", "det",
+__all__ = ["gemm", "gemm2", "potrf", "potri", "trsm", "trmm", "syrk", "inverse", "det",
            "slogdet", "sumlogdiag", "extractdiag", "makediag", "extracttrian", "maketrian"]
 
 
@@ -23,7 +23,6 @@ potri = _fn("potri")
 trsm = _fn("trsm")
 trmm = _fn("trmm")
 syrk = _fn("syrk")
-gelqf = _fn("gelqf")
 inverse = _fn("inverse")
 det = _fn("det")
 slogdet = _fn("slogdet")

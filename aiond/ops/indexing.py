@@ -128,29 +128,6 @@ def _backward_pick(xp, ograd, index, data, out, axis=-1, keepdims=False, mode="c
     xp.put_along_axis(out, idx, ograd.reshape(idx.shape), axis=ax)
 
 
-def _batch_take_rule(attrs, shapes, dtypes):
-    _n_inputs(shapes, ("a", "indices"))
-    a, idx = shapes
-    if len(a) < 2:
-        raise ShapeError("a must have at least 2 dimensions, got %s" % fmt(a))
-    rows = int(np.prod(a[:-1]))
-    if int(np.prod(idx)) != rows:
-        raise ShapeError("indices of shape %s must have one index per row of a %s (%d)"
-                         % (fmt(idx), fmt(a), rows))
-    return (tuple(idx),), (dtypes[0],)
-
-
-@register("batch_take", inputs=("a", "indices"), infer=_batch_take_rule)
-def batch_take(xp, a, indices, out):
-    """batch_take(a, indices): one element of each row (last axis) of a:
-    ``out[i] = a[i, indices[i]]``, indices clipped to the row (deprecated in
-    MXNet in favour of pick; it has no gradient)."""
-    m = a.shape[-1]
-    rows = a.reshape(-1, m)
-    idx = xp.clip(_as_index(xp, indices).reshape(-1), 0, m - 1)
-    xp.copyto(out, rows[xp.arange(rows.shape[0]), idx].reshape(out.shape))
-
-
 # ========================================================= gather / scatter
 
 

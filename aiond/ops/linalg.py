@@ -1,6 +1,6 @@
 """Operators: MXNet's ``linalg`` family (``src/operator/tensor/la_op.*``).
 
-gemm, gemm2, potrf, potri, trsm, trmm, syrk, gelqf, inverse, det, slogdet,
+gemm, gemm2, potrf, potri, trsm, trmm, syrk, inverse, det, slogdet,
 sumlogdiag, extractdiag, makediag, extracttrian, maketrian; registered as
 ``_linalg_<name>`` with MXNet's ``linalg_<name>`` aliases. Every op works on
 the trailing two axes and batches over the leading ones (gemm/gemm2 take the
@@ -328,33 +328,6 @@ def _linalg_slogdet(xp, A, out):
     out[0][...] = s.reshape(out[0].shape)
     out[1][...] = ld.reshape(out[1].shape)
 
-# ------------------------------------------------------------------ gelqf
-
-
-def _gelqf_rule(attrs, shapes, dtypes):
-    d = _float_dtype(dtypes)
-    a = tuple(shapes[0])
-    if len(a) < 2:
-        raise ShapeError("A must have at least 2 dimensions, got %s" % fmt(a))
-    m, n = a[-2], a[-1]
-    if m > n:
-        raise ShapeError("A of shape %s has more rows than columns; gelqf needs m <= n"
-                         % fmt(a))
-    return (a, a[:-2] + (m, m)), (d, d)
-
-
-@register("_linalg_gelqf", inputs=("A",), infer=_gelqf_rule, aliases=("linalg_gelqf",),
-          num_outputs=2, inline=matmul_cost, output_names=("output0", "output1"))
-def _linalg_gelqf(xp, A, out):
-    """gelqf(A): the LQ factorization A = L Q of each m x n matrix (m <= n):
-    returns Q (m x n, orthonormal rows) and L (m x m, lower triangular), with
-    LAPACK's Householder signs."""
-    # A^T = q r (Householder QR, as LAPACK's gelqf on A)  =>  A = r^T q^T
-    q, r = xp.linalg.qr(xp.swapaxes(A, -1, -2))
-    out[0][...] = xp.swapaxes(q, -1, -2)
-    out[1][...] = xp.swapaxes(r, -1, -2)
-
-
 # ------------------------------------------------ sumlogdiag, diag, trian
 
 
@@ -610,15 +583,6 @@ def _slogdet_grad(F, at, ins, outs, og):
     return [g.reshape(bs) * ok * _safe_inverse_T(F, A, ok)]
 
 
-def _gelqf_grad(F, at, ins, outs, og):
-    # dA = L^-T (dQ + copyLTU(M) Q),  M = L^T dL - dQ Q^T  (la_op-inl.h)
-    Q, L = outs
-    dQ, dL = og
-    M = F.linalg_trmm(L, dL, transpose=True) - F.linalg_gemm2(dQ, Q, transpose_b=True)
-    S = _tri(F, M) + _T(F, _tri(F, M, True, -1))                  # copy lower up
-    return [F.linalg_trsm(L, dQ + F.linalg_gemm2(S, Q), transpose=True)]
-
-
 def _sumlogdiag_grad(F, at, ins, outs, og):
     A, g = ins[0], og[0]
     gs = g.reshape(tuple(A.shape[:-2]) + (1,)) if A.ndim > 2 else g.reshape((1,))
@@ -636,7 +600,6 @@ set_grads({
     "_linalg_inverse": _inverse_grad,
     "_linalg_det": _det_grad,
     "_linalg_slogdet": _slogdet_grad,
-    "_linalg_gelqf": _gelqf_grad,
     "_linalg_sumlogdiag": _sumlogdiag_grad,
     "_linalg_extractdiag": lambda F, at, ins, outs, og: [
         F.linalg_makediag(og[0], offset=at["offset"])],

@@ -427,6 +427,8 @@ def test_common_subexpressions_are_computed_once(monkeypatch):
 
 
 def test_binding_for_gradients_through_an_op_without_one_fails_at_bind():
+    if "batch_take" not in mx.ops.ops():
+        pytest.skip("batch_take (no gradient, as in MXNet) is registered on main")
     x, idx = mx.sym.Variable('x'), mx.sym.Variable('idx')
     y = mx.sym.batch_take(x, idx)
     types = {'x': np.float32, 'idx': np.int32}
@@ -452,11 +454,3 @@ def test_gen_atomic_symbol_recomposes_by_input_name():
     with pytest.raises(mx.MXNetError, match="variable"):
         mx.sym.var('v')._gen_atomic_symbol()
 
-
-def test_zeros_like_passes_zero_gradient():
-    x = mx.nd.ones((2,))
-    x.attach_grad()
-    with mx.autograd.record():
-        y = mx.nd.zeros_like(x) * x + mx.nd.ones_like(x) * x
-    y.backward()
-    assert x.grad.asnumpy().tolist() == [1., 1.]
