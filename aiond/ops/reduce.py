@@ -122,6 +122,12 @@ def _prod_grad(F, attrs, ins, outs, og):
     return [_spread(F, og[0] * outs[0], attrs, x.shape) / x]
 
 
+def _nanprod_grad(F, attrs, ins, outs, og):
+    # mshadow_op::nanprod_grad: out / x, and 0 where x is NaN
+    x = ins[0]
+    return [F.where(x == x, _spread(F, og[0] * outs[0], attrs, x.shape) / x, F.zeros_like(x))]
+
+
 def _nansum_grad(F, attrs, ins, outs, og):
     x = ins[0]
     return [_spread(F, og[0], attrs, x.shape) * (x == x)]
@@ -137,6 +143,7 @@ def _norm_grad(F, attrs, ins, outs, og):
 
 
 set_grads({"sum": _sum_grad, "mean": _mean_grad, "max": _extreme_grad, "min": _extreme_grad,
-           "prod": _prod_grad, "nansum": _nansum_grad, "norm": _norm_grad,
+           "prod": _prod_grad, "nansum": _nansum_grad, "nanprod": _nanprod_grad,
+           "norm": _norm_grad,
            "argmax": lambda F, at, ins, outs, og: [None],
            "argmin": lambda F, at, ins, outs, og: [None]})
