@@ -125,3 +125,24 @@ def test_continuous_dump_appends_and_finishes_valid_json(tmp_path):
         names = [e["name"] for e in json.load(f)["traceEvents"]]
     assert names.count("_ones") == 3
     mx.profiler.set_config(continuous_dump=False)
+
+
+def test_custom_op_scope_names_its_python_and_the_ops_it_pushes():
+    from aiond.engine.profiler import custom_op_scope
+    mx.profiler.set_config(profile_all=True, aggregate_stats=True, continuous_dump=False,
+                           filename="custom_scope.json")
+    mx.profiler.set_state("run")
+    mx.profiler.dumps(reset=True)
+    try:
+        with custom_op_scope("MySigmoid"):
+            mx.nd.zeros((3, 3)).wait_to_read()
+        mx.nd.zeros((2,)).wait_to_read()
+        stats = json.loads(mx.profiler.dumps(format="json"))
+    finally:
+        mx.profiler.set_state("stop")
+    custom = stats["Time"]["Custom Operator"]
+    assert custom["MySigmoid::pure_python"]["Count"] == 1
+    assert custom["MySigmoid::_zeros"]["Count"] == 1
+    assert stats["Time"]["operator"]["_zeros"]["Count"] == 1
+    if os.path.exists("custom_scope.json"):
+        os.remove("custom_scope.json")
