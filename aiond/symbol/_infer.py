@@ -287,7 +287,8 @@ def _progress(S, D):
 
 
 def _assign(node, what, i, key, shape, S, rule):
-    """Merge ``shape`` into entry ``key``; a conflict raises MXNet's error."""
+    """Merge ``shape`` into entry ``key``; a conflict raises MXNet's error
+    (``rule``: what inferred ``shape``, a string or a function making it)."""
     if shape is None:
         return
     old = S.get(key)
@@ -300,6 +301,8 @@ def _assign(node, what, i, key, shape, S, rule):
                                        e[0].output_name(e[1]))
         else:
             which = "output %s" % node.output_name(i)
+        if callable(rule):
+            rule = rule()
         raise MXNetError("Error in operator %s: Shape inconsistent for %s, Provided = %s, "
                          "inferred shape = %s (%s)"
                          % (node.name, which, _shape_str(old), _shape_str(shape), rule))
@@ -348,7 +351,7 @@ def _infer_node(n, S, D, need_dtypes):
                 from None
         for i, (k, s) in enumerate(zip(out_keys, oshapes)):
             _assign(n, "output", i, k, tuple(int(d) for d in s), S,
-                    "from its inputs %s" % ", ".join(_shape_str(x) for x in in_shapes))
+                    lambda: "from its inputs %s" % ", ".join(_shape_str(x) for x in in_shapes))
         if dt_known:
             for k, d in zip(out_keys, odtypes):
                 D[k] = np.dtype(d)
@@ -416,7 +419,7 @@ def _fill_inputs(n, in_shapes, S):
             if (op.name, nm) in _ns.SOFT_INPUTS and S.get(_key(n.inputs[i])) is not None:
                 continue
             _assign(n, "input", i, _key(n.inputs[i]), tuple(shape), S,
-                    "from %s %s" % (names[0], _shape_str(in_shapes[0])))
+                    lambda: "from %s %s" % (names[0], _shape_str(in_shapes[0])))
 
 
 def _fill_dtypes(n, in_dtypes, D):
