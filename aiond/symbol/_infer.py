@@ -339,7 +339,13 @@ def _infer_node(n, S, D, need_dtypes):
     dt_known = all(d is not None for d in in_dtypes)
     call_dtypes = in_dtypes if dt_known else [
         d if d is not None else np.dtype(np.float32) for d in in_dtypes]
-    if all(_full(s) for s in in_shapes):
+    if all(_full(s) for s in in_shapes) and _partial.has_unknown_param_shape(op, n.params):
+        # _zeros(shape=(-1, 3)): the output's shape comes from the graph around
+        if need_dtypes and dt_known and not all(k in D for k in out_keys):
+            d = n.params.get("dtype")
+            for k in out_keys:
+                D.setdefault(k, np.dtype(d if d is not None else np.float32))
+    elif all(_full(s) for s in in_shapes):
         try:
             oshapes, odtypes = op.infer(n.params, tuple(in_shapes), tuple(call_dtypes))
         except MXNetError as e:

@@ -365,6 +365,7 @@ class Executor:
                 self.outputs.append(empty(s, ctx=ctx, dtype=d))
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
         self._optimized = self._optimize(self._symbol)
+        self._fix_init_shapes(self._optimized)
         self._plan = Plan(self._optimized)
         # gradients: views of the arguments that need them, marked for autograd
         self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
@@ -379,12 +380,31 @@ class Executor:
         """The graph this executor runs: ``sym`` after MXNet's executor
         passes (common subexpression elimination, see ``_cse``)."""
         if not _cse.enabled():
-            return sym
+            return sym.__copy__()
         opt = Symbol._from(_cse.eliminate_common_expr(sym.__copy__()._outputs))
         if (opt.list_arguments() != sym.list_arguments()
                 or opt.list_auxiliary_states() != sym.list_auxiliary_states()):
-            return sym          # pragma: no cover - the pass keeps every input in place
+            return sym.__copy__()   # pragma: no cover - the pass keeps every input in place
         return opt
+
+    def _fix_init_shapes(self, sym):
+        """``_zeros(shape=(-1, 3))`` & co run with the shape inference gave them."""
+        from ._partial import has_unknown_param_shape
+        nodes = [n for n in sym._arg_aux_nodes()[0]
+                 if n.op is not None and has_unknown_param_shape(n.op, n.params)]
+        if not nodes:
+            return
+        names = sym.list_arguments() + sym.list_auxiliary_states()
+        arrays = self.arg_arrays + self.aux_arrays
+        inf = infer(sym, {k: a.shape for k, a in zip(names, arrays)},
+                    {k: a.dtype for k, a in zip(names, arrays)})
+        for n in nodes:
+            shape = inf.shapes.get((id(n), 0))
+            if not known(shape):
+                raise MXNetError("bind: cannot infer the shape of %s (shape=%s)"
+                                 % (n.name, n.attrs.get("shape")))
+            n.attrs["shape"] = str(tuple(shape))
+            n._params = None
 
     def get_optimized_symbol(self):
         """The symbol this executor runs, after the graph passes (a copy)."""
