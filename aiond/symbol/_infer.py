@@ -313,6 +313,8 @@ def _assign(node, what, i, key, shape, S, rule):
 def _infer_node(n, S, D, need_dtypes):
     """One inference step for node ``n``; True once all its entries are known."""
     op = n.op
+    if not n.inputs and _partial.has_unknown_param_shape(op, n.params):
+        return _infer_init(n, S, D)
     keys = [_key(e) for e in n.inputs]
     nout = n.num_outputs()
     out_keys = [(id(n), i) for i in range(nout)]
@@ -339,13 +341,7 @@ def _infer_node(n, S, D, need_dtypes):
     dt_known = all(d is not None for d in in_dtypes)
     call_dtypes = in_dtypes if dt_known else [
         d if d is not None else np.dtype(np.float32) for d in in_dtypes]
-    if all(_full(s) for s in in_shapes) and _partial.has_unknown_param_shape(op, n.params):
-        # _zeros(shape=(-1, 3)): the output's shape comes from the graph around
-        if need_dtypes and dt_known and not all(k in D for k in out_keys):
-            d = n.params.get("dtype")
-            for k in out_keys:
-                D.setdefault(k, np.dtype(d if d is not None else np.float32))
-    elif all(_full(s) for s in in_shapes):
+    if all(_full(s) for s in in_shapes):
         try:
             oshapes, odtypes = op.infer(n.params, tuple(in_shapes), tuple(call_dtypes))
         except MXNetError as e:
@@ -388,6 +384,17 @@ def _infer_node(n, S, D, need_dtypes):
             for k in keys:
                 D.setdefault(k, d)
     return _done(keys, out_keys, S, D, need_dtypes)
+
+
+def _infer_init(n, S, D):
+    """``_zeros(shape=(-1, 3))`` & co: the shape parameter gives what it
+    knows, the rest comes from the graph around (the backward sweep)."""
+    k = (id(n), 0)
+    _, outs = _partial.RULES[n.op.name](n.params, [], [S.get(k)])
+    _assign(n, "output", 0, k, outs[0], S, "from its shape parameter")
+    d = n.params.get("dtype")
+    D.setdefault(k, np.dtype(d if d is not None else np.float32))
+    return _full(S.get(k))
 
 
 def _done(in_keys, out_keys, S, D, need_dtypes):
