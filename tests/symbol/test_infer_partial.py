@@ -181,3 +181,13 @@ def test_reshape_infers_its_input_back_from_its_output():
     # two unknown dims: nothing to say
     arg, _, _ = net.infer_shape_partial(data=(0, 0, 5, 5))
     assert arg == [(0, 0, 5, 5)]
+
+
+def test_reshape_legacy_target_shape():
+    net = mx.sym.load_json(mx.sym.Reshape(mx.sym.Variable("data"), target_shape=(2, 0)).tojson())
+    assert net.infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]
+    x = mx.nd.arange(24).reshape((2, 3, 4))
+    y = mx.nd.Reshape(x, target_shape=(5, 0), keep_highest=True)
+    assert y.shape == (2, 12) and y.asnumpy().ravel().tolist() == list(range(24))
+    with pytest.raises(mx.MXNetError, match="target_shape"):
+        mx.nd.Reshape(x, target_shape=(5, 5))
