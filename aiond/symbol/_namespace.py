@@ -64,6 +64,8 @@ OPTIONAL_INPUTS = {
 
 def input_names(op, params, n_inputs=None):
     """The input names of ``op`` with parsed ``params`` (MXNet's FListInputNames)."""
+    if op.name == "UpSampling" and params.get("sample_type") == "bilinear":
+        return ["data", "weight"]       # upsampling.cc's ListArguments
     names = [n for n in op.inputs if not n.startswith("*")]
     drop = OPTIONAL_INPUTS.get(op.name)
     if drop is not None:
@@ -183,8 +185,18 @@ def _svm_label(p, d):
     return {"label": (d[0],)}
 
 
+def _upsampling(p, d):
+    # UpSamplingShape: the bilinear kernel is (channels, 1, k, k), k = 2 scale - scale % 2
+    if p.get("sample_type") != "bilinear" or len(d) != 4:
+        return {}
+    scale = int(p.get("scale", 1))
+    k = 2 * scale - scale % 2
+    return {"weight": (d[1], 1, k, k)}
+
+
 # op name -> (params, data shape) -> {input name: shape}
 PARAM_SHAPES = {
+    "UpSampling": _upsampling,
     "FullyConnected": _fc,
     "Convolution": _conv,
     "Deconvolution": _deconv,

@@ -191,3 +191,12 @@ def test_reshape_legacy_target_shape():
     assert y.shape == (2, 12) and y.asnumpy().ravel().tolist() == list(range(24))
     with pytest.raises(mx.MXNetError, match="target_shape"):
         mx.nd.Reshape(x, target_shape=(5, 5))
+
+
+def test_bilinear_upsampling_names_and_infers_its_weight():
+    up = mx.sym.UpSampling(mx.sym.Variable('data'), mx.sym.Variable('w'),
+                           sample_type='bilinear', scale=2, num_filter=3, num_args=2, name='up')
+    assert up._outputs[0][0].input_names() == ['data', 'weight']
+    # aiond's UpSampling kernel is nearest-only; the weight's shape is inferred all the same
+    with pytest.raises(mx.MXNetError, match=r"weight=w \(3, 1, 4, 4\)"):
+        up.infer_shape_partial(data=(1, 3, 4, 4))
