@@ -64,14 +64,14 @@ OPTIONAL_INPUTS = {
 
 def input_names(op, params, n_inputs=None):
     """The input names of ``op`` with parsed ``params`` (MXNet's FListInputNames)."""
-    if op.name == "UpSampling" and params.get("sample_type") == "bilinear":
-        return ["data", "weight"]       # upsampling.cc's ListArguments
     names = [n for n in op.inputs if not n.startswith("*")]
     drop = OPTIONAL_INPUTS.get(op.name)
     if drop is not None:
         gone = drop(params)
         if gone:
             names = [n for n in names if n not in gone]
+    if op.name == "UpSampling" and params.get("sample_type") == "bilinear":
+        return ["data", "weight"]       # upsampling.cc's ListArguments
     if op.variadic:
         var = next((n[1:] for n in op.inputs if n.startswith("*")), "arg")
         k = (n_inputs or 0) - len(names)
