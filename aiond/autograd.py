@@ -108,11 +108,13 @@ def predict_mode():
 
 
 class _Leaf:
-    """A variable: its gradient buffer and request ('write', 'add', 'null')."""
+    """A variable: its gradient buffer and request ('write', 'add', 'null');
+    ``fresh``: whether backward wrote the gradient since the flag was cleared
+    (MXNet's fresh_out_grad, read by ``NDArray._fresh_grad``)."""
     __slots__ = ("grad", "req", "fresh")
 
     def __init__(self, grad, req):
-        self.grad, self.req, self.fresh = grad, req, True
+        self.grad, self.req, self.fresh = grad, req, False
 
 
 class _Node:
@@ -218,8 +220,22 @@ def _ndarray_backward(self, out_grad=None, retain_graph=False, train_mode=True):
     backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
 
+def _get_fresh_grad(self):
+    ag = self._ag
+    return bool(ag.fresh) if isinstance(ag, _Leaf) else False
+
+
+def _set_fresh_grad(self, state):
+    ag = self._ag
+    if isinstance(ag, _Leaf):
+        ag.fresh = bool(state)
+
+
 NDArray.attach_grad = _attach_grad
 NDArray.grad = property(_grad_prop)
+NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad,
+                               doc="Whether backward wrote this variable's gradient since "
+                                   "the flag was last cleared.")
 NDArray.detach = _detach
 NDArray.backward = _ndarray_backward
 

@@ -206,3 +206,35 @@ def test_reshape_and_basic_slices_are_recorded():
     v = x.reshape((4, 3))
     x[:] = 0
     assert v.asnumpy().sum() == 0
+
+
+def test_fresh_grad_flag_follows_backward():
+    x = mx.nd.ones((2, 2))
+    dx = mx.nd.zeros_like(x)
+    mx.autograd.mark_variables([x], [dx])
+    assert x._fresh_grad is False
+    with mx.autograd.record():
+        y = x + 2
+    y.backward()
+    assert x._fresh_grad is True
+    x._fresh_grad = False
+    assert x._fresh_grad is False
+    assert mx.nd.ones((1,))._fresh_grad is False      # not a variable
+
+
+def test_get_symbol_of_a_recorded_graph():
+    x = mx.nd.ones((1,))
+    x.attach_grad()
+    z = mx.nd.ones((1,))
+    z.attach_grad()
+    with mx.autograd.record():
+        y = x * x + 2 * z - 1
+    s = mx.autograd.get_symbol(y)
+    assert sorted(s.list_arguments()) == ["var0", "var1"]
+    ops = [n["op"] for n in __import__("json").loads(s.tojson())["nodes"] if n["op"] != "null"]
+    assert sorted(ops) == ["_minus_scalar", "_mul_scalar", "broadcast_add", "broadcast_mul"]
+    names = s.list_arguments()
+    vals = {names[0]: mx.nd.array([3.0]), names[1]: mx.nd.array([3.0])}
+    assert s.eval(**vals)[0].asscalar() == 14.0              # 9 + 6 - 1
+    with pytest.raises(mx.MXNetError, match="not part of a computation graph"):
+        mx.autograd.get_symbol(mx.nd.ones((1,)))

@@ -70,10 +70,13 @@ class BufferPool:
 
 pool = BufferPool(int(float(os.environ.get("AIOND_POOL_BYTES", 1 << 29))))
 
+# mem_hook(ctx, delta_bytes): set by mx.profiler while it records memory
+mem_hook = None
+
 
 class Storage:
     """A (lazily allocated) host buffer of ``shape``/``dtype`` and its Var."""
-    __slots__ = ("arr", "var", "ctx", "shape", "dtype", "pooled", "__weakref__")
+    __slots__ = ("arr", "var", "ctx", "shape", "dtype", "pooled", "counted", "__weakref__")
 
     def __init__(self, shape, dtype, ctx):
         self.arr = None
@@ -82,6 +85,7 @@ class Storage:
         self.shape = shape
         self.dtype = dtype
         self.pooled = False
+        self.counted = 0            # bytes reported to mem_hook
 
     def get(self) -> np.ndarray:
         """The buffer as a ``shape``-shaped array, allocated on first use."""
@@ -109,6 +113,10 @@ class Storage:
             return cur
         self.arr = a
         self.var.nbytes = nbytes
+        h = mem_hook
+        if h is not None:
+            self.counted = nbytes
+            h(self.ctx, nbytes)
         return a
 
     def set(self, a: np.ndarray):
@@ -118,6 +126,10 @@ class Storage:
         self.var.nbytes = a.nbytes
 
     def __del__(self):
+        if self.counted:
+            h = mem_hook
+            if h is not None:
+                h(self.ctx, -self.counted)
         if self.pooled:
             a = self.arr
             if a is None:

@@ -188,23 +188,38 @@ def infer_reshape(src, target, reverse=False):
 
 
 def _reshape_rule(attrs, shapes, dtypes):
-    tgt = attrs.get("target_shape")
-    if not attrs["shape"] and tgt:
-        # the deprecated target_shape: one 0 is inferred, keep_highest keeps dim 0
-        src = tuple(shapes[0])
-        out = list(tgt)
-        start = 1 if attrs.get("keep_highest") else 0
-        if start and src:
-            out[0] = src[0]
-        zeros = [i for i in range(start, len(out)) if out[i] == 0]
-        if len(zeros) == 1:
-            out[zeros[0]] = 1
-            out[zeros[0]] = math.prod(src) // math.prod(out)
-        if math.prod(out) != math.prod(src):
-            raise ShapeError("cannot reshape array of shape %s into target_shape %s"
-                             % (fmt(src), tuple(tgt)))
-        return (tuple(out),), (dtypes[0],)
+    target = attrs.get("target_shape")
+    if not attrs["shape"] and target:
+        return (_legacy_target_shape(shapes[0], target, attrs.get("keep_highest", False)),), \
+            (dtypes[0],)
     return (infer_reshape(shapes[0], attrs["shape"], attrs["reverse"]),), (dtypes[0],)
+
+
+def _legacy_target_shape(src, target, keep_highest):
+    """MXNet's deprecated ``target_shape``: one 0 is inferred from the size;
+    ``keep_highest`` keeps the first dimension."""
+    out = list(target)
+    start = 0
+    if keep_highest:
+        out[0] = src[0]
+        start = 1
+    zeros = [i for i in range(start, len(out)) if out[i] == 0]
+    total = 1
+    for d in src:
+        total *= d
+    if len(zeros) == 1:
+        out[zeros[0]] = 1
+        rest = 1
+        for d in out:
+            rest *= d
+        out[zeros[0]] = total // rest if rest else 0
+    size = 1
+    for d in out:
+        size *= d
+    if size != total:
+        raise ShapeError("cannot reshape array of shape %s into target_shape %s (%d elements "
+                         "vs %d)" % (fmt(tuple(src)), tuple(target), total, size))
+    return tuple(out)
 
 
 @register("Reshape", params=[Param("shape", p_shape, ()), Param("reverse", p_bool, False),

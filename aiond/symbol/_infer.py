@@ -288,7 +288,8 @@ def _progress(S, D):
 
 
 def _assign(node, what, i, key, shape, S, rule):
-    """Merge ``shape`` into entry ``key``; a conflict raises MXNet's error."""
+    """Merge ``shape`` into entry ``key``; a conflict raises MXNet's error
+    (``rule``: what inferred ``shape``, a string or a function making it)."""
     if shape is None:
         return
     old = S.get(key)
@@ -301,6 +302,8 @@ def _assign(node, what, i, key, shape, S, rule):
                                        e[0].output_name(e[1]))
         else:
             which = "output %s" % node.output_name(i)
+        if callable(rule):
+            rule = rule()
         raise MXNetError("Error in operator %s: Shape inconsistent for %s, Provided = %s, "
                          "inferred shape = %s (%s)"
                          % (node.name, which, _shape_str(old), _shape_str(shape), rule))
@@ -311,6 +314,8 @@ def _assign(node, what, i, key, shape, S, rule):
 def _infer_node(n, S, D, need_dtypes):
     """One inference step for node ``n``; True once all its entries are known."""
     op = n.op
+    if not n.inputs and _partial.has_unknown_param_shape(op, n.params):
+        return _infer_init(n, S, D)
     keys = [_key(e) for e in n.inputs]
     nout = n.num_outputs()
     out_keys = [(id(n), i) for i in range(nout)]
@@ -357,7 +362,7 @@ def _infer_node(n, S, D, need_dtypes):
                 # filled in from what its consumers determine
                 s = tuple(-1 if d == 0 else d for d in s)
             _assign(n, "output", i, k, s, S,
-                    "from its inputs %s" % ", ".join(_shape_str(x) for x in in_shapes))
+                    lambda: "from its inputs %s" % ", ".join(_shape_str(x) for x in in_shapes))
         if dt_known:
             for k, d in zip(out_keys, odtypes):
                 D[k] = np.dtype(d)
@@ -388,6 +393,17 @@ def _infer_node(n, S, D, need_dtypes):
             for k in keys:
                 D.setdefault(k, d)
     return _done(keys, out_keys, S, D, need_dtypes)
+
+
+def _infer_init(n, S, D):
+    """``_zeros(shape=(-1, 3))`` & co: the shape parameter gives what it
+    knows, the rest comes from the graph around (the backward sweep)."""
+    k = (id(n), 0)
+    _, outs = _partial.RULES[n.op.name](n.params, [], [S.get(k)])
+    _assign(n, "output", 0, k, outs[0], S, "from its shape parameter")
+    d = n.params.get("dtype")
+    D.setdefault(k, np.dtype(d if d is not None else np.float32))
+    return _full(S.get(k))
 
 
 def _done(in_keys, out_keys, S, D, need_dtypes):
@@ -436,7 +452,7 @@ def _fill_inputs(n, in_shapes, S):
             if (op.name, nm) in _ns.SOFT_INPUTS and S.get(_key(n.inputs[i])) is not None:
                 continue
             _assign(n, "input", i, _key(n.inputs[i]), tuple(shape), S,
-                    "from %s %s" % (names[0], _shape_str(in_shapes[0])))
+                    lambda: "from %s %s" % (names[0], _shape_str(in_shapes[0])))
 
 
 def _fill_dtypes(n, in_dtypes, D):

@@ -75,6 +75,8 @@ def input_names(op, params, n_inputs=None):
         gone = drop(params)
         if gone:
             names = [n for n in names if n not in gone]
+    if op.name == "UpSampling" and params.get("sample_type") == "bilinear":
+        return ["data", "weight"]       # upsampling.cc's ListArguments
     if op.variadic:
         var = next((n[1:] for n in op.inputs if n.startswith("*")), "arg")
         k = (n_inputs or 0) - len(names)
@@ -193,8 +195,18 @@ def _svm_label(p, d):
     return {"label": (d[0],)}
 
 
+def _upsampling(p, d):
+    # UpSamplingShape: the bilinear kernel is (channels, 1, k, k), k = 2 scale - scale % 2
+    if p.get("sample_type") != "bilinear" or len(d) != 4:
+        return {}
+    scale = int(p.get("scale", 1))
+    k = 2 * scale - scale % 2
+    return {"weight": (d[1], 1, k, k)}
+
+
 # op name -> (params, data shape) -> {input name: shape}
 PARAM_SHAPES = {
+    "UpSampling": _upsampling,
     "FullyConnected": _fc,
     "Convolution": _conv,
     "Deconvolution": _deconv,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import util as _util
 from ..ops import _rules
 
 __all__ = ["known", "merge", "rule_for", "partial_forward"]
@@ -235,13 +236,107 @@ def _where(p, ins, outs):
     return [cond, t, t], [t]
 
 
+def _transpose(p, ins, outs):
+    """TransposeShape: out[i] = in[axes[i]], both ways."""
+    d, o = ins[0], outs[0]
+    n = len(d) if d is not None else (len(o) if o is not None else None)
+    if n is None:
+        return ins, outs
+    axes = p.get("axes")
+    axes = tuple(a % n for a in axes) if axes else tuple(range(n - 1, -1, -1))
+    if len(axes) != n:
+        return ins, outs
+    new_o = tuple(d[a] for a in axes) if d is not None else None
+    new_d = None
+    if o is not None:
+        t = [UNKNOWN] * n
+        for i, a in enumerate(axes):
+            t[a] = o[i]
+        new_d = tuple(t)
+    return [new_d], [new_o]
+
+
+def _init(p, ins, outs):
+    """InitShape (_zeros, _ones, _full): the ``shape`` parameter, whose -1
+    dims are unknown and come from the graph around."""
+    shape = p.get("shape")
+    if shape is None:
+        return ins, outs
+    legacy = not _util.is_np_shape()        # MXNet 1.x: a 0 dim is unknown too
+    return ins, [tuple(UNKNOWN if d < 0 or (legacy and d == 0) else d for d in shape)]
+
+
+def has_unknown_param_shape(op, params):
+    """An init op whose ``shape`` parameter leaves dims to inference."""
+    if op.name not in _INIT_OPS:
+        return False
+    shape = params.get("shape")
+    if shape is None:
+        return False
+    # MXNet 1.x (no NumPy-shape semantics): a 0 dim is unknown too
+    return any(d < 0 for d in shape) or (0 in shape and not _util.is_np_shape())
+
+
+_INIT_OPS = ("_zeros", "_ones", "_full")
+
+
 RULES = {
     "FullyConnected": _fully_connected,
     "Convolution": _convolution,
     "Concat": _concat,
     "SliceChannel": _slice_channel,
     "where": _where,
+    "transpose": _transpose,
+    "_zeros": _init,
+    "_ones": _init,
+    "_full": _init,
 }
+
+
+def _reshape(op):
+    """ReshapeShape: forward as the registry rule says, and back from a known
+    output to an input with one unknown dim (ReverseReshapeInferShape)."""
+    def rule(p, ins, outs):
+        d, o = ins[0], outs[0]
+        new_o = None
+        if d is not None and not known(d):
+            part = partial_forward(op, p, [d], (np.dtype(np.float32),))
+            new_o = part[0] if part else None
+        new_d = d
+        if d is not None and known(o) and not known(d):
+            miss = [i for i, x in enumerate(d) if x < 0]
+            if len(miss) == 1:
+                rest = 1
+                for x in d:
+                    if x >= 0:
+                        rest *= x
+                size = 1
+                for x in o:
+                    size *= x
+                if rest and size % rest == 0:
+                    t = list(d)
+                    t[miss[0]] = size // rest
+                    new_d = tuple(t)
+        return [new_d], [new_o]
+    return rule
+
+
+def _slice_like_axes(op):
+    """SliceShape / SliceAxisShape: a dim unknown in the input stays unknown
+    in the output, whatever begin and end say."""
+    def rule(p, ins, outs):
+        d = ins[0]
+        if d is None or known(d):
+            return ins, outs
+        part = partial_forward(op, p, [d], (np.dtype(np.float32),))
+        if not part or len(part[0]) != len(d):
+            return ins, outs
+        o = tuple(UNKNOWN if x < 0 else y for x, y in zip(d, part[0]))
+        return ins, [o]
+    return rule
+
+
+FACTORIES = {"Reshape": _reshape, "slice": _slice_like_axes, "slice_axis": _slice_like_axes}
 
 
 def _elemwise_unary(op):
@@ -270,6 +365,9 @@ def rule_for(op):
     r = RULES.get(op.name)
     if r is not None:
         return r
+    f = FACTORIES.get(op.name)
+    if f is not None:
+        return f(op)
     if op.infer is _rules.elemwise_same or op.infer is _rules.unary:
         return _same
     if op.infer is _rules.broadcast:

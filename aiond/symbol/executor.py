@@ -22,6 +22,7 @@ from ..ndarray.ndarray import _view, empty, zeros
 from ..ops import registry as _reg
 from . import _namespace as _ns
 from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
+from . import _cse
 from ._infer import from_user
 from ._partial import known
 
@@ -345,6 +346,38 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx, inf)
 
 
+# ops through which no gradient flows (nnvm's zero-gradient ops)
+_GRAD_STOPS = frozenset(("BlockGrad",))
+
+
+def _check_differentiable(sym, grad_reqs, grad_arrays):
+    """As MXNet's bind builds the gradient graph: an op without a gradient
+    that a gradient would reach (on a path from the outputs, not cut by
+    BlockGrad, to an argument whose gradient is requested) is an error now,
+    not at the first backward."""
+    order, args, _ = sym._arg_aux_nodes()
+    dep = {id(n) for n, r, g in zip(args, grad_reqs, grad_arrays)
+           if r != "null" and g is not None}
+    if not dep:
+        return
+    for n in order:                                  # topological order
+        if n.op is not None and any(id(e[0]) in dep for e in n.inputs):
+            dep.add(id(n))
+    seen = set()
+    stack = [e[0] for e in sym._outputs]
+    while stack:
+        n = stack.pop()
+        if n.op is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.op.name in _GRAD_STOPS or id(n) not in dep:
+            continue
+        if n.op.grad is None:
+            raise MXNetError("Operator %s is non-differentiable because it didn't register "
+                             "FGradient attribute. (node %s)" % (n.op.name, n.name))
+        stack.extend(e[0] for e in n.inputs)
+
+
 def _reshaped(a, shape):
     """A view of the first prod(shape) elements of ``a`` (MXNet's executor reshape)."""
     if a.shape == shape:
@@ -379,6 +412,7 @@ class Executor:
                                  ".as_in_context(ctx)" % (name, a.context, ctx))
         if inference is None:
             inference = self._infer_bound(symbol)
+        _check_differentiable(symbol, self._grad_req, self.grad_arrays)
         # outputs: preallocated, written by every forward
         self.outputs = []
         for i, e in enumerate(symbol._outputs):
@@ -392,7 +426,9 @@ class Executor:
             else:
                 self.outputs.append(empty(s, ctx=ctx, dtype=d))
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
-        self._plan = Plan(symbol, inference)  # captures ops and params now
+        self._optimized = self._optimize(self._symbol)
+        self._fix_init_shapes(self._optimized)
+        self._plan = Plan(self._optimized)
         # gradients: views of the arguments that need them, marked for autograd
         self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
                           if g is not None and r != "null"]
@@ -400,6 +436,41 @@ class Executor:
         for i in self._grad_idx:
             a = self.arg_arrays[i]
             self._views[i] = _view(a, a._shape, a._off)
+
+    @staticmethod
+    def _optimize(sym):
+        """The graph this executor runs: ``sym`` after MXNet's executor
+        passes (common subexpression elimination, see ``_cse``)."""
+        if not _cse.enabled():
+            return sym.__copy__()
+        opt = Symbol._from(_cse.eliminate_common_expr(sym.__copy__()._outputs))
+        if (opt.list_arguments() != sym.list_arguments()
+                or opt.list_auxiliary_states() != sym.list_auxiliary_states()):
+            return sym.__copy__()   # pragma: no cover - the pass keeps every input in place
+        return opt
+
+    def _fix_init_shapes(self, sym):
+        """``_zeros(shape=(-1, 3))`` & co run with the shape inference gave them."""
+        from ._partial import has_unknown_param_shape
+        nodes = [n for n in sym._arg_aux_nodes()[0]
+                 if n.op is not None and has_unknown_param_shape(n.op, n.params)]
+        if not nodes:
+            return
+        names = sym.list_arguments() + sym.list_auxiliary_states()
+        arrays = self.arg_arrays + self.aux_arrays
+        inf = infer(sym, {k: a.shape for k, a in zip(names, arrays)},
+                    {k: a.dtype for k, a in zip(names, arrays)})
+        for n in nodes:
+            shape = inf.shapes.get((id(n), 0))
+            if not known(shape):
+                raise MXNetError("bind: cannot infer the shape of %s (shape=%s)"
+                                 % (n.name, n.attrs.get("shape")))
+            n.attrs["shape"] = str(tuple(shape))
+            n._params = None
+
+    def get_optimized_symbol(self):
+        """The symbol this executor runs, after the graph passes (a copy)."""
+        return self._optimized.__copy__()
 
     def _infer_bound(self, sym):
         names = sym.list_arguments() + sym.list_auxiliary_states()

@@ -472,6 +472,23 @@ class Symbol:
                 outs.extend((n, i, 0) for i in range(n.num_visible()))
         return Symbol._from(outs)
 
+    def _gen_atomic_symbol(self):
+        """A new symbol applying this symbol's head op with the same
+        attributes to fresh inputs: variables named after the op's inputs
+        (``data``, ``weight``...), to be composed by name (``s(data=x)``)."""
+        if not self._outputs:
+            raise MXNetError("Input symbol does not have outputs.")
+        node = self._outputs[0][0]
+        if any(e[0] is not node for e in self._outputs):
+            raise MXNetError("Generating atomic symbol from other symbol is not supported!")
+        if node.op is None:
+            raise MXNetError("Cannot generate atomic symbol from variable.")
+        names = _ns.input_names(node.op, node.params, len(node.inputs))
+        inputs = [(_Node(None, nm), 0, 0) for nm in names]
+        atom = _Node(node.op, node.name, dict(node.attrs), inputs)
+        atom._params = node._params
+        return Symbol._from([(atom, i, 0) for i in range(atom.num_visible())])
+
     def get_children(self):
         """A group of the inputs of the output node(s), or None for a variable."""
         outs, seen = [], set()

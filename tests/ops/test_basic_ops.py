@@ -326,6 +326,16 @@ def test_reductions(name, dtype, kwargs, axis, keepdims):
     check(got, want, rtol=1e-5)
 
 
+def test_nanprod_gradient_skips_nans():
+    x = nd.array([[1., 2., np.nan], [3., np.nan, 4.]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.nanprod(x, axis=1)
+    y.backward(nd.array([1., 2.]))
+    check(y, np.array([2., 12.], np.float32))
+    check(x.grad, np.array([[2., 1., 0.], [8., 0., 6.]], np.float32))
+
+
 @pytest.mark.parametrize("name", ["sum", "prod", "nansum", "nanprod", "mean", "max"])
 def test_reductions_0_size(name):
     x = np.zeros((0, 3), np.float32)

@@ -393,3 +393,68 @@ def test_reshaped_executor_writes_into_its_parents_outputs():
     big.forward(is_train=False)
     assert big.outputs[0].shape == (6, 4) and (big.outputs[0].asnumpy() == 8).all()
     assert (exe.arg_arrays[0].asnumpy() == 1).all()
+
+
+def _internals(exe):
+    return len(exe.get_optimized_symbol().get_internals())
+
+
+def test_common_subexpressions_are_computed_once(monkeypatch):
+    a, b = mx.sym.Variable('a'), mx.sym.Variable('b')
+    x = mx.nd.array([[1., 2.], [3., 4.]])
+    y = mx.nd.array([[5., 6.], [7., 8.]])
+    d = a + 1
+    cases = [((a + 1) + (a + 2), 0), ((a + b) + (a + b), 1),
+             (mx.sym.Group([a * d, a * d]), 0),   # merged, then a copy per output
+             (mx.sym.Dropout(a) + mx.sym.Dropout(a), 0)]      # random: never merged
+    for sym, saved in cases:
+        kw = {k: v for k, v in (('a', x), ('b', y)) if k in sym.list_arguments()}
+        monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "0")
+        orig = sym.bind(mx.cpu(), dict(kw), args_grad={k: mx.nd.zeros_like(v)
+                                                       for k, v in kw.items()})
+        monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "1")
+        cse = sym.bind(mx.cpu(), dict(kw), args_grad={k: mx.nd.zeros_like(v)
+                                                      for k, v in kw.items()})
+        assert _internals(cse) + saved == _internals(orig), sym.list_outputs()
+        assert cse.get_optimized_symbol().list_arguments() == sym.list_arguments()
+        if saved or len(sym.list_outputs()) > 1:
+            o1 = orig.forward(is_train=True)
+            o2 = cse.forward(is_train=True)
+            for p, q in zip(o1, o2):
+                np.testing.assert_allclose(p.asnumpy(), q.asnumpy())
+            orig.backward([mx.nd.ones_like(o) for o in o1])
+            cse.backward([mx.nd.ones_like(o) for o in o2])
+            for p, q in zip(orig.grad_arrays, cse.grad_arrays):
+                np.testing.assert_allclose(p.asnumpy(), q.asnumpy())
+    g = cases[2][0].bind(mx.cpu(), {'a': x}).get_optimized_symbol()
+    assert g.list_outputs()[1].endswith("_0_copy_output")
+
+
+def test_binding_for_gradients_through_an_op_without_one_fails_at_bind():
+    if "batch_take" not in mx.ops.ops():
+        pytest.skip("batch_take (no gradient, as in MXNet) is registered on main")
+    x, idx = mx.sym.Variable('x'), mx.sym.Variable('idx')
+    y = mx.sym.batch_take(x, idx)
+    types = {'x': np.float32, 'idx': np.int32}
+    with pytest.raises(mx.MXNetError, match="batch_take is non-differentiable"):
+        y.simple_bind(mx.cpu(), x=(3, 4), idx=(3,), type_dict=types)
+    y.simple_bind(mx.cpu(), x=(3, 4), idx=(3,), type_dict=types, grad_req='null')
+    exe = mx.sym.stop_gradient(y).simple_bind(mx.cpu(), x=(3, 4), idx=(3,), type_dict=types)
+    exe.arg_dict['x'][:] = mx.nd.arange(12).reshape((3, 4))
+    exe.arg_dict['idx'][:] = mx.nd.array([0, 3, 7])     # 7 is clipped to 3
+    out = exe.forward(is_train=True)[0]
+    exe.backward([mx.nd.ones((3,))])
+    assert out.asnumpy().tolist() == [0., 7., 11.]
+    assert (exe.grad_dict['x'].asnumpy() == 0).all()
+
+
+def test_gen_atomic_symbol_recomposes_by_input_name():
+    fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3, name='fc')
+    atom = fc._gen_atomic_symbol()
+    assert atom.list_arguments() == ['data', 'weight', 'bias']
+    assert atom.list_attr() == fc.list_attr()
+    c = atom(data=mx.sym.var('z'))
+    assert c.infer_shape(z=(2, 4))[1] == [(2, 3)]
+    with pytest.raises(mx.MXNetError, match="variable"):
+        mx.sym.var('v')._gen_atomic_symbol()
+

@@ -148,3 +148,54 @@ def test_numpy_int_params_are_written_plainly():
     assert b.list_attr()['axes'] == '(1, 0)'
     out = b.eval(ctx=mx.cpu(), a=mx.nd.array([[1, 2, 3]]))[0]
     assert out.shape == (3, 1)
+
+
+def test_transpose_and_init_ops_infer_back_and_run_with_the_inferred_shape():
+    o1 = mx.sym.ones(shape=[2, 3])
+    o2 = mx.sym.ones(shape=[-1, -1])
+    b = o1 + mx.sym.transpose(o2)
+    assert b.infer_shape() == ([], [(2, 3)], [])
+    y = b.bind(mx.cpu(), args={}).forward()[0]
+    assert y.shape == (2, 3) and (y.asnumpy() == 2).all()
+    b = mx.sym.ones(shape=[2, -1]) + mx.sym.transpose(mx.sym.zeros(shape=[3, -1]))
+    assert b.bind(mx.cpu(), args={}).forward()[0].asnumpy().tolist() == [[1.] * 3] * 2
+
+
+def test_slice_keeps_unknown_dims_unknown():
+    v = mx.sym.var(name="data", shape=(0, 20))
+    out = mx.sym.slice(v, begin=(None, 3), end=(5, 10))
+    assert out.infer_shape_partial()[1] == [(0, 7)]
+    out = mx.sym.slice_axis(mx.sym.var("d", shape=(10, 0)), axis=0, begin=0, end=5)
+    assert out.infer_shape_partial()[1] == [(5, 0)]
+    with mx.np_shape():
+        v = mx.sym.var(name="data", shape=(-1, 20))
+        assert mx.sym.slice(v, begin=(2, 3), end=(None, 10)).infer_shape_partial()[1] \
+            == [(-1, 7)]
+
+
+def test_reshape_infers_its_input_back_from_its_output():
+    net = mx.sym.elemwise_add(mx.sym.var('data').reshape((0, -1)),
+                              mx.sym.ones(shape=(2, 75)))
+    arg, out, _ = net.infer_shape(data=(2, 0, 5, 5))
+    assert arg == [(2, 3, 5, 5)] and out == [(2, 75)]
+    # two unknown dims: nothing to say
+    arg, _, _ = net.infer_shape_partial(data=(0, 0, 5, 5))
+    assert arg == [(0, 0, 5, 5)]
+
+
+def test_reshape_legacy_target_shape():
+    net = mx.sym.load_json(mx.sym.Reshape(mx.sym.Variable("data"), target_shape=(2, 0)).tojson())
+    assert net.infer_shape(data=(2, 3, 5, 5))[1] == [(2, 75)]
+    x = mx.nd.arange(24).reshape((2, 3, 4))
+    y = mx.nd.Reshape(x, target_shape=(5, 0), keep_highest=True)
+    assert y.shape == (2, 12) and y.asnumpy().ravel().tolist() == list(range(24))
+    with pytest.raises(mx.MXNetError, match="target_shape"):
+        mx.nd.Reshape(x, target_shape=(5, 5))
+
+
+def test_bilinear_upsampling_names_and_infers_its_weight():
+    up = mx.sym.UpSampling(mx.sym.Variable('data'), mx.sym.Variable('w'),
+                           sample_type='bilinear', scale=2, num_filter=3, num_args=2, name='up')
+    assert up._outputs[0][0].input_names() == ['data', 'weight']
+    args, outs, _ = up.infer_shape_partial(data=(1, 3, 4, 4))
+    assert args == [(1, 3, 4, 4), (3, 1, 4, 4)] and outs == [(1, 3, 8, 8)]
