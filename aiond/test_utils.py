@@ -350,6 +350,8 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     check = range(len(xs))
     if grad_nodes is not None:
         keys = names if names is not None else list(range(len(xs)))
+        if isinstance(grad_nodes, dict):     # MXNet: {name: grad_req}; 'null' is not checked
+            grad_nodes = [g for g, req in grad_nodes.items() if req != "null"]
         check = [keys.index(g) for g in grad_nodes]
     rtol = 1e-2 if rtol is None else rtol
     atol = 1e-4 if atol is None else atol
