@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError
+from ..util import is_np_shape
 from . import _namespace as _ns
 from .symbol import DTYPE_MX_TO_NP, ArgumentError, _key, _mismatch
 
@@ -170,6 +171,9 @@ class Inference:
             return tuple(vals)
         if not partial:
             return (None, None, None)
+        if is_np_shape():       # NumPy shapes spell an unknown dim -1
+            return tuple([None if s is None else tuple(d if d else -1 for d in s) for s in g]
+                         for g in vals)
         return tuple([() if s is None else s for s in g] for g in vals)
 
     def type_result(self, partial):
@@ -226,7 +230,7 @@ def infer(sym, shapes, dtypes, need_dtypes=True, default_dtype=None):
         if s is None:
             s = _var_shape_attr(n)
         if s is not None:
-            S[k] = tuple(s)
+            S[k] = tuple(max(int(x), 0) for x in s)    # -1 (NumPy shapes): unknown
         d = dtypes.get(n.name)
         if d is None:
             d = _var_dtype_attr(n)
@@ -280,8 +284,25 @@ def _infer_node(n, S, D, need_dtypes):
         in_dtypes = [D.get(k) for k in keys]
     nout = n.num_outputs()
     out_keys = [(id(n), i) for i in range(nout)]
+    back = _ns.BACKWARD_SHAPES.get(op.name)
+    if back is not None and not all(_full(s) for s in in_shapes) \
+            and all(_full(S.get(k)) for k in out_keys):
+        # shapes flow backward: an op's inputs from its known outputs
+        for i, s in enumerate(back(n.params, [S[k] for k in out_keys], len(ins))):
+            if s is not None:
+                _set_input_shape(n, i, tuple(s), S, "from the output shape")
+        in_shapes = [S.get(k) for k in keys]
     if _done(out_keys, S, D, need_dtypes):
         return True
+    unknown = _ns.unknown_init_shape(op, n.params)
+    if unknown is not None:
+        # an init op given -1 (unknown) dims: the graph determines them
+        m = _merge(S.get(out_keys[0]), unknown)
+        if m is not None:
+            S[out_keys[0]] = m
+        if need_dtypes and out_keys[0] not in D:
+            D[out_keys[0]] = np.dtype(n.params.get("dtype") or np.float32)
+        return _done(out_keys, S, D, need_dtypes)
     dt_known = all(d is not None for d in in_dtypes)
     call_dtypes = in_dtypes if dt_known else [
         d if d is not None else np.dtype(np.float32) for d in in_dtypes]
@@ -338,6 +359,9 @@ def _partial_outputs(op, params, in_shapes, dtypes):
         if len(a) != len(b):
             return None
         out.append(tuple(int(x) if x == y else 0 for x, y in zip(a, b)))
+    if op.name in _ns.UNKNOWN_DIMS_STAY and out and len(out[0]) == len(in_shapes[0]):
+        # MXNet leaves an output dim unknown wherever the input dim is
+        out[0] = tuple(o if i else 0 for o, i in zip(out[0], in_shapes[0]))
     return out
 
 

@@ -41,8 +41,9 @@ class Plan:
     """A graph compiled for running: ops in graph order over value slots
     (arguments, then auxiliary states, then op outputs)."""
 
-    def __init__(self, sym):
+    def __init__(self, sym, init_shapes=None):
         order, args, auxs = sym._arg_aux_nodes()
+        init_shapes = init_shapes or {}
         self.arg_names = [n.name for n in args]
         self.aux_names = [n.name for n in auxs]
         slot = {}
@@ -67,6 +68,10 @@ class Plan:
             if "ctx" in params:
                 params = dict(params)
                 params["ctx"] = None
+            if n.name in init_shapes and _ns.unknown_init_shape(n.op, params) is not None:
+                # an init op given -1 dims runs with the shape the graph inferred
+                params = dict(params)
+                params["shape"] = init_shapes[n.name]
             st = _Step(n.op, params, ins, outs, n.name,
                        [n.output_name(i) for i in range(len(outs))])
             st.direct = None
@@ -120,6 +125,17 @@ class Plan:
                     invoke(copy, [a], {}, outs[i])
                     res[i] = outs[i]
         return res
+
+
+def _init_shapes(sym, inference):
+    """node name -> inferred shape of the init ops given -1 (unknown) dims."""
+    out = {}
+    for n in inference.order:
+        if n.op is not None and _ns.unknown_init_shape(n.op, n.params) is not None:
+            s = inference.shapes.get((id(n), 0))
+            if s is not None:
+                out[n.name] = s
+    return out
 
 
 def _monitor_input_names(st):
@@ -343,7 +359,7 @@ class Executor:
             d = inference.dtype_of(e)
             self.outputs.append(empty(s, ctx=ctx, dtype=d if d is not None else np.float32))
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
-        self._plan = Plan(self._symbol)
+        self._plan = Plan(self._symbol, _init_shapes(symbol, inference))
         # gradients: views of the arguments that need them, marked for autograd
         self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
                           if g is not None and r != "null"]
