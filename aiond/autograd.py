@@ -220,6 +220,13 @@ NDArray.detach = _detach
 NDArray.backward = _ndarray_backward
 
 
+def _ignores_ograd(h):
+    ag = h._ag
+    if not isinstance(ag, _Entry) or ag.node.op is None:
+        return False
+    return bool(getattr(ag.node.op.grad, "ignores_ograd", False))
+
+
 def _parse_heads(heads, head_grads):
     if isinstance(heads, NDArray):
         heads = [heads]
@@ -233,8 +240,9 @@ def _parse_heads(heads, head_grads):
         raise MXNetError("backward: %d heads but %d head_grads" % (len(heads), len(head_grads)))
     for i, (h, g) in enumerate(zip(heads, head_grads)):
         if g is not None and g.shape != h.shape:
-            if g.size == 0 and h.size == 0:
-                # no data either way (MXNet's executor copies nothing here)
+            if (g.size == 0 and h.size == 0) or _ignores_ograd(h):
+                # no data either way, or an op whose gradient never reads its
+                # output gradient: MXNet's executor neither copies nor checks it
                 head_grads[i] = h.zeros_like().astype(g.dtype, copy=False)
                 continue
             raise MXNetError("backward: head_grad of shape %s for a head of shape %s"
