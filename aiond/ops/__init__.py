@@ -5,6 +5,7 @@ from . import conv, linalg, nn, norm  # noqa: F401
 from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
-from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
+from . import attention, contrib_misc, correlation, ctc, deformable, image  # noqa: F401
+from . import linalg_decomp  # noqa: F401
 from . import proposal, quantize, roi, spatial  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -61,6 +61,7 @@ OPTIONAL_INPUTS = {
     "ctc_loss": _ctc,
     "_histogram": lambda p: ("bins",) if p.get("bin_cnt") is not None else (),
     "_contrib_BilinearResize2D": lambda p: () if p.get("mode") == "like" else ("like",),
+    "_contrib_DeformableConvolution": _no_bias,
 }
 
 
@@ -256,6 +257,22 @@ def _rnn(p, d):
 
 
 PARAM_SHAPES["RNN"] = _rnn
+
+
+def _deformable(p, d):
+    k = tuple(p["kernel"])
+    nf, g = p["num_filter"], p.get("num_group") or 1
+    s = tuple(p.get("stride") or (1,) * len(k))
+    dl = tuple(p.get("dilate") or (1,) * len(k))
+    pd = tuple(p.get("pad") or (0,) * len(k))
+    out = tuple((n + 2 * q - (e * (kk - 1) + 1)) // t + 1
+                for n, kk, t, e, q in zip(d[2:], k, s, dl, pd))
+    dg = p.get("num_deformable_group") or 1
+    return {"offset": (d[0], dg * 2 * math.prod(k)) + out, "weight": (nf, d[1] // g) + k,
+            "bias": (nf,)}
+
+
+PARAM_SHAPES["_contrib_DeformableConvolution"] = _deformable
 
 # inputs a rule fills only when unknown: the op itself accepts other shapes
 # (SoftmaxOutput takes probability labels shaped like data, regression
