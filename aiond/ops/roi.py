@@ -224,9 +224,106 @@ def _contrib_rroi_align(xp, data, rois, out, pooled_size, spatial_scale, samplin
         out[r] = v.sum(axis=(2, 4)) / count
 
 
+# ------------------------------------------------------------ PSROIPooling
+
+
+def _c_round(v):
+    return math.floor(abs(v) + 0.5) * (1 if v >= 0 else -1)     # C's round()
+
+
+def _psroi_bins(roi, attrs, H, W):
+    """[(ph, pw, hstart, hend, wstart, wend, channel offset gh*G+gw)] of one roi."""
+    sc, P = attrs["spatial_scale"], attrs["pooled_size"]
+    G = attrs["group_size"] or P
+    sw = _c_round(float(roi[1])) * sc
+    sh = _c_round(float(roi[2])) * sc
+    ew = (_c_round(float(roi[3])) + 1.0) * sc
+    eh = (_c_round(float(roi[4])) + 1.0) * sc
+    rw, rh = max(ew - sw, 0.1), max(eh - sh, 0.1)
+    bh, bw = rh / P, rw / P
+    bins = []
+    for ph in range(P):
+        for pw in range(P):
+            hs = min(max(int(math.floor(ph * bh + sh)), 0), H)
+            he = min(max(int(math.ceil((ph + 1) * bh + sh)), 0), H)
+            ws = min(max(int(math.floor(pw * bw + sw)), 0), W)
+            we = min(max(int(math.ceil((pw + 1) * bw + sw)), 0), W)
+            gw = min(max(int(math.floor(pw * G / P)), 0), G - 1)
+            gh = min(max(int(math.floor(ph * G / P)), 0), G - 1)
+            bins.append((ph, pw, hs, he, ws, we, gh * G + gw))
+    return bins, G
+
+
+def _psroi_rule(attrs, shapes, dtypes):
+    d, r = tuple(shapes[0]), tuple(shapes[1])
+    P, od = attrs["pooled_size"], attrs["output_dim"]
+    G = attrs["group_size"] or P
+    if len(d) != 4 or d[1] != od * G * G:
+        raise ShapeError("data must be (N, output_dim * group_size^2 = %d, H, W), got %s"
+                         % (od * G * G, fmt(d)))
+    if len(r) != 2 or r[1] != 5:
+        raise ShapeError("rois should be a 2D tensor of shape [batch, 5], got %s" % fmt(r))
+    return ((r[0], od, P, P),), (dtypes[0],)
+
+
+_PSROI = [Param("spatial_scale", p_float, None, "Ratio of input feature map height (or w) to "
+                "raw image height (or w). Equals the reciprocal of total stride in "
+                "convolutional layers"),
+          Param("output_dim", p_int, None, "fix output dim"),
+          Param("pooled_size", p_int, None, "fix pooled size"),
+          Param("group_size", p_int, 0, "fix group size")]
+
+
+@register("_contrib_PSROIPooling", inputs=("data", "rois"), params=_PSROI, infer=_psroi_rule,
+          inline=False)
+def _contrib_psroi_pooling(xp, data, rois, out, spatial_scale, output_dim, pooled_size,
+                           group_size=0):
+    """PSROIPooling(data, rois, spatial_scale, output_dim, pooled_size,
+    group_size=0): position-sensitive RoI average pooling (R-FCN)."""
+    attrs = dict(spatial_scale=spatial_scale, pooled_size=pooled_size, group_size=group_size)
+    H, W = data.shape[2:]
+    r_np = np.asarray(rois.get() if hasattr(rois, "get") else rois, dtype=np.float64)
+    out[...] = 0
+    for r in range(r_np.shape[0]):
+        b = int(r_np[r, 0])
+        bins, G = _psroi_bins(r_np[r], attrs, H, W)
+        ch = xp.arange(output_dim) * G * G
+        for ph, pw, hs, he, ws, we, c0 in bins:
+            if he <= hs or we <= ws:
+                continue
+            v = data[b, ch + c0, hs:he, ws:we].astype(np.float64)
+            out[r, :, ph, pw] = v.sum(axis=(1, 2)) / ((he - hs) * (we - ws))
+
+
+@register("_backward_PSROIPooling", inputs=("ograd", "data", "rois"), params=_PSROI,
+          infer=lambda a, s, d: ((tuple(s[1]),), (d[1],)), inline=False)
+def _backward_psroi_pooling(xp, ograd, data, rois, out, spatial_scale, output_dim,
+                            pooled_size, group_size=0):
+    """The gradient of PSROIPooling w.r.t. data."""
+    attrs = dict(spatial_scale=spatial_scale, pooled_size=pooled_size, group_size=group_size)
+    H, W = data.shape[2:]
+    acc = xp.zeros(data.shape, dtype=np.float64)
+    r_np = np.asarray(rois.get() if hasattr(rois, "get") else rois, dtype=np.float64)
+    for r in range(r_np.shape[0]):
+        b = int(r_np[r, 0])
+        bins, G = _psroi_bins(r_np[r], attrs, H, W)
+        ch = xp.arange(output_dim) * G * G
+        for ph, pw, hs, he, ws, we, c0 in bins:
+            if he <= hs or we <= ws:
+                continue
+            g = ograd[r, :, ph, pw].astype(np.float64) / ((he - hs) * (we - ws))
+            acc[b, ch + c0, hs:he, ws:we] += g[:, None, None]
+    out[...] = acc
+
+
+def _psroi_grad(F, attrs, ins, outs, og):
+    return [F._internal._backward_PSROIPooling(og[0], ins[0], ins[1], **attrs),
+            F.zeros_like(ins[1])]
+
+
 def _roi_grad(F, attrs, ins, outs, og):
     return [F._internal._backward_ROIAlign(og[0], ins[0], ins[1], **attrs),
             F.zeros_like(ins[1])]
 
 
-set_grads({"_contrib_ROIAlign": _roi_grad})
+set_grads({"_contrib_ROIAlign": _roi_grad, "_contrib_PSROIPooling": _psroi_grad})

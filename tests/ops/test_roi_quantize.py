@@ -69,3 +69,23 @@ def test_quantize_dequantize():
     assert qu.dtype == np.uint8 and qu.asnumpy().tolist() == [[35, 151], [154, 219]]
     np.testing.assert_allclose(mx.nd.contrib.dequantize(qu, lo, hi).asnumpy(), a.asnumpy(),
                                atol=1 / 255.)
+
+
+def test_psroi_pooling_bins_and_gradient():
+    data = np.random.rand(1, 2 * 2 * 2, 6, 6)
+    rois = np.array([[0, 16.0, 16.0, 80.0, 64.0]])      # x1, y1, x2, y2 at scale 1/16
+    out = mx.nd.contrib.PSROIPooling(mx.nd.array(data, dtype="float64"),
+                                     mx.nd.array(rois, dtype="float64"), spatial_scale=0.0625,
+                                     output_dim=2, pooled_size=2).asnumpy()
+    # roi on the map: w from 1.0 to 5.0625, h from 1.0 to 4.0625; bins of 2.03 x 1.53
+    hb = [(1, 3), (2, 5)]
+    wb = [(1, 4), (3, 6)]
+    for c in range(2):
+        for ph in range(2):
+            for pw in range(2):
+                (h0, h1), (w0, w1) = hb[ph], wb[pw]
+                ch = (c * 2 + ph) * 2 + pw
+                np.testing.assert_allclose(out[0, c, ph, pw], data[0, ch, h0:h1, w0:w1].mean())
+    sym = mx.sym.contrib.PSROIPooling(mx.sym.Variable("d"), mx.sym.Variable("r"),
+                                      spatial_scale=0.0625, output_dim=2, pooled_size=2)
+    check_numeric_gradient(sym, [data, rois], grad_nodes=["d"], rtol=1e-2, atol=1e-3)
