@@ -196,7 +196,13 @@ def _attach_grad(self, grad_req="write", stype=None):
     from .ndarray import zeros
     if grad_req not in _GRAD_REQS:
         raise MXNetError("attach_grad: grad_req must be one of %s, got %r" % (_GRAD_REQS, grad_req))
-    g = zeros(self.shape, ctx=self.context, dtype=self.dtype)
+    if self.size == 0:
+        # MXNet's attach_grad uses zeros_like: zero-size arrays work outside
+        # NumPy-shape semantics too (mx.nd.zeros refuses their shape there)
+        with pause():
+            g = self.zeros_like()
+    else:
+        g = zeros(self.shape, ctx=self.context, dtype=self.dtype)
     self._ag = _Leaf(g, grad_req)
 
 

@@ -900,3 +900,13 @@ def test_tile_zero_reps_needs_np_shape():
         nd.tile(nd.ones((2, 2)), (1, 0))
     with pytest.raises(MXNetError):
         nd.tile(nd.ones((2, 2)), (1, -3))
+
+
+def test_attach_grad_on_zero_size_array_outside_np_shape():
+    # MXNet's attach_grad uses zeros_like, which accepts zero-size arrays
+    x = nd.array(np.zeros((0, 3)))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    y.backward()
+    assert x.grad.shape == (0, 3)
