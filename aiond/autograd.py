@@ -227,7 +227,12 @@ NDArray.backward = _ndarray_backward
 
 
 def _ignores_ograd(h):
+    """Whether no gradient rule reads ``h``'s head gradient: the op that made
+    it is marked ``ignores_ograd`` (copies, as an executor makes into its
+    output buffers, are looked through)."""
     ag = h._ag
+    while isinstance(ag, _Entry) and ag.node.op is not None and ag.node.op.name == "_copy":
+        ag = ag.node.edges[0]
     if not isinstance(ag, _Entry) or ag.node.op is None:
         return False
     return bool(getattr(ag.node.op.grad, "ignores_ograd", False))

@@ -56,3 +56,23 @@ def test_multi_proposal_equals_per_image_proposal_and_has_zero_grads():
     # its gradient never reads the head gradient: any shape is accepted, as in MXNet
     out.backward(mx.nd.ones((20, 5)))
     assert np.all(x.grad.asnumpy() == 0)
+
+
+def test_executor_backward_accepts_unread_head_gradients():
+    # index_array's gradient is zero and never reads its head gradient: MXNet's
+    # executor accepts (and ignores) a head gradient of another shape
+    sym = mx.sym.contrib.index_array(mx.sym.Variable("data"), axes=(1,))
+    gd = mx.nd.ones((2, 3))
+    exe = sym.bind(mx.cpu(), {"data": mx.nd.ones((2, 3))}, args_grad={"data": gd})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((5,))])
+    assert np.all(gd.asnumpy() == 0)
+    cls, bbox, info = _inputs(1)
+    s = mx.sym.contrib.Proposal(mx.sym.Variable("c"), mx.sym.Variable("b"),
+                                mx.sym.Variable("i"), **KW)
+    g = mx.nd.ones(cls.shape)
+    exe = s.bind(mx.cpu(), {"c": mx.nd.array(cls), "b": mx.nd.array(bbox),
+                            "i": mx.nd.array(info)}, args_grad={"c": g})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((7, 5))])
+    assert np.all(g.asnumpy() == 0)
