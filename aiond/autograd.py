@@ -12,6 +12,7 @@ Recording and training state are per thread, as in MXNet.
 """
 from __future__ import annotations
 
+import math
 import threading
 
 from .base import MXNetError
@@ -202,7 +203,13 @@ def _attach_grad(self, grad_req="write", stype=None):
     from .ndarray import zeros
     if grad_req not in _GRAD_REQS:
         raise MXNetError("attach_grad: grad_req must be one of %s, got %r" % (_GRAD_REQS, grad_req))
-    g = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=stype or self.stype)
+    if math.prod(self.shape) == 0:
+        # MXNet's attach_grad uses zeros_like: zero-size arrays work outside
+        # NumPy-shape semantics too (mx.nd.zeros refuses their shape there)
+        with pause():
+            g = self.zeros_like()
+    else:
+        g = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=stype or self.stype)
     self._ag = _Leaf(g, grad_req)
 
 
@@ -240,6 +247,18 @@ NDArray.detach = _detach
 NDArray.backward = _ndarray_backward
 
 
+def _ignores_ograd(h):
+    """Whether no gradient rule reads ``h``'s head gradient: the op that made
+    it is marked ``ignores_ograd`` (copies, as an executor makes into its
+    output buffers, are looked through)."""
+    ag = h._ag
+    while isinstance(ag, _Entry) and ag.node.op is not None and ag.node.op.name == "_copy":
+        ag = ag.node.edges[0]
+    if not isinstance(ag, _Entry) or ag.node.op is None:
+        return False
+    return bool(getattr(ag.node.op.grad, "ignores_ograd", False))
+
+
 def _parse_heads(heads, head_grads):
     if isinstance(heads, NDArray):
         heads = [heads]
@@ -253,8 +272,9 @@ def _parse_heads(heads, head_grads):
         raise MXNetError("backward: %d heads but %d head_grads" % (len(heads), len(head_grads)))
     for i, (h, g) in enumerate(zip(heads, head_grads)):
         if g is not None and g.shape != h.shape:
-            if g.size == 0 and h.size == 0:
-                # no data either way (MXNet's executor copies nothing here)
+            if (g.size == 0 and h.size == 0) or _ignores_ograd(h):
+                # no data either way, or an op whose gradient never reads its
+                # output gradient: MXNet's executor neither copies nor checks it
                 head_grads[i] = h.zeros_like().astype(g.dtype, copy=False)
                 continue
             raise MXNetError("backward: head_grad of shape %s for a head of shape %s"

@@ -165,3 +165,11 @@ def test_symbolic_checks_asnumpy_dtype_and_ndarray_locations():
     out = tu.check_symbolic_forward(mx.sym.take(data, idx), loc, [np.array([[3., 4.], [1., 2.]])],
                                     dtype="asnumpy")
     assert out[0].dtype == np.float16
+
+
+def test_numeric_gradient_grad_nodes_dict_skips_null():
+    # MXNet: grad_nodes={name: grad_req}; a 'null' input is not compared
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    sym = x * mx.sym.BlockGrad(y)
+    tu.check_numeric_gradient(sym, [np.ones((2,)), np.full((2,), 3.0)],
+                              grad_nodes={"x": "write", "y": "null"}, numeric_eps=1e-3)

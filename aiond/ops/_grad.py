@@ -5,7 +5,7 @@ ops and, recorded again, give higher-order gradients. ``None`` means "no
 gradient flows to this input"."""
 from __future__ import annotations
 
-__all__ = ["unbroadcast", "set_grads", "zeros_grad", "takes_need"]
+__all__ = ["unbroadcast", "set_grads", "zeros_grad", "takes_need", "ignores_ograd"]
 
 
 def unbroadcast(F, g, shape):
@@ -25,6 +25,14 @@ def takes_need(rule):
     """Mark a rule that accepts ``need=[bool per input]`` and skips the
     gradients nobody needs (a matmul for the data of a first layer)."""
     rule.takes_need = True
+    return rule
+
+
+def ignores_ograd(rule):
+    """Mark a rule that never reads the output gradients (MXNet's ops whose
+    backward does not depend on them, e.g. region proposals): a head gradient
+    of any shape is then accepted and unused, as MXNet's executor does."""
+    rule.ignores_ograd = True
     return rule
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._common import _axis, _n_inputs, _p_opt_int, _p_opt_shape, _prod
-from ._grad import set_grads
+from ._grad import ignores_ograd, set_grads
 from ._rules import fmt, reduce_axes, unary
 from .elemwise import _make_unary
 from .nn import _errstate, _softmax_core, _softmax_params, _softmax_rule
@@ -439,6 +439,7 @@ def _contrib_index_array(xp, data, out, axes=None):
         out[..., k] = xp.arange(data.shape[a], dtype=np.int64).reshape(shp)
 
 
+@ignores_ograd
 def _zero_grads(F, attrs, ins, outs, og):
     return [F.zeros_like(x) for x in ins]
 

@@ -61,6 +61,7 @@ OPTIONAL_INPUTS = {
     "ctc_loss": _ctc,
     "_histogram": lambda p: ("bins",) if p.get("bin_cnt") is not None else (),
     "_contrib_BilinearResize2D": lambda p: () if p.get("mode") == "like" else ("like",),
+    "_contrib_DeformableConvolution": _no_bias,
 }
 
 
@@ -87,6 +88,44 @@ def input_names(op, params, n_inputs=None):
 # ops without FListInputNames in MXNet 1.9.1: its monitor callbacks name their
 # inputs "input0", "input1", ... (the executor's monitor_all=True)
 NO_INPUT_NAMES = frozenset(("Activation", "SoftmaxActivation"))
+
+
+# ------------------------------------------------ shape inference extras
+
+
+def _transpose_back(params, outs, n_in):
+    o = outs[0]
+    axes = params.get("axes") or ()
+    if not axes:
+        return [tuple(reversed(o))]
+    inv = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inv[a % len(axes)] = i
+    return [tuple(o[inv[j]] for j in range(len(o)))]
+
+
+# op name -> (params, output shapes, number of inputs) -> input shapes (None:
+# unknown): shapes that flow from an op's outputs back to its inputs
+BACKWARD_SHAPES = {
+    "transpose": _transpose_back,
+}
+
+# ops whose output dim is unknown wherever the input's dim is (MXNet's
+# slice shape functions skip unknown dims)
+UNKNOWN_DIMS_STAY = frozenset(("slice", "slice_axis"))
+
+_INIT_OPS = frozenset(("_zeros", "_ones", "_full", "_empty"))
+
+
+def unknown_init_shape(op, params):
+    """An init op's shape with 0 for its -1 (unknown) dims, or None when its
+    shape is fully given."""
+    if op.name not in _INIT_OPS:
+        return None
+    shape = params.get("shape")
+    if not shape or all(d >= 0 for d in shape):
+        return None
+    return tuple(0 if d < 0 else d for d in shape)
 
 
 # ------------------------------------------------ attributes set on compose
@@ -243,6 +282,22 @@ def _upsampling(p, d):
 
 
 PARAM_SHAPES["UpSampling"] = _upsampling
+
+
+def _deformable(p, d):
+    k = tuple(p["kernel"])
+    nf, g = p["num_filter"], p.get("num_group") or 1
+    s = tuple(p.get("stride") or (1,) * len(k))
+    dl = tuple(p.get("dilate") or (1,) * len(k))
+    pd = tuple(p.get("pad") or (0,) * len(k))
+    out = tuple((n + 2 * q - (e * (kk - 1) + 1)) // t + 1
+                for n, kk, t, e, q in zip(d[2:], k, s, dl, pd))
+    dg = p.get("num_deformable_group") or 1
+    return {"offset": (d[0], dg * 2 * math.prod(k)) + out, "weight": (nf, d[1] // g) + k,
+            "bias": (nf,)}
+
+
+PARAM_SHAPES["_contrib_DeformableConvolution"] = _deformable
 
 # inputs a rule fills only when unknown: the op itself accepts other shapes
 # (SoftmaxOutput takes probability labels shaped like data, regression

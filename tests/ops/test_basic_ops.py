@@ -932,3 +932,13 @@ def test_op_without_parameters_ignores_keyword_attributes():
     assert nd.broadcast_maximum(a, b, axis=1).asnumpy().tolist() == [[0.0], [2.0]]
     with pytest.raises(MXNetError, match="unexpected argument"):
         nd.sum(b, axes=1)
+
+
+def test_attach_grad_on_zero_size_array_outside_np_shape():
+    # MXNet's attach_grad uses zeros_like, which accepts zero-size arrays
+    x = nd.array(np.zeros((0, 3)))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    y.backward()
+    assert x.grad.shape == (0, 3)
