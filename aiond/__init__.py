@@ -37,7 +37,10 @@ _LAZY = {
     "initializer": ("aiond.initializer", None), "lr_scheduler": ("aiond.lr_scheduler", None),
     "gluon": ("aiond.gluon", None), "model": ("aiond.model", None),
     "module": ("aiond.module", None), "mod": ("aiond.module", None),
+    "operator": ("aiond.operator", None),
     "viz": ("aiond.visualization", None), "visualization": ("aiond.visualization", None),
+    "numpy": ("aiond.numpy", None), "np": ("aiond.numpy", None),
+    "numpy_extension": ("aiond.numpy_extension", None), "npx": ("aiond.numpy_extension", None),
 }
 
 

@@ -196,7 +196,7 @@ def _attach_grad(self, grad_req="write", stype=None):
     from .ndarray import zeros
     if grad_req not in _GRAD_REQS:
         raise MXNetError("attach_grad: grad_req must be one of %s, got %r" % (_GRAD_REQS, grad_req))
-    g = zeros(self.shape, ctx=self.context, dtype=self.dtype)
+    g = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=stype or self.stype)
     self._ag = _Leaf(g, grad_req)
 
 

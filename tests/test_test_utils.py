@@ -11,7 +11,7 @@ def test_assert_almost_equal_passes_and_fails_with_location():
     with pytest.raises(AssertionError, match=r"Location of maximum error: \(2,\)"):
         tu.assert_almost_equal(a, np.array([1.0, 2.0, 3.5], dtype=np.float32))
     assert tu.almost_equal(a, a) and not tu.almost_equal(a, a + 1)
-    assert tu.same(mx.nd.array(a), a)
+    assert tu.same(mx.nd.array(a).asnumpy(), a)
 
 
 @pytest.mark.parametrize("fn,wshape", [
@@ -49,7 +49,7 @@ def test_helpers():
     assert len(tu.rand_shape_nd(4)) == 4 and all(d >= 1 for d in tu.rand_shape_3d())
     assert tu.rand_ndarray((2, 3)).shape == (2, 3)
     assert tu.default_context() == mx.cpu()
-    assert tu.list_gpus() == []
+    assert list(tu.list_gpus()) == list(range(mx.num_gpus()))
     tu.assert_exception(lambda: 1 / 0, ZeroDivisionError)
     with pytest.raises(AssertionError):
         tu.assert_exception(lambda: 1, ZeroDivisionError)
@@ -75,3 +75,74 @@ def test_check_numeric_gradient_on_non_contiguous_input_catches_wrong_gradient()
     finally:
         op.grad = good
     tu.check_numeric_gradient(lambda a: mx.nd.exp(a), [x])
+
+
+def test_verify_generator_accepts_right_and_rejects_wrong_distribution():
+    ss = pytest.importorskip("scipy.stats")
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda x: ss.norm.ppf(x, 0, 1), 5)
+    assert len(buckets) == 5 and abs(sum(probs) - 1) < 1e-9
+    tu.verify_generator(lambda n: np.random.normal(0, 1, size=n), buckets, probs,
+                        nsamples=20000, nrepeat=3)
+    with pytest.raises(AssertionError, match="Generator test fails"):
+        tu.verify_generator(lambda n: np.random.normal(0.5, 1, size=n), buckets, probs,
+                            nsamples=20000, nrepeat=3)
+    assert tu.mean_check(lambda n: np.random.normal(0, 1, size=n), 0, 1, nsamples=20000)
+
+
+def test_compare_optimizer_detects_a_different_update():
+    tu.compare_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9),
+                         mx.optimizer.SGD(learning_rate=0.1, momentum=0.9), (3, 4), np.float32)
+    with pytest.raises(AssertionError):
+        tu.compare_optimizer(mx.optimizer.SGD(learning_rate=0.1),
+                             mx.optimizer.SGD(learning_rate=0.2), (3, 4), np.float32)
+
+
+def test_check_consistency_across_contexts_and_dtypes():
+    sym = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
+    ctx_list = [{"ctx": mx.cpu(0), "data": (2, 4), "type_dict": {"data": np.float64}},
+                {"ctx": mx.cpu(1), "data": (2, 4), "type_dict": {"data": np.float32}}]
+    gt = tu.check_consistency(sym, ctx_list)
+    assert set(gt) >= {"fc_output", "data", "fc_weight", "fc_bias"}
+
+
+def test_retry_and_discard_stderr_and_simple_forward():
+    calls = []
+
+    @tu.retry(3)
+    def flaky():
+        calls.append(1)
+        assert len(calls) == 2
+
+    flaky()
+    assert len(calls) == 2
+    with tu.discard_stderr():
+        import sys
+        sys.stderr.write("hidden\n")
+    x = np.random.rand(2, 3).astype(np.float32)
+    out = tu.simple_forward(mx.sym.exp(mx.sym.var("a")), a=x)
+    np.testing.assert_allclose(out, np.exp(x), rtol=1e-5)
+
+
+def test_check_numeric_gradient_on_a_symbol_catches_a_wrong_gradient():
+    from aiond.ops import registry
+    op = registry.get("exp")
+    good = op.grad
+    op.grad = lambda F, attrs, ins, outs, og: [og[0] * 0]
+    try:
+        with pytest.raises(AssertionError, match="NUMERICAL_a"):
+            tu.check_numeric_gradient(mx.sym.exp(mx.sym.var("a")), [np.random.rand(3, 2)])
+    finally:
+        op.grad = good
+    tu.check_numeric_gradient(mx.sym.exp(mx.sym.var("a")), [np.random.rand(3, 2)])
+
+
+def test_discard_stderr_silences_stderr(capfd):
+    import os
+    import sys
+    from aiond.test_utils import discard_stderr
+    with discard_stderr():
+        os.write(sys.stderr.fileno(), b"hidden\n")
+        print("hidden too", file=sys.stderr)
+    os.write(sys.stderr.fileno(), b"shown\n")
+    err = capfd.readouterr().err
+    assert "hidden" not in err and "shown" in err

@@ -126,9 +126,6 @@ class Parameter(object):
             "one of 'default', 'row_sparse', or 'csr', but got '%s'" % (name, grad_stype)
         assert stype in valid_stypes, "stype for Parameter '%s' must be " \
             "one of 'default', 'row_sparse', or 'csr', but got '%s'" % (name, stype)
-        if stype != "default":
-            raise MXNetError("Parameter '%s': stype=%r is not supported; aiond has dense "
-                             "arrays only" % (name, stype))
         # sparse gradients are computed dense in aiond (same values)
         self._grad_stype = grad_stype
         self._stype = stype
@@ -193,6 +190,12 @@ class Parameter(object):
         return self._grad_stype
 
     def _set_trainer(self, trainer):
+        # the trainer of a sparse parameter cannot be replaced
+        if self._stype != "default" and self._trainer and trainer and self._trainer is not trainer:
+            raise RuntimeError(
+                "Failed to set the trainer for Parameter '%s' because it was already set. "
+                "More than one trainers for a %s Parameter is not supported."
+                % (self.name, self._stype))
         self._trainer = trainer
 
     # ------------------------------------------------------------ access
@@ -226,6 +229,18 @@ class Parameter(object):
             "because the later does not include Parameters of "
             "nested child Blocks" % (self.name))
 
+    def _get_row_sparse(self, arr_list, ctx, row_id):
+        """The row_sparse data on ``ctx`` (or all), holding rows ``row_id``
+        pulled from the trainer's store."""
+        if not isinstance(row_id, NDArray):
+            raise TypeError("row_id must have NDArray type, but %s is given" % (type(row_id)))
+        if not self._trainer:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no "
+                               "Trainer is created with it." % self.name)
+        results = self._check_and_get(arr_list, ctx)
+        self._trainer._row_sparse_pull(self, results, row_id)
+        return results
+
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current"):
         """(Re)initialize by loading from ``data``."""
         if cast_dtype:
@@ -251,6 +266,8 @@ class Parameter(object):
                     "dtype incompatible expected %s vs saved %s. " \
                     "Set cast_dtype=True to cast the dtype of saved params." % (
                         self.name, str(self.dtype), str(data.dtype))
+        if self._stype != data.stype:
+            data = data.tostype(self._stype)
         if isinstance(ctx, Context):
             ctx = [ctx]
         if self._data is None:
@@ -281,7 +298,8 @@ class Parameter(object):
             "in_channels, etc for `Block`s." % (self.name, str(self.shape))
         with autograd.pause():
             if data is None:
-                data = ndarray.zeros(shape=self.shape, dtype=self.dtype, ctx=context.cpu())
+                data = ndarray.zeros(shape=self.shape, dtype=self.dtype, ctx=context.cpu(),
+                                     stype=self._stype)
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {"__init__": init}), data)
             self._init_impl(data, ctx)
@@ -304,13 +322,19 @@ class Parameter(object):
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [ndarray.zeros(shape=i.shape, dtype=i.dtype, ctx=i.context)
-                      for i in self._data]
+        self._grad = [ndarray.zeros(shape=i.shape, dtype=i.dtype, ctx=i.context,
+                                    stype=self._grad_stype) for i in self._data]
         _mark(self._check_and_get(self._data, list), self._grad, self.grad_req)
 
     def _reduce(self):
         """The value averaged over the contexts, on the CPU."""
         ctx = context.cpu()
+        if self._stype != "default":
+            # every row of a row_sparse parameter, from the trainer's store
+            all_row_ids = ndarray.arange(0, self.shape[0], dtype="int64", ctx=ctx)
+            data = ndarray.zeros(self.shape, stype="row_sparse", ctx=ctx)
+            self._trainer._row_sparse_pull(self, data, all_row_ids, full_idx=True)
+            return data
         block = self.list_data()
         with autograd.pause():
             if len(block) > 1:
@@ -385,20 +409,38 @@ class Parameter(object):
                     arr[:] = data
 
     def row_sparse_data(self, row_id):
-        raise MXNetError("Parameter '%s': row_sparse_data() needs a row_sparse parameter, "
-                         "which aiond does not support; use data()" % self.name)
+        """The copy of a row_sparse parameter on ``row_id``'s context, holding
+        (only) the rows ``row_id``, pulled from the trainer's store."""
+        if self._stype != "row_sparse":
+            raise RuntimeError("Cannot return a copy of Parameter %s via row_sparse_data() "
+                               "because its storage type is %s. Please use data() instead."
+                               % (self.name, self._stype))
+        return self._get_row_sparse(self._data, row_id.context, row_id)
 
     def list_row_sparse_data(self, row_id):
-        raise MXNetError("Parameter '%s': list_row_sparse_data() needs a row_sparse parameter, "
-                         "which aiond does not support; use list_data()" % self.name)
+        """The copies of a row_sparse parameter on all contexts, holding the
+        rows ``row_id``."""
+        if self._stype != "row_sparse":
+            raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via "
+                               "list_row_sparse_data() because its storage type is %s. Please "
+                               "use data() instead." % (self.name, self._stype))
+        return self._get_row_sparse(self._data, list, row_id)
 
     def data(self, ctx=None):
         """The copy of this parameter on ``ctx`` (default: the only one, or
-        the one on the current context)."""
+        the one on the current context); sparse parameters use row_sparse_data()."""
+        if self._stype != "default":
+            raise RuntimeError("Cannot return a copy of Parameter '%s' on ctx %s via data() "
+                               "because its storage type is %s. Please use row_sparse_data() "
+                               "instead." % (self.name, str(ctx), self._stype))
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
         """The copies on all contexts, in initialization order."""
+        if self._stype != "default":
+            raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via "
+                               "list_data() because its storage type is %s. Please use "
+                               "row_sparse_data() instead." % (self.name, self._stype))
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx=None):

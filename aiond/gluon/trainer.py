@@ -10,10 +10,28 @@ import numpy as np
 
 from .. import optimizer as opt
 from ..kvstore import create as _kv_create
+from ..kvstore import KVStore
 from ..kvstore.base import KVStoreBase
 from .parameter import Parameter, ParameterDict, _clear_fresh, _fresh_grad
 
 __all__ = ["Trainer"]
+
+
+def _create_sparse_kvstore(kvstore):
+    """MXNet's ``model._create_sparse_kvstore``: a store for row_sparse weights
+    (always updated on the store)."""
+    if isinstance(kvstore, KVStore):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        kv = _kv_create(kvstore)
+    else:
+        raise TypeError("Cannot create '%s' KVStore with row_sparse parameters. "
+                        "The type must be KVStore or str." % kvstore)
+    assert kv.is_capable(KVStoreBase.OPTIMIZER), \
+        "KVStore with sparse weight requires optimizer support. " \
+        "However, type(kv) does not support optimizer. " \
+        "Please consider other kvstore backends (e.g. dist_device) instead."
+    return (kv, True)
 
 
 def _create_kvstore(kvstore, num_device, arg_params):
@@ -72,6 +90,10 @@ class Trainer(object):
             self._param2idx[param.name] = i
             self._params.append(param)
             param._set_trainer(self)
+            if param._stype != "default":
+                self._contains_sparse_weight = True
+            if param._grad_stype != "default":
+                self._contains_sparse_grad = True
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
         optimizer_params = optimizer_params if optimizer_params else {}
@@ -119,7 +141,10 @@ class Trainer(object):
                 else:
                     param_arrays = param._check_and_get(param._data, list)
                     idx = self._param2idx[param.name]
-                    self._kvstore.broadcast(idx, param_arrays[0], param_arrays)
+                    if param._stype != "default":
+                        self._kvstore.init(idx, param_arrays[0])
+                    else:
+                        self._kvstore.broadcast(idx, param_arrays[0], param_arrays)
         self._params_to_init = params_to_init
 
     def _reset_kvstore(self):
@@ -133,22 +158,46 @@ class Trainer(object):
 
     def _init_kvstore(self):
         config = self._kvstore_params
-        arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
-        kvstore, update_on_kvstore = _create_kvstore(config["kvstore"], len(self._contexts),
-                                                     arg_arrays)
-        self._distributed = "dist" in kvstore.type if kvstore else False
-        if self._distributed and "async" in kvstore.type:
-            update_on_kvstore = True
+        if self._contains_sparse_weight:
+            # sparse weights live in the store and are updated there:
+            # row_sparse_pull(weight), forward, backward, push_and_update(grad)
+            kvstore, update_on_kvstore = _create_sparse_kvstore(config["kvstore"])
+            self._distributed = "dist" in kvstore.type
             if config["update_on_kvstore"] is False:
-                raise ValueError("Please set update_on_kvstore=True "
-                                 "when training in async mode.")
-        if config["update_on_kvstore"] is not None:
-            update_on_kvstore = config["update_on_kvstore"]
-        if update_on_kvstore and kvstore is not None and not kvstore.is_capable("optimizer"):
-            if config["update_on_kvstore"]:
-                raise ValueError("Please set update_on_kvstore=False "
-                                 "when training with {}".format(type(kvstore)))
-            update_on_kvstore = False
+                raise ValueError("Cannot set update_on_kvstore=False when sparse weights "
+                                 "are present.")
+        elif self._contains_sparse_grad:
+            # dense weights, sparse gradients: push and pull the gradients, update
+            # the weights outside the store (update_on_kvstore=True is allowed)
+            arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
+            kvstore, _ = _create_kvstore(config["kvstore"], len(self._contexts), arg_arrays)
+            self._distributed = "dist" in kvstore.type if kvstore else False
+            update_on_kvstore = self._distributed
+            if config["update_on_kvstore"] is not None:
+                if config["update_on_kvstore"] is False and self._distributed:
+                    raise ValueError("Cannot set update_on_kvstore=False on dist kvstore "
+                                     "when sparse gradients are present.")
+                update_on_kvstore = config["update_on_kvstore"]
+            if kvstore is not None and not isinstance(kvstore, KVStore):
+                raise ValueError("Cannot use {} for multi-device training with sparse gradients"
+                                 .format(type(kvstore)))
+        else:
+            arg_arrays = {param.name: param.data(self._contexts[0]) for param in self._params}
+            kvstore, update_on_kvstore = _create_kvstore(config["kvstore"], len(self._contexts),
+                                                         arg_arrays)
+            self._distributed = "dist" in kvstore.type if kvstore else False
+            if self._distributed and "async" in kvstore.type:
+                update_on_kvstore = True
+                if config["update_on_kvstore"] is False:
+                    raise ValueError("Please set update_on_kvstore=True "
+                                     "when training in async mode.")
+            if config["update_on_kvstore"] is not None:
+                update_on_kvstore = config["update_on_kvstore"]
+            if update_on_kvstore and kvstore is not None and not kvstore.is_capable("optimizer"):
+                if config["update_on_kvstore"]:
+                    raise ValueError("Please set update_on_kvstore=False "
+                                     "when training with {}".format(type(kvstore)))
+                update_on_kvstore = False
         if kvstore:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
@@ -180,6 +229,20 @@ class Trainer(object):
             raise UserWarning("Optimizer has to be defined before its learning "
                               "rate is mutated.")
         self._optimizer.set_learning_rate(lr)
+
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """Pull rows ``row_id`` of a row_sparse parameter from the store into
+        ``out`` (``full_idx``: every row, by a plain pull)."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
+        idx = self._param2idx[parameter.name]
+        if full_idx and "dist" not in self._kvstore.type:
+            assert row_id.size == out.shape[0]
+            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
 
     def _check_and_rescale_grad(self, scale):
         if self._update_on_kvstore and self._distributed and self._kv_initialized:
@@ -224,7 +287,15 @@ class Trainer(object):
         for i, param in enumerate(self._params):
             if param.grad_req != "null":
                 grad_list = param.list_grad()
-                if self._update_on_kvstore:
+                if grad_list[0].stype != "default":
+                    # sparse gradients: push and pull separately
+                    self._kvstore.push(i, grad_list, priority=-i)
+                    if param._stype == "default":
+                        pull_list = param.list_data() if self._update_on_kvstore \
+                            else param.list_grad()
+                        self._kvstore.pull(i, pull_list, priority=-i,
+                                           ignore_sparse=self._distributed)
+                elif self._update_on_kvstore:
                     self._kvstore.pushpull(i, grad_list, out=param.list_data(), priority=-i)
                 else:
                     self._kvstore.pushpull(i, grad_list, priority=-i)

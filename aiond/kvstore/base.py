@@ -63,6 +63,62 @@ class KVStoreBase:
         return klass
 
 
+@KVStoreBase.register
+class TestStore(KVStoreBase):
+    """A key-value store for testing (MXNet registers it as 'teststore'):
+    pushpull sums the values on the first value's context; no optimizer."""
+
+    def broadcast(self, key, value, out, priority=0):
+        out = out if isinstance(out, list) else [out]
+        for o in out:
+            o[:] = value
+
+    def pushpull(self, key, value, out=None, priority=0):
+        from ..ndarray import NDArray
+        ctx = value[0].context
+        if isinstance(value, NDArray):
+            if out is not None:
+                out = out if isinstance(out, list) else [out]
+                for o in out:
+                    o[:] = value
+        else:
+            reduced_value = sum([val.as_in_context(ctx) for val in value])
+            if out is None:
+                for v in value:
+                    v[:] = reduced_value
+            else:
+                out = out if isinstance(out, list) else [out]
+                for o in out:
+                    o[:] = reduced_value
+
+    @staticmethod
+    def is_capable(capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return False
+        raise ValueError('Unknown capability: {}'.format(capability))
+
+    @property
+    def type(self):
+        return 'teststore'
+
+    @property
+    def rank(self):
+        return 0
+
+    @property
+    def num_workers(self):
+        return 1
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+
 _BUILTIN = ("local", "device", "local_allreduce_cpu", "local_allreduce_device")
 _DIST = ("dist_sync", "dist_device_sync", "dist_async", "dist_sync_device", "nccl", "horovod")
 

@@ -85,8 +85,11 @@ class KVStore(KVStoreBase):
             merged = self._merge(vals, stored)
             if self._updater is not None:
                 self._updater(k, merged, stored)
-            else:
-                merged.copyto(stored) if merged is not stored else None
+            elif merged.stype != stored.stype:
+                # MXNet stores the merged value in its own storage type
+                self._store[k] = merged.copyto(self._ctx)
+            elif merged is not stored:
+                merged.copyto(stored)
 
     def _merge(self, vals, stored):
         for v in vals:
@@ -101,12 +104,16 @@ class KVStore(KVStoreBase):
         return acc
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
-        """Copy the stored value(s) into ``out`` (an array or a list per device)."""
+        """Copy the stored value(s) into ``out`` (an array or a list per device);
+        sparse outs are skipped unless ``ignore_sparse=False`` (use
+        ``row_sparse_pull`` for row_sparse values)."""
         if out is None:
             raise MXNetError("pull: out= is required")
         for k, outs in self._pairs(key, out, "pull"):
             stored = self._stored(k, "pull")
             for o in outs:
+                if o.stype != "default" and ignore_sparse:
+                    continue
                 if o.shape != stored.shape:
                     raise MXNetError("pull: out of shape %s for key %r stored with shape %s"
                                      % (o.shape, k, stored.shape))
@@ -123,7 +130,39 @@ class KVStore(KVStoreBase):
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        raise MXNetError("row_sparse_pull: aiond has no sparse arrays; use pull()")
+        """Pull the rows ``row_ids`` of row_sparse value(s) into row_sparse
+        ``out``: one row_ids array per out, or one for all of a key's outs."""
+        if out is None:
+            raise MXNetError("row_sparse_pull: out= is required")
+        if row_ids is None:
+            raise MXNetError("row_sparse_pull: row_ids= is required")
+        if isinstance(row_ids, NDArray):
+            row_ids = [row_ids]
+        if not isinstance(row_ids, list):
+            raise MXNetError("row_ids should be NDArray or list of NDArray")
+        single = len(row_ids) == 1 and isinstance(out, list)
+        first_out = [out[0]] if single else out
+        pairs = self._pairs(key, first_out, "row_sparse_pull")
+        id_pairs = self._pairs(key, row_ids, "row_sparse_pull")
+        from ..ndarray.sparse import retain
+        for (k, outs), (_, rids) in zip(pairs, id_pairs):
+            if len(rids) != len(outs):
+                raise MXNetError("row_sparse_pull: the number of row_ids (%d) doesn't match "
+                                 "the number of values (%d)" % (len(rids), len(outs)))
+            stored = self._stored(k, "row_sparse_pull")
+            for o, rid in zip(outs, rids):
+                if o.stype != "row_sparse":
+                    raise MXNetError("row_sparse_pull: expected row_sparse storage type for "
+                                     "the output of key %r, got %s" % (k, o.stype))
+                if stored.stype != "row_sparse":
+                    raise MXNetError("row_sparse_pull expects a row_sparse value for key %r, "
+                                     "which is stored as %s" % (k, stored.stype))
+                if rid.stype != "default":
+                    raise MXNetError("row_sparse_pull: row_ids must have default storage")
+                retain(stored, rid.as_in_context(stored.context)).copyto(o)
+        if single:
+            for o in out[1:]:
+                out[0].copyto(o)
 
     def set_gradient_compression(self, compression_params):
         raise MXNetError("gradient compression is only meaningful for distributed stores")

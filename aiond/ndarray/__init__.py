@@ -19,3 +19,5 @@ from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
+from .sparse import cast_storage  # noqa: E402,F401  (storage-aware: dense in, sparse out)

@@ -131,14 +131,20 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     """Push ``op`` on NDArray ``inputs``; returns the output handle (a list
     for multi-output ops). ``out`` (an NDArray or list) receives the result
     in place; ``ctx`` places ops without inputs."""
+    if op.invoke_hook is not None:
+        return op.invoke_hook(op, inputs, attrs, out, ctx)
     n_in = len(inputs)
     if n_in == 1:
         x0 = inputs[0]
+        if x0._sparse:
+            return _sparse(op, inputs, attrs, out, ctx)
         ctx = x0._st.ctx
         shapes = (x0._shape,)
         dtypes = (x0._dtype,)
     elif n_in == 2:
         x0, x1 = inputs
+        if x0._sparse or x1._sparse:
+            return _sparse(op, inputs, attrs, out, ctx)
         ctx = x0._st.ctx
         if x1._st.ctx is not ctx:
             raise _ctx_error(op, inputs)
@@ -146,6 +152,9 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         dtypes = (x0._dtype, x1._dtype)
     elif n_in:
         ctx = inputs[0]._st.ctx
+        for x in inputs:
+            if x._sparse:
+                return _sparse(op, inputs, attrs, out, ctx)
         for x in inputs:
             if x._st.ctx is not ctx:
                 raise _ctx_error(op, inputs)
@@ -157,6 +166,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         elif not isinstance(ctx, Context):
             ctx = Context(ctx)
         shapes = dtypes = ()
+    if out is not None and _sparse_out(out):
+        return _sparse(op, inputs, attrs, out, ctx)
     try:
         oshapes, odtypes = op.infer(attrs, shapes, dtypes)
     except OpError as e:
@@ -209,7 +220,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
                 split = call.split_rows
         _push(call, reads, (st.var,), op.name, nbytes, inline, False, split)
         return y
-    if (out is not None and n_in and out is inputs[0] and len(oshapes) == 1 and out._off is None
+    if (out is not None and 0 < n_in <= 2 and out is inputs[0] and len(oshapes) == 1
+            and out._off is None
             and oshapes[0] == out._shape and odtypes[0] == out._dtype and not op.needs_rng):
         # in place on a whole array (``a += 1``, ``a += b``): write its var, read the rest
         v = out._st.var
@@ -228,6 +240,17 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
               call.split if (op.elemwise and work >= SPLIT_MIN) else None)
         return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
+
+
+def _sparse_out(out):
+    if isinstance(out, (list, tuple)):
+        return any(o._sparse for o in out)
+    return out._sparse
+
+
+def _sparse(op, inputs, attrs, out, ctx):
+    from ._sparse_invoke import sparse_invoke
+    return sparse_invoke(op, inputs, attrs, out, ctx)
 
 
 def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):

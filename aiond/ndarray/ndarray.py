@@ -48,6 +48,7 @@ class NDArray:
     """
     __slots__ = ("_st", "_shape", "_dtype", "_off", "_ag", "__weakref__")
     __array_priority__ = 1000.0
+    _sparse = False     # True for CSRNDArray / RowSparseNDArray (ndarray/sparse.py)
 
     def __init__(self, handle=None, writable=True):
         # MXNet code never builds an NDArray directly; pickling passes None
@@ -182,6 +183,19 @@ class NDArray:
     def detach(self):
         h = _view(self, self._shape, self._off)
         return h
+
+    def as_np_ndarray(self):
+        """The same buffer as an ``mx.np.ndarray`` (NumPy semantics; no copy)."""
+        from ..numpy.multiarray import _np_view, ndarray  # the layer built on this one
+        return _np_view(self, ndarray)
+
+    def as_nd_ndarray(self):
+        return self
+
+    def tostype(self, stype):
+        """This array in storage type ``stype`` ('default', 'row_sparse', 'csr')."""
+        from .sparse import cast_storage
+        return cast_storage(self, stype=stype)
 
     # ----------------------------------------------------------- shaping
     def reshape(self, *shape, **kwargs):
@@ -393,7 +407,8 @@ _EMPTY = {}
 
 
 def _view(base, shape, off):
-    h = NDArray.__new__(NDArray)
+    cls = base.__class__
+    h = cls.__new__(cls)
     h._st = base._st
     h._shape = tuple(shape)
     h._dtype = base._dtype
@@ -500,8 +515,11 @@ def _ctx_arg(ctx):
     raise TypeError("ctx must be a Context, got %r" % (ctx,))
 
 
-def empty(shape, ctx=None, dtype=None):
-    """An uninitialised array."""
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """An uninitialised array (``stype`` 'row_sparse'/'csr': an all-zero sparse one)."""
+    if stype is not None and stype != "default":
+        from .sparse import empty as _sparse_empty
+        return _sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
     ctx = _ctx_arg(ctx)
     if ctx.device_typeid == 2:
         from ._invoke import _no_gpu
@@ -509,8 +527,11 @@ def empty(shape, ctx=None, dtype=None):
     return new_array(_shape_arg(shape), to_dtype(dtype or "float32"), ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
-    """An array of zeros (float32 unless ``dtype``)."""
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An array of zeros (float32 unless ``dtype``; storage type ``stype``)."""
+    if stype is not None and stype != "default":
+        from .sparse import zeros as _sparse_zeros
+        return _sparse_zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
     return invoke(_cached("_zeros"), [], {"shape": _shape_arg(shape),
                                           "dtype": to_dtype(dtype or "float32")},
                   kwargs.get("out"), _ctx_arg(ctx))
@@ -557,7 +578,12 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
 
 def array(source_array, ctx=None, dtype=None):
     """An NDArray holding a copy of ``source_array`` (float32 unless
-    ``dtype``, or the dtype of an NDArray source), as MXNet's ``nd.array``."""
+    ``dtype``, or the dtype of an NDArray source), as MXNet's ``nd.array``.
+    A sparse NDArray or a scipy csr_matrix gives a sparse array."""
+    if (source_array.__class__.__module__ or "").startswith("scipy.sparse") or \
+            (isinstance(source_array, NDArray) and source_array._sparse):
+        from .sparse import array as _sparse_array
+        return _sparse_array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dt = source_array._dtype if dtype is None else to_dtype(dtype)
         out = new_array(source_array._shape, dt, _ctx_arg(ctx))

@@ -5,5 +5,8 @@ from . import conv, linalg, nn, norm  # noqa: F401
 from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
 from . import indexing, shape, sorting, special  # noqa: F401
 from . import rnn  # noqa: F401
+from . import np_ops  # noqa: F401  (mx.np semantics)
+from . import custom  # noqa: F401  (mx.operator's Custom)
+from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
 from . import ctc, sync_norm  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -289,6 +289,14 @@ for _name, _body in (
 _make_unary("_copy", _copy, "_copy(data): a copy of data.", aliases=("identity",),
             float_math=False)
 
+
+@register("_identity_with_attr_like_rhs", inputs=("lhs", "rhs"), infer=elemwise_same)
+def _identity_with_attr_like_rhs(xp, lhs, rhs, out):
+    """_identity_with_attr_like_rhs(lhs, rhs): lhs, with its shape and dtype
+    constrained to be rhs's (an internal op: lets shape inference run from
+    rhs back to lhs)."""
+    xp.copyto(out, lhs)
+
 # ------------------------------------------------------------ gradient table
 # One row per op: grad(F, attrs, inputs, outputs, out_grads) -> input grads.
 import math as _math  # noqa: E402
@@ -394,6 +402,8 @@ _rows.update({
     "sigmoid": _un(lambda F, x, y, g: g * y * (1 - y)),
     "softsign": _un(lambda F, x, y, g: g / F.square(1 + F.abs(x))),
     "_copy": _un(lambda F, x, y, g: g),
+    "_identity_with_attr_like_rhs": lambda F, at, ins, outs, og: [og[0],
+                                                                 F.zeros_like(ins[1])],
 })
 for _k in ("sign", "floor", "ceil", "round", "rint", "fix", "trunc"):
     _rows[_k] = zeros_grad

@@ -172,6 +172,10 @@ class Op:
         self.rows = None
         self.optional = frozenset()  # trailing inputs callers may leave out (see optional())
 
+    # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
+    # (Custom: user Python code, set by aiond.operator); None for kernel ops
+    invoke_hook = None
+
     def __repr__(self):
         return "<Op %s>" % self.name
 

@@ -105,7 +105,9 @@ class AdaGrad(Optimizer):
         self._update_count(index)
         lr = self._get_lr(index)
         wd = self._get_wd(index)
-        _update('_adagrad_update', [weight, grad, state], weight, lr=lr, wd=wd,
+        # a row_sparse gradient: MXNet's sparse adagrad_update (its rows only; wd must be 0)
+        opname = '_sparse_adagrad_update' if grad.stype == 'row_sparse' else '_adagrad_update'
+        _update(opname, [weight, grad, state], weight, lr=lr, wd=wd,
                 epsilon=self.float_stable_eps, rescale_grad=self.rescale_grad,
                 clip_gradient=_clip_arg(self.clip_gradient))
 

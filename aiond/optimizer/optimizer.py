@@ -334,9 +334,26 @@ class SGD(Optimizer):
             kwargs['momentum'] = self.momentum
         _clip_kw(kwargs, self.clip_gradient)
         # MXNet runs dense SGD through multi_(mp_)sgd(_mom)_update: one fused op
-        # per weight here, with that kernel's arithmetic
+        # per weight here, with that kernel's arithmetic; sparse weights or
+        # gradients go through (mp_)sgd(_mom)_update (lazy_update applies)
+        aggregate = all(w.stype == 'default' and g.stype == 'default'
+                        for w, g in zip(weights, grads))
         for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
-            if not multi_precision:
+            if not aggregate:
+                if not multi_precision:
+                    if state is not None:
+                        _update('sgd_mom_update', [weight, grad, state], weight,
+                                lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
+                    else:
+                        _update('sgd_update', [weight, grad], weight,
+                                lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
+                elif state[0] is not None:
+                    _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
+                            lr=lr, wd=wd, **kwargs)
+                else:
+                    _update('mp_sgd_update', [weight, grad, state[1]], weight,
+                            lr=lr, wd=wd, **kwargs)
+            elif not multi_precision:
                 if self.momentum > 0:
                     _update('sgd_mom_update', [weight, grad, state], weight,
                             lr=lr, wd=wd, **kwargs)

@@ -26,8 +26,10 @@ _internal = _types.ModuleType("aiond.symbol._internal")
 linalg = _types.ModuleType("aiond.symbol.linalg")
 contrib = _types.ModuleType("aiond.symbol.contrib")
 random = _types.ModuleType("aiond.symbol.random")
+sparse = _types.ModuleType("aiond.symbol.sparse")
 _namespace.populate(globals(), _internal.__dict__,
-                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__})
+                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__,
+                     "_sparse_": sparse.__dict__})
 
 
 def _fill_random():
@@ -41,7 +43,19 @@ def _fill_random():
 
 
 _fill_random()
-for _m in (_internal, linalg, contrib, random):
+
+
+def _fill_sparse():
+    # mx.sym.sparse: the _sparse_* ops without their prefix, and (as MXNet's
+    # _sparse_ aliases give) the storage-aware public ops
+    from ..ops import registry as _reg
+    for name, op in _reg.ops().items():
+        if not name.startswith("_"):
+            sparse.__dict__.setdefault(name, _namespace.make_function(op, name))
+
+
+_fill_sparse()
+for _m in (_internal, linalg, contrib, random, sparse):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet
 _sys.modules.setdefault("aiond.executor", executor)

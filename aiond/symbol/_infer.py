@@ -2,8 +2,16 @@
 InferShape/InferType passes): ``Symbol.infer_shape``/``infer_type`` (and
 their ``_partial`` forms) and ``infer``, which the executor uses to bind.
 
-Shapes follow MXNet 1.x: 0 marks an unknown dim, ``()`` (partial results)
-an unknown shape.
+What a shape means follows ``mx.util.is_np_shape()``: off (MXNet 1.x), 0
+marks an unknown dim and ``()`` an unknown shape; on, -1 marks an unknown
+dim, 0 is a zero-size dim and None an unknown shape. Inside, shapes always
+use the NumPy-shape encoding (``_partial``); the user's shapes and the
+variables' ``__shape__`` attributes are converted on the way in and the
+results on the way out, as MXNet's C API does.
+
+Like nnvm's pass, inference sweeps the graph forward and backward until
+nothing more is learnt: ops fill outputs from inputs and, where MXNet's
+shape functions do (``_partial``), inputs from outputs.
 """
 from __future__ import annotations
 
@@ -13,7 +21,10 @@ import warnings
 import numpy as np
 
 from ..base import MXNetError
+from .. import util as _util
 from . import _namespace as _ns
+from . import _partial
+from ._partial import known as _full, merge as _pmerge
 from .symbol import DTYPE_MX_TO_NP, ArgumentError, _key, _mismatch
 
 __all__ = ["Inference", "infer"]
@@ -32,8 +43,9 @@ def infer_shape(sym, args, kwargs):
         raise
     if res[1] is None:
         arg_shapes, _, _ = shape_impl(sym, True, args, kwargs)
+        np_shape = _util.is_np_shape()
         unknowns = ["%s: %s" % (n, s) for n, s in zip(sym.list_arguments(), arg_shapes)
-                    if not s or 0 in s][:10]
+                    if not _full(from_user(s, np_shape))][:10]
         # stacklevel 3: the warning names the caller of Symbol.infer_shape
         warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
                       "unknown dimensions). Consider providing them as input:\n\t"
@@ -42,9 +54,34 @@ def infer_shape(sym, args, kwargs):
 
 
 def shape_impl(sym, partial, args, kwargs):
-    shapes = _known(sym, "shape", args, kwargs)
+    np_shape = _util.is_np_shape()
+    shapes = {k: from_user(v, np_shape) for k, v in _known(sym, "shape", args, kwargs).items()}
     res = infer(sym, shapes, {}, need_dtypes=False)
-    return res.shape_result(partial)
+    return res.shape_result(partial, np_shape)
+
+
+def from_user(shape, np_shape=None):
+    """A user's shape in the internal encoding (None: unknown): without
+    NumPy-shape semantics 0 marks an unknown dim and ``()`` an unknown shape."""
+    if np_shape is None:
+        np_shape = _util.is_np_shape()
+    if shape is None:
+        return None
+    shape = tuple(int(d) for d in shape)
+    if np_shape:
+        return shape
+    if not shape:
+        return None
+    return tuple(d if d > 0 else -1 for d in shape)
+
+
+def to_user(shape, np_shape):
+    """An internal shape as the user's mode writes it."""
+    if np_shape:
+        return shape
+    if shape is None:
+        return ()
+    return tuple(d if d >= 0 else 0 for d in shape)
 
 
 def infer_type(sym, args, kwargs):
@@ -83,6 +120,8 @@ def _known(sym, what, args, kwargs):
         for i, (n, v) in enumerate(zip(names, args)):
             if v is not None:
                 known[n] = conv(v, "argument %d" % i)
+                if known[n] is None:
+                    del known[n]
     else:
         inputs = sym.list_inputs()
         bad = [k for k in kwargs if k not in inputs]
@@ -91,6 +130,8 @@ def _known(sym, what, args, kwargs):
         for k, v in kwargs.items():
             if v is not None:
                 known[k] = conv(v, "'%s'" % k)
+                if known[k] is None:
+                    del known[k]
     return known
 
 def _print_args(what, args, kwargs):
@@ -103,6 +144,8 @@ def _print_args(what, args, kwargs):
 
 
 def _as_shape(v, what):
+    if v is None and _util.is_np_shape():
+        return None
     if isinstance(v, (list, tuple)):
         try:
             return tuple(int(d) for d in v)
@@ -121,26 +164,9 @@ def _as_dtype(v, what):
 # ------------------------------------------------------------------ the pass
 
 
-def _full(s):
-    """A completely known shape (MXNet 1.x: 0 marks an unknown dim)."""
-    return s is not None and 0 not in s
-
-
-def _merge(old, new):
-    """Unify two shapes where 0 is unknown; None when they conflict."""
-    if old is None:
-        return tuple(new)
-    if len(old) != len(new):
-        return None
-    out = []
-    for a, b in zip(old, new):
-        if a and b and a != b:
-            return None
-        out.append(a or b)
-    return tuple(out)
-
-
 def _shape_str(s):
+    if s is None:
+        return "None"
     return "(" + ", ".join(str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
 
 
@@ -163,14 +189,14 @@ class Inference:
         return ([(n, 0) for n in self.args], [(e[0], e[1]) for e in self.sym._outputs],
                 [(n, 0) for n in self.auxs])
 
-    def shape_result(self, partial):
+    def shape_result(self, partial, np_shape=False):
         groups = self._entries()
         vals = [[self.shapes.get((id(n), i)) for n, i in g] for g in groups]
         if all(_full(s) for g in vals for s in g):
             return tuple(vals)
         if not partial:
             return (None, None, None)
-        return tuple([() if s is None else s for s in g] for g in vals)
+        return tuple([to_user(s, np_shape) for s in g] for g in vals)
 
     def type_result(self, partial):
         groups = self._entries()
@@ -186,13 +212,15 @@ class Inference:
                 if not _full(self.shapes.get((id(n), 0)))]
 
 
-def _var_shape_attr(node):
+def _var_shape_attr(node, np_shape):
     s = node.attrs.get("__shape__")
     if s is None:
         return None
     try:
         v = ast.literal_eval(s)
-        return tuple(int(d) for d in (v if isinstance(v, (list, tuple)) else (v,)))
+        if v is None:
+            return None
+        return from_user(v if isinstance(v, (list, tuple)) else (v,), np_shape)
     except (ValueError, SyntaxError, TypeError):
         return None
 
@@ -208,23 +236,27 @@ def _var_dtype_attr(node):
 
 
 def infer(sym, shapes, dtypes, need_dtypes=True, default_dtype=None):
-    """Forward shape/dtype inference over ``sym``.
+    """Shape/dtype inference over ``sym``.
 
-    ``shapes``/``dtypes`` map input names to what is known; variables also
-    use their ``__shape__``/``__dtype__`` attributes. Each op runs its
-    registry rule once its inputs are known; parameters a layer determines
-    (a FullyConnected weight, a BatchNorm gamma, an elementwise partner)
-    are filled from the tables in ``_namespace``. Inconsistencies raise
-    MXNetError naming the node and both shapes."""
+    ``shapes``/``dtypes`` map input names to what is known (shapes in the
+    internal encoding: -1 an unknown dim); variables also use their
+    ``__shape__``/``__dtype__`` attributes. Forward and backward sweeps
+    alternate until nothing more is learnt, as in nnvm: each op runs its
+    registry rule once its inputs are known, its partial rule (``_partial``)
+    before that and from its outputs back to its inputs; parameters a layer
+    determines (a FullyConnected weight, a BatchNorm gamma) are filled from
+    the tables in ``_namespace``. Inconsistencies raise MXNetError naming
+    the node and both shapes."""
     inf = Inference(sym)
     S, D = inf.shapes, inf.dtypes
+    np_shape = _util.is_np_shape()
     for n in inf.order:
         if n.op is not None:
             continue
         k = (id(n), 0)
         s = shapes.get(n.name)
         if s is None:
-            s = _var_shape_attr(n)
+            s = _var_shape_attr(n, np_shape)
         if s is not None:
             S[k] = tuple(s)
         d = dtypes.get(n.name)
@@ -234,54 +266,73 @@ def infer(sym, shapes, dtypes, need_dtypes=True, default_dtype=None):
             d = default_dtype
         if d is not None:
             D[k] = np.dtype(d)
-    pending = [n for n in inf.order if n.op is not None]
-    while pending:
-        before = _progress(S, D)
-        rest = []
-        for n in pending:
-            if not _infer_node(n, S, D, need_dtypes):
-                rest.append(n)
-        pending = rest
-        if _progress(S, D) == before:
+    ops = [n for n in inf.order if n.op is not None]
+    done = set()
+    before = None
+    while len(done) < len(ops):
+        for sweep in (ops, ops[::-1]):      # forward, then backward
+            for n in sweep:
+                if id(n) not in done and _infer_node(n, S, D, need_dtypes):
+                    done.add(id(n))
+        now = _progress(S, D)
+        if now == before:
             break
+        before = now
     return inf
 
 
 def _progress(S, D):
-    return len(S) + len(D) + sum(1 for s in S.values() if _full(s))
+    return (len(S) + len(D)
+            + sum(sum(1 for d in s if d >= 0) for s in S.values() if s is not None))
 
 
-def _set_input_shape(node, i, shape, S, rule):
-    e = node.inputs[i]
-    k = _key(e)
-    old = S.get(k)
-    merged = _merge(old, shape)
-    if merged is None:
-        names = node.input_names()
-        raise MXNetError("Error in operator %s: Shape inconsistent for input %s (%s), "
-                         "Provided = %s, inferred shape = %s (%s)"
-                         % (node.name, names[i] if i < len(names) else i,
-                            e[0].output_name(e[1]), _shape_str(old), _shape_str(shape), rule))
-    S[k] = merged
+def _assign(node, what, i, key, shape, S, rule):
+    """Merge ``shape`` into entry ``key``; a conflict raises MXNet's error."""
+    if shape is None:
+        return
+    old = S.get(key)
+    merged = _pmerge(old, shape)
+    if merged is False:
+        if what == "input":
+            names = node.input_names()
+            e = node.inputs[i]
+            which = "input %s (%s)" % (names[i] if i < len(names) else i,
+                                       e[0].output_name(e[1]))
+        else:
+            which = "output %s" % node.output_name(i)
+        raise MXNetError("Error in operator %s: Shape inconsistent for %s, Provided = %s, "
+                         "inferred shape = %s (%s)"
+                         % (node.name, which, _shape_str(old), _shape_str(shape), rule))
+    if merged != old:
+        S[key] = merged
 
 
 def _infer_node(n, S, D, need_dtypes):
-    """Try to infer node ``n``; True once all its outputs are known."""
+    """One inference step for node ``n``; True once all its entries are known."""
     op = n.op
-    ins = n.inputs
-    keys = [_key(e) for e in ins]
+    keys = [_key(e) for e in n.inputs]
+    nout = n.num_outputs()
+    out_keys = [(id(n), i) for i in range(nout)]
     in_shapes = [S.get(k) for k in keys]
     if not all(_full(s) for s in in_shapes):
         _fill_inputs(n, in_shapes, S)
-        in_shapes = [S.get(k) for k in keys]
+    rule = _partial.rule_for(op)
+    if rule is not None:
+        ins = [S.get(k) for k in keys]
+        outs = [S.get(k) for k in out_keys]
+        try:
+            new_ins, new_outs = rule(n.params, ins, outs)
+        except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError):
+            new_ins, new_outs = ins, outs   # the registry rule reports bad inputs
+        for i, (k, s) in enumerate(zip(keys, new_ins)):
+            _assign(n, "input", i, k, s, S, "from %s's shape rule" % op.name)
+        for i, (k, s) in enumerate(zip(out_keys, new_outs)):
+            _assign(n, "output", i, k, s, S, "from %s's shape rule" % op.name)
+    in_shapes = [S.get(k) for k in keys]
     in_dtypes = [D.get(k) for k in keys]
     if not all(d is not None for d in in_dtypes):
         _fill_dtypes(n, in_dtypes, D)
         in_dtypes = [D.get(k) for k in keys]
-    nout = n.num_outputs()
-    out_keys = [(id(n), i) for i in range(nout)]
-    if _done(out_keys, S, D, need_dtypes):
-        return True
     dt_known = all(d is not None for d in in_dtypes)
     if dt_known:
         call_dtypes = in_dtypes
@@ -290,14 +341,7 @@ def _infer_node(n, S, D, need_dtypes):
         # known ones, so a float64 weight with a not-yet-typed input is no clash
         fill = next((d for d in in_dtypes if d is not None), np.dtype(np.float32))
         call_dtypes = [d if d is not None else fill for d in in_dtypes]
-    if all(s is not None for s in in_shapes) and not all(_full(s) for s in in_shapes):
-        # partly known shapes: what the rule gives for any value of the unknown dims
-        part = _partial_outputs(op, n.params, in_shapes, call_dtypes)
-        for k, s in zip(out_keys, part or ()):
-            m = _merge(S.get(k), s)
-            if m is not None:
-                S[k] = m
-    elif all(_full(s) for s in in_shapes):
+    if all(_full(s) for s in in_shapes):
         try:
             oshapes, odtypes = op.infer(n.params, tuple(in_shapes), tuple(call_dtypes))
         except MXNetError as e:
@@ -307,43 +351,44 @@ def _infer_node(n, S, D, need_dtypes):
             raise MXNetError("Error in operator %s (%s): %s: %s%s"
                              % (n.name, op.name, type(e).__name__, e, _inputs_str(n, S))) \
                 from None
-        for k, s in zip(out_keys, oshapes):
-            S[k] = tuple(int(d) for d in s)
+        for i, (k, s) in enumerate(zip(out_keys, oshapes)):
+            _assign(n, "output", i, k, tuple(int(d) for d in s), S,
+                    "from its inputs %s" % ", ".join(_shape_str(x) for x in in_shapes))
         if dt_known:
             for k, d in zip(out_keys, odtypes):
                 D[k] = np.dtype(d)
-    if need_dtypes and not all(k in D for k in out_keys) and dt_known:
-        try:
-            d = _ns.fallback_out_dtype(op, n.params, in_dtypes)
-        except MXNetError as e:
-            raise MXNetError("Error in operator %s: %s" % (n.name, e)) from None
+    elif rule is None and all(s is not None for s in in_shapes):
+        # partly known shapes: what the rule gives for any value of the unknown dims
+        part = _partial.partial_forward(op, n.params, in_shapes, call_dtypes)
+        for k, s in zip(out_keys, part or ()):
+            m = _pmerge(S.get(k), s)
+            if m is not False and m != S.get(k):
+                S[k] = m
+    if need_dtypes and not all(k in D for k in out_keys):
+        d = None
+        if dt_known:
+            try:
+                d = _ns.fallback_out_dtype(op, n.params, in_dtypes)
+            except MXNetError as e:
+                raise MXNetError("Error in operator %s: %s" % (n.name, e)) from None
+        elif op.name != "Embedding" and "dtype" in op.pindex \
+                and n.params.get("dtype") is not None:
+            d = np.dtype(n.params["dtype"])   # Cast & co: the output dtype is the parameter
         if d is not None:
             for k in out_keys:
                 D.setdefault(k, d)
-    return _done(out_keys, S, D, need_dtypes)
+    if need_dtypes and not dt_known and _partial.same_dtype(op):
+        # ElemwiseType: an elementwise op's inputs have its output's dtype
+        d = D.get(out_keys[0])
+        if d is not None:
+            for k in keys:
+                D.setdefault(k, d)
+    return _done(keys, out_keys, S, D, need_dtypes)
 
 
-def _done(out_keys, S, D, need_dtypes):
-    return all(_full(S.get(k)) for k in out_keys) and (
-        not need_dtypes or all(k in D for k in out_keys))
-
-
-def _partial_outputs(op, params, in_shapes, dtypes):
-    """Output shapes with 0 where they depend on the inputs' unknown (0) dims:
-    the rule runs twice with different stand-ins for those dims."""
-    runs = []
-    for fill in (7, 11):
-        shapes = tuple(tuple(d if d else fill for d in s) for s in in_shapes)
-        try:
-            runs.append(op.infer(params, shapes, tuple(dtypes))[0])
-        except Exception:  # noqa: BLE001 - the stand-ins may not fit the op: no information
-            return None
-    out = []
-    for a, b in zip(*runs):
-        if len(a) != len(b):
-            return None
-        out.append(tuple(int(x) if x == y else 0 for x, y in zip(a, b)))
-    return out
+def _done(in_keys, out_keys, S, D, need_dtypes):
+    return all(_full(S.get(k)) for k in list(in_keys) + out_keys) and (
+        not need_dtypes or all(k in D for k in list(in_keys) + out_keys))
 
 
 def _inputs_str(n, S):
@@ -359,13 +404,24 @@ def _inputs_str(n, S):
 
 def _fill_inputs(n, in_shapes, S):
     op = n.op
+    fill = getattr(op, "fill_inputs", None)
+    if fill is not None:        # Custom: what the prop's infer_shape says of its inputs
+        try:
+            derived = fill(n.params, in_shapes)
+        except Exception:  # noqa: BLE001 - not enough known yet; the op's rule reports errors
+            derived = None
+        for i, shape in enumerate(derived or ()):
+            if i < len(n.inputs) and shape is not None:
+                _assign(n, "input", i, _key(n.inputs[i]), tuple(shape), S,
+                        "from infer_shape of %s" % n.name)
+        return
     rule = _ns.PARAM_SHAPES.get(op.name)
-    if rule is not None and in_shapes and in_shapes[0]:
-        # data's shape may be partial (0 = unknown dim): what it determines is used
+    if rule is not None and in_shapes and in_shapes[0] is not None and in_shapes[0]:
+        # data's shape may be partial (-1 = unknown dim): what it determines is used
         names = n.input_names()
         try:
-            derived = rule(n.params, in_shapes[0])
-        except (IndexError, ValueError, TypeError, ZeroDivisionError):
+            derived = _partial.derive_partial(rule, n.params, in_shapes[0])
+        except (IndexError, ValueError, TypeError, ZeroDivisionError, KeyError):
             derived = {}
         for i, nm in enumerate(names):
             if i == 0 or nm not in derived:
@@ -375,23 +431,8 @@ def _fill_inputs(n, in_shapes, S):
                 continue
             if (op.name, nm) in _ns.SOFT_INPUTS and S.get(_key(n.inputs[i])) is not None:
                 continue
-            _set_input_shape(n, i, tuple(shape), S, "from %s %s" % (names[0],
-                                                                   _shape_str(in_shapes[0])))
-        return
-    if _ns.is_same_shape(op) and len(in_shapes) > 1:
-        # every input has one shape: unify what is known of it (0 = unknown dim)
-        known = None
-        for s in in_shapes:
-            if s is not None:
-                m = _merge(known, s)
-                if m is None:
-                    return          # inconsistent: the op's rule reports it
-                known = m
-        if known is None:
-            return
-        for i, s in enumerate(in_shapes):
-            if s != known:
-                S[_key(n.inputs[i])] = known
+            _assign(n, "input", i, _key(n.inputs[i]), tuple(shape), S,
+                    "from %s %s" % (names[0], _shape_str(in_shapes[0])))
 
 
 def _fill_dtypes(n, in_dtypes, D):

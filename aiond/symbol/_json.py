@@ -10,8 +10,10 @@ upgrade passes (src/nnvm/legacy_json_util.cc). Nothing is executed.
 """
 from __future__ import annotations
 
+import ast
 import json
 
+from .. import util as _util
 from ..base import MXNetError
 from ..ops import registry as _reg
 from . import _namespace as _ns
@@ -117,6 +119,10 @@ def dumps(outputs) -> str:
     w.entries([(index[id(e[0])], e[1], e[2]) for e in outputs])
     w.key("attrs")
     w.begin("{", False)
+    if _util.is_np_shape():
+        # MXNet marks graphs saved with NumPy-shape semantics (0 = zero-size dim)
+        w.key("is_np_shape")
+        w.out.append('["int", 1]')
     w.key("mxnet_version")
     w.out.append('["int", %d]' % MXNET_VERSION)
     w.end("}")
@@ -197,7 +203,32 @@ def loads(text):
         for src, _, ver in n.inputs:
             if src.op is None and ver > src.version:
                 src.version = ver
+    flag = gattrs.get("is_np_shape")
+    if _util.is_np_shape() and not (isinstance(flag, list) and len(flag) == 2 and int(flag[1])):
+        _shapes_to_numpy(heads)
     return heads
+
+
+def _shapes_to_numpy(heads):
+    """MXNet's ConvertShapeAttrToNumPyCompatible: loading a graph saved
+    without NumPy-shape semantics while they are on, the variables' shapes
+    are rewritten to them (0 -> -1 for an unknown dim; ``()`` -> None)."""
+    for n in dfs(heads):
+        s = n.attrs.get("__shape__") if n.op is None else None
+        if s is None:
+            continue
+        try:
+            v = ast.literal_eval(s)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(v, int):
+            v = (v,)
+        if not isinstance(v, (list, tuple)):
+            continue
+        if not v:
+            n.attrs["__shape__"] = "None"
+        else:
+            n.attrs["__shape__"] = str(tuple(int(d) if int(d) > 0 else -1 for d in v))
 
 
 def _fix_hidden_keys(heads):

@@ -64,6 +64,9 @@ OPTIONAL_INPUTS = {
 
 def input_names(op, params, n_inputs=None):
     """The input names of ``op`` with parsed ``params`` (MXNet's FListInputNames)."""
+    dyn = getattr(op, "input_names_for", None)
+    if dyn is not None:         # Custom: the prop's arguments and auxiliary states
+        return dyn(params)
     names = [n for n in op.inputs if not n.startswith("*")]
     drop = OPTIONAL_INPUTS.get(op.name)
     if drop is not None:

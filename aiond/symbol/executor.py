@@ -21,6 +21,8 @@ from ..ndarray import _invoke
 from ..ndarray.ndarray import _view, empty, zeros
 from ..ops import registry as _reg
 from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
+from ._infer import from_user
+from ._partial import known
 
 __all__ = ["Executor", "bind", "simple_bind", "ndarray_inputs", "Plan"]
 
@@ -184,10 +186,12 @@ def _check_ctx(ctx):
 
 
 def _infer_or_raise(sym, shapes, dtypes, what):
+    # the user's shapes: without NumPy-shape semantics 0 marks an unknown dim
+    shapes = {k: from_user(v) for k, v in shapes.items()}
+    shapes = {k: v for k, v in shapes.items() if v is not None}
     inf = infer(sym, shapes, dtypes)
     unknown = inf.unknown_args()
-    outs_known = all(inf.shape_of(e) is not None and 0 not in inf.shape_of(e)
-                     for e in sym._outputs)
+    outs_known = all(known(inf.shape_of(e)) for e in sym._outputs)
     if unknown or not outs_known:
         raise MXNetError("%s: cannot infer the shape of %s from the given shapes %s; give "
                          "them as keyword arguments (name=shape)"
@@ -215,6 +219,9 @@ def bind(sym, ctx, args, args_grad=None, grad_req="write", aux_states=None, grou
     return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 
 
+_STYPE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
+
+
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     _check_ctx(ctx)
@@ -228,11 +235,16 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         for n in sym._arg_aux_nodes()[1]:
             if "__dtype__" not in n.attrs:
                 dtypes[n.name] = np.dtype(np.float32)
-    if stype_dict:
-        bad = {k: v for k, v in stype_dict.items() if v not in ("default", None)}
-        if bad:
-            raise MXNetError("simple_bind: sparse storage types are not supported by aiond "
-                             "(%s)" % bad)
+    # storage types: stype_dict, else the variables' __storage_type__ attribute
+    stypes = {}
+    for n in sym._arg_aux_nodes()[0]:
+        st = n.attrs.get("__storage_type__")
+        if st is not None and int(st) in _STYPE_NAMES:
+            stypes[n.name] = _STYPE_NAMES[int(st)]
+    for k, v in (stype_dict or {}).items():
+        if v not in (None, "default", "row_sparse", "csr"):
+            raise MXNetError("simple_bind: unknown storage type %r for %s" % (v, k))
+        stypes[k] = v or "default"
     inf = _infer_or_raise(sym, shapes, dtypes, "simple_bind")
     _, args, auxs = inf.order, inf.args, inf.auxs
     reqs = _reqs(grad_req, arg_names)
@@ -246,6 +258,9 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
         return d if d is not None else np.dtype(np.float32)
 
     def alloc(name, shape, dtype, shared, use_buffer):
+        st = stypes.get(name, "default")
+        if st != "default":
+            return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
         a = shared.get(name) if name in shared_names else None
         if a is not None and a.shape == shape and a.dtype == dtype:
             return a
@@ -267,8 +282,11 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             grad_arrays.append(None)
         else:
             g = sh_grads.get(n.name) if n.name in shared_names else None
+            # a row_sparse argument gets a row_sparse gradient (MXNet's inferred
+            # gradient storage for the sparse ops); others dense
+            gst = "row_sparse" if stypes.get(n.name) == "row_sparse" else None
             grad_arrays.append(g if g is not None and g.shape == shape
-                               else zeros(shape, ctx=ctx, dtype=dt))
+                               else zeros(shape, ctx=ctx, dtype=dt, stype=gst))
     aux_arrays = []
     for n in auxs:
         shape = inf.shapes[(id(n), 0)]
@@ -294,7 +312,7 @@ class Executor:
     ``grad_arrays``, ``aux_arrays``; results in ``outputs``."""
 
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
-                 group2ctx=None, inference=None):
+                 group2ctx=None, inference=None, shared_outputs=None):
         self._ctx = ctx
         self._group2ctx = group2ctx
         self.arg_arrays = list(arg_arrays)
@@ -315,10 +333,16 @@ class Executor:
             inference = self._infer_bound(symbol)
         # outputs: preallocated, written by every forward
         self.outputs = []
-        for e in symbol._outputs:
+        for i, e in enumerate(symbol._outputs):
             s = inference.shape_of(e)
             d = inference.dtype_of(e)
-            self.outputs.append(empty(s, ctx=ctx, dtype=d if d is not None else np.float32))
+            d = np.dtype(d if d is not None else np.float32)
+            old = shared_outputs[i] if shared_outputs and i < len(shared_outputs) else None
+            if old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
+                # an executor made by reshape() writes into its parent's output memory
+                self.outputs.append(_reshaped(old, tuple(s)))
+            else:
+                self.outputs.append(empty(s, ctx=ctx, dtype=d))
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
         self._plan = Plan(self._symbol)
         # gradients: views of the arguments that need them, marked for autograd
@@ -530,7 +554,7 @@ class Executor:
         auxs = [new(n.name, a, inf.shapes[(id(n), 0)], True)
                 for n, a in zip(inf.auxs, self.aux_arrays)]
         return Executor(sym, self._ctx, args, grads, self._grad_req, auxs, self._group2ctx,
-                        inf)
+                        inf, shared_outputs=self.outputs)
 
     def debug_str(self):
         return self._symbol.debug_str()

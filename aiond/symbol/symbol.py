@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import attribute as _attribute
 from .. import name as _name
-from ..base import MXNetError, OpError, numeric_types
+from ..base import MXNetError, NotImplementedForSymbol, OpError, numeric_types
 from ..ops import registry as _reg
 from ..ops.registry import Null
 from . import _namespace as _ns
@@ -23,24 +23,6 @@ from . import _namespace as _ns
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "pow", "power",
            "maximum", "minimum", "hypot", "zeros", "ones", "full", "arange", "linspace",
            "eye", "NotImplementedForSymbol"]
-
-
-class NotImplementedForSymbol(MXNetError):
-    """An NDArray-only function called on a Symbol."""
-
-    def __init__(self, function, alias=None, *args):
-        super().__init__()
-        self.function = getattr(function, "__name__", str(function))
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self):
-        msg = "Function {}".format(self.function)
-        if self.alias:
-            msg += ' (namely operator "{}")'.format(self.alias)
-        if self.args:
-            msg += " with arguments ({})".format(", ".join(self.args))
-        return msg + " is not implemented for Symbol and only available in NDArray."
 
 
 class ArgumentError(MXNetError, ValueError):
@@ -105,6 +87,9 @@ class _Node:
         if self.op is None:
             return self.name
         names = self.op.output_names
+        dyn = getattr(self.op, "output_names_for", None)
+        if dyn is not None:     # Custom: the prop's list_outputs()
+            names = dyn(self.params)
         if len(names) > i and (len(names) > 1 or self.num_outputs() == 1):
             out = names[i]
         else:
@@ -117,6 +102,10 @@ class _Node:
     def aux_positions(self):
         """Indices of inputs that are auxiliary states (mutated by the op)."""
         op = self.op
+        dyn = getattr(op, "aux_names_for", None)
+        if dyn is not None:     # Custom: the prop's list_auxiliary_states()
+            n = len(self.input_names()) - len(dyn(self.params))
+            return tuple(range(n, len(self.inputs)))
         if op is None or not (op.aux or op.mutates):
             return ()
         if not op.aux:          # e.g. optimizer ops: MXNet's FMutateInputs by index
@@ -139,7 +128,7 @@ def parse_params(op, attrs, node_name=None, strict=True) -> dict:
     for k, v in attrs.items():
         if k.startswith("__") and k.endswith("__"):
             continue
-        if k not in op.pindex:
+        if k not in op.pindex and not getattr(op, "open_params", False):
             if strict and k not in _ns.IGNORED_PARAMS:
                 raise MXNetError(
                     "Cannot find argument '%s' of operator %s%s. Possible arguments: %s"
@@ -209,7 +198,19 @@ def _attr_str(k, v):
     if k == "dtype" and v is not None and not isinstance(v, str):
         dt = np.dtype(v)
         return dt.names[0] if dt.names else dt.name
-    return str(v)
+    return str(_plain(v))
+
+
+def _plain(v):
+    """Python scalars for numpy ones, so ``str`` writes ``(0, 1)`` as MXNet
+    (built on numpy 1.x) does, never ``(np.int64(0), ...)``."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
 
 
 def _hidden(key):
@@ -255,7 +256,20 @@ def create(op, hint, sym_args=None, sym_kwargs=None, params=None, name=None, att
         attrs["num_args"] = str(len(sym_args))
     node = _Node(op, name, attrs)
     node._params = parse_params(op, attrs, name, strict=True)
-    if op.variadic:
+    if getattr(op, "input_names_for", None) is not None:
+        # Custom: inputs named by the prop, given by position or by name
+        names = op.input_names_for(node._params)
+        extra = [k for k in sym_kwargs if k not in names]
+        if extra or len(sym_args) > len(names):
+            raise _mismatch("Symbol.Compose", extra or ["argument %d" % len(names)], names)
+        for i, nm in enumerate(names):
+            s = sym_args[i] if i < len(sym_args) else sym_kwargs.get(nm)
+            if s is None:
+                v = _Node(None, "%s_%s" % (name, nm) if name else nm, dict(attrs))
+                node.inputs.append((v, 0, 0))
+            else:
+                node.inputs.append(_single(s, "Keyword argument %s" % nm, name))
+    elif op.variadic:
         if sym_kwargs:
             raise UnknownArgumentError("%s: variable length function do not accept kwargs "
                                        "(got %s); pass the inputs positionally"

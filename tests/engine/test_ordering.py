@@ -370,3 +370,20 @@ def test_writes_run_in_push_order_record():
         pos = log.index(i)
         assert all(log.index(w) < pos for w in range(i) if w % 3)
         assert all(log.index(w) > pos for w in range(i + 1, 30) if w % 3)
+
+
+def test_in_place_op_with_three_inputs_waits_for_all_of_them():
+    # x[idx] = v is _index_assign(x, v, idx, out=x): the in-place write of x
+    # must also wait for pending writes of v and idx (found by MXNet's
+    # test_ndarray_indexing: garbage values when v was still being computed)
+    x = mx.nd.zeros((4, 3))
+    v = mx.nd.zeros((2, 3))
+    g = Gate("v", body=setter(v, 5.0))
+    try:
+        g.push(writes=[v])
+        x[mx.nd.array([1, 3], dtype="int32")] = v
+        g.wait_started()
+        witness()
+    finally:
+        g.open()
+    np.testing.assert_array_equal(x.asnumpy(), [[0] * 3, [5] * 3, [0] * 3, [5] * 3])

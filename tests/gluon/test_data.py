@@ -330,40 +330,42 @@ def test_loader_is_garbage_collected_with_its_workers(tmp_path):
 
 
 # ------------------------------------------------------------ async
-async def ticking(coro):
-    """Run ``coro`` while a ticker runs; return its result and the ticker's
-    ticks and longest gap between ticks."""
-    stamps = []
-    stop = asyncio.Event()
+class GatedDataset(gdata.Dataset):
+    """Every item waits for a gate that only the event loop opens: if
+    ``async for`` blocked the loop while waiting, no item could ever come."""
 
-    async def ticker():
-        while not stop.is_set():
-            stamps.append(time.perf_counter())
-            await asyncio.sleep(0.005)
+    def __init__(self, gate_path, n=16):
+        self.gate_path, self.n = str(gate_path), n    # a file: workers are processes
 
-    task = asyncio.create_task(ticker())
-    try:
-        result = await coro
-    finally:
-        stop.set()
-        await task
-    gaps = np.diff(stamps) if len(stamps) > 1 else [0]
-    return result, len(stamps), max(gaps)
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.gate_path):
+            if time.monotonic() > deadline:
+                raise RuntimeError("gate never opened: the event loop was blocked")
+            time.sleep(0.002)
+        return np.full((2,), i, dtype=np.float32)
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_async_for_keeps_the_loop_responsive(workers):
-    loader = DataLoader(SlowDataset(0.02, n=16), batch_size=4, num_workers=workers)
+def test_async_for_keeps_the_loop_responsive(workers, tmp_path):
+    gate = tmp_path / "gate"
+    loader = DataLoader(GatedDataset(gate), batch_size=4, num_workers=workers)
 
     async def consume():
         return [b.asnumpy()[:, 0].tolist() async for b in loader]
 
-    t0 = time.perf_counter()
-    got, ticks, gap = asyncio.run(ticking(consume()))
-    took = time.perf_counter() - t0
+    async def main():
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0)          # the consumer is now waiting for batch 0
+        assert not task.done()
+        gate.touch()                    # runs only if that wait left the loop free
+        return await task
+
+    got = asyncio.run(main())
     assert got == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
-    assert took > 0.15 and ticks > 10
-    assert gap < 0.1, "the event loop was blocked for %.3f s" % gap
     loader.close()
 
 

@@ -361,8 +361,12 @@ def test_test_utils_take_symbols():
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
     check_numeric_gradient(fc, [np.random.rand(2, 4), np.random.rand(3, 4), np.random.rand(3)])
     bn = mx.sym.BatchNorm(mx.sym.var("data"), fix_gamma=False, name="bn")
+    # as in MXNet, a Symbol with auxiliary states binds only when they are given
+    with pytest.raises(mx.MXNetError, match="aux_states"):
+        check_symbolic_forward(bn, [np.ones((2, 3)), np.ones(3), np.zeros(3)], [np.ones((2, 3))])
     check_symbolic_forward(bn, [np.ones((2, 3)), np.ones(3), np.zeros(3)],
-                           [np.ones((2, 3)) / np.sqrt(1 + 1e-3)], rtol=1e-4)
+                           [np.ones((2, 3)) / np.sqrt(1 + 1e-3)], rtol=1e-4,
+                           aux_states=[np.zeros(3), np.ones(3)])
 
 
 def test_monitor_callback_sees_every_op():
@@ -372,3 +376,20 @@ def test_monitor_callback_sees_every_op():
     exe.forward()
     assert seen == [("_plus0_output", (2,)), ("_divscalar0_output", (2,)),
                     ("_plusscalar0_output", (2,))]
+
+
+def test_reshaped_executor_writes_into_its_parents_outputs():
+    y = mx.sym.FullyConnected(mx.sym.Variable('x'), num_hidden=4)
+    exe = y.simple_bind(mx.cpu(), x=(5, 4), grad_req='null')
+    exe.arg_arrays[0][:] = 1
+    exe.arg_arrays[1][:] = mx.nd.ones((4, 4))
+    exe.arg_arrays[2][:] = 0
+    small = exe.reshape(x=(3, 4))
+    small.forward(is_train=False)
+    assert (small.outputs[0].asnumpy() == 4).all()
+    assert (exe.outputs[0].asnumpy()[:3] == 4).all()      # shared memory, as in MXNet
+    big = exe.reshape(allow_up_sizing=True, x=(6, 4))
+    big.arg_arrays[0][:] = 2                # a new data array; the weight is shared
+    big.forward(is_train=False)
+    assert big.outputs[0].shape == (6, 4) and (big.outputs[0].asnumpy() == 8).all()
+    assert (exe.arg_arrays[0].asnumpy() == 1).all()

@@ -1,0 +1,19 @@
+"""``mx.np`` (``mxnet.numpy``): NumPy-compatible arrays and functions on the engine.
+
+    from aiond import np, npx
+    npx.set_np()
+    a = np.ones((2, 3))
+    (a.sum(axis=0) * 2).asnumpy()      # array([4., 4., 4.], dtype=float32)
+
+Arrays are :class:`ndarray` (an ``mx.nd.NDArray`` with NumPy semantics: 0-d
+and zero-size shapes, dtype promotion, bool comparisons). Creation functions
+default to float32, as MXNet's do.
+"""
+from __future__ import annotations
+
+from . import random  # noqa: F401
+from . import linalg  # noqa: F401
+from .multiarray import *  # noqa: F401,F403
+from .multiarray import ndarray  # noqa: F401
+from ._op import *  # noqa: F401,F403
+from .utils import *  # noqa: F401,F403

@@ -1,0 +1,743 @@
+"""``mx.np.ndarray``: an NDArray with NumPy semantics, and the creation functions.
+
+An ``mx.np.ndarray`` is an :class:`~aiond.ndarray.NDArray` (same storage,
+engine var, autograd link), so every engine guarantee holds; what changes is
+the meaning: ``()`` is a scalar and ``0`` a zero-size dimension, a full
+reduction has shape ``()``, an integer index drops its axis, binary ops
+promote dtypes, comparisons give bool arrays and ``reshape`` follows NumPy.
+``as_nd_ndarray()``/``as_np_ndarray()`` switch between the two views of one
+buffer without a copy, as in MXNet 1.9.1.
+"""
+from __future__ import annotations
+
+import numpy as _np
+
+from ..base import MXNetError, OpError, integer_types, numeric_types
+from ..context import Context, current_context
+from ..ndarray import ndarray as _ndm
+from ..ndarray._invoke import hooks as _hooks
+from ..ndarray._invoke import invoke as _invoke
+from ..ndarray._invoke import new_array as _new_array
+from ..ndarray.ndarray import NDArray
+from ..ops import registry as _reg
+from ..ops.np_ops import np_newshape
+
+__all__ = ["ndarray", "empty", "empty_like", "array", "shape", "zeros", "zeros_like", "ones",
+           "ones_like", "full", "full_like", "arange", "linspace", "eye", "identity",
+           "asarray"]
+
+_F32 = _np.dtype(_np.float32)
+_OPS = {}
+
+
+def _op(name):
+    op = _OPS.get(name)
+    if op is None:
+        op = _OPS[name] = _reg.get(name)
+    return op
+
+
+def _as_np(x):
+    """Re-type a freshly made NDArray handle (or a list of them) as mx.np.ndarray."""
+    if isinstance(x, NDArray):
+        if type(x) is not ndarray:
+            x.__class__ = ndarray
+        return x
+    if isinstance(x, (list, tuple)):
+        return [_as_np(y) for y in x]
+    return x
+
+
+def _np_view(x, cls):
+    """A handle of class ``cls`` over the same storage and var as ``x``."""
+    h = object.__new__(cls)
+    h._st = x._st
+    h._shape = x._shape
+    h._dtype = x._dtype
+    h._off = x._off
+    h._ag = x._ag
+    return h
+
+
+def invoke(name, inputs, attrs, out=None, ctx=None):
+    """Push registry op ``name`` on ``inputs``; the result is an mx.np.ndarray."""
+    op = _op(name)
+    if len(attrs) < len(op.params):
+        attrs = dict(attrs)
+        for p in op.params:
+            if p.name not in attrs and p.default is not _reg.Null:
+                attrs[p.name] = p.default
+    res = _invoke(op, inputs, attrs, out, ctx)
+    return _as_np(res) if out is None else out
+
+
+def _dtype_arg(dtype, default=_F32):
+    if dtype is None:
+        return default
+    if dtype is bool:
+        return _np.dtype(_np.bool_)
+    if dtype is int:
+        return _np.dtype(_np.int64)
+    if dtype is float:
+        return _np.dtype(_np.float64)
+    return _reg.to_dtype(dtype)
+
+
+def _shape_arg(shape):
+    if shape is None:
+        return ()
+    if isinstance(shape, integer_types):
+        shape = (int(shape),)
+    shape = tuple(int(d) for d in shape)
+    for d in shape:
+        if d < 0:
+            raise ValueError("negative dimensions are not allowed")
+    return shape
+
+
+def _ctx(ctx):
+    if ctx is None:
+        return current_context()
+    return _ndm._ctx_arg(ctx)
+
+
+class ndarray(NDArray):
+    """An n-dimensional array with NumPy semantics (``mxnet.numpy.ndarray``)."""
+    __slots__ = ()
+
+    # ------------------------------------------------------------ views
+    def as_nd_ndarray(self):
+        """The same buffer as an ``mx.nd.NDArray`` (no copy)."""
+        return _np_view(self, NDArray)
+
+    def as_np_ndarray(self):
+        return self
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def tostype(self, stype):
+        raise AttributeError("mxnet.numpy.ndarray object has no attribute tostype")
+
+    # -------------------------------------------------------- conversion
+    def item(self, *args):
+        return self.asnumpy().item(*args)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def asscalar(self):
+        return self.item()
+
+    def __bool__(self):
+        n = self.size
+        if n == 0:
+            import warnings
+            warnings.warn("The truth value of an empty array is ambiguous. Returning False, "
+                          "but in future this will result in an error.", DeprecationWarning)
+            return False
+        if n == 1:
+            return bool(self.item())
+        raise ValueError("The truth value of an ndarray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __float__(self):
+        if self.size != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return float(self.item())
+
+    def __int__(self):
+        if self.size != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return int(self.item())
+
+    def __index__(self):
+        if self.ndim == 0 and self._dtype.kind in "iu":
+            return int(self.item())
+        raise TypeError("only integer scalar arrays can be converted to a scalar index")
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self):
+        s = repr(self.asnumpy())
+        dt = self._dtype
+        if "dtype=" in s:
+            if dt == _F32:
+                s = s[:s.rindex(",")] + ")"
+        elif dt not in (_F32, _np.dtype(_np.bool_)):
+            s = s[:-1] + ", dtype={})".format(dt)
+        ctx = self.context
+        if ctx.device_type == "cpu":
+            return s
+        return s[:-1] + ", ctx={})".format(ctx)
+
+    def __str__(self):
+        s = str(self.asnumpy())
+        ctx = self.context
+        if ctx.device_type == "cpu" or self.ndim == 0:
+            return s
+        return "{} @{}".format(s, ctx)
+
+    def __format__(self, fmt):
+        if self.ndim == 0:
+            return self.item().__format__(fmt)
+        if not fmt:
+            return str(self)
+        raise TypeError("Cannot format mxnet.numpy.ndarray with format_spec")
+
+    def __reduce__(self):
+        return (_rebuild, (self.asnumpy(), self.context.device_type, self.context.device_id))
+
+    # ---------------------------------------------------------- autograd
+    def attach_grad(self, grad_req="write", stype=None):
+        NDArray.attach_grad(self, grad_req)
+        g = NDArray.grad.fget(self)
+        if g is not None:
+            _as_np(g)
+
+    @property
+    def grad(self):
+        g = NDArray.grad.fget(self)
+        return None if g is None else _as_np(g)
+
+    def detach(self):
+        return _as_np(NDArray.detach(self))
+
+    # ----------------------------------------------------------- copying
+    def copy(self, order="C"):
+        if order != "C":
+            raise NotImplementedError("ndarray.copy only supports order='C'")
+        return _as_np(NDArray.copy(self))
+
+    def copyto(self, other):
+        return _as_np(NDArray.copyto(self, other))
+
+    def as_in_context(self, context):
+        return _as_np(NDArray.as_in_context(self, context))
+
+    as_in_ctx = as_in_context
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        dt = _dtype_arg(dtype)
+        if not copy and dt == self._dtype:
+            return self
+        return invoke("Cast", [self], {"dtype": dt})
+
+    # ----------------------------------------------------------- shaping
+    def reshape(self, *args, **kwargs):
+        order = kwargs.pop("order", "C")
+        if kwargs:
+            raise TypeError("{} is an invalid keyword argument for this function"
+                            .format(next(iter(kwargs))))
+        if order != "C":
+            raise NotImplementedError("only supports C-order, while received %s" % order)
+        if not args:
+            raise TypeError("reshape() takes exactly 1 argument (0 given)")
+        newshape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        return _reshape(self, newshape)
+
+    def reshape_like(self, other):
+        return _reshape(self, other.shape)
+
+    def flatten(self, order="C"):
+        return _reshape(self, (-1,))
+
+    def ravel(self, order="C"):
+        return _reshape(self, (-1,))
+
+    def transpose(self, *axes):
+        from ._op import transpose
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    def __getitem__(self, key):
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+    # -------------------------------------------------------- arithmetic
+    def __add__(self, other):
+        return _bin("add", self, other)
+
+    def __radd__(self, other):
+        return _bin("add", other, self)
+
+    def __sub__(self, other):
+        return _bin("subtract", self, other)
+
+    def __rsub__(self, other):
+        return _bin("subtract", other, self)
+
+    def __mul__(self, other):
+        return _bin("multiply", self, other)
+
+    def __rmul__(self, other):
+        return _bin("multiply", other, self)
+
+    def __truediv__(self, other):
+        return _bin("true_divide", self, other)
+
+    def __rtruediv__(self, other):
+        return _bin("true_divide", other, self)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __mod__(self, other):
+        return _bin("mod", self, other)
+
+    def __rmod__(self, other):
+        return _bin("mod", other, self)
+
+    def __pow__(self, other):
+        return _bin("power", self, other)
+
+    def __rpow__(self, other):
+        return _bin("power", other, self)
+
+    def __matmul__(self, other):
+        from ._op import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from ._op import matmul
+        return matmul(other, self)
+
+    def __eq__(self, other):
+        return _bin("equal", self, other)
+
+    def __ne__(self, other):
+        return _bin("not_equal", self, other)
+
+    def __gt__(self, other):
+        return _bin("greater", self, other)
+
+    def __ge__(self, other):
+        return _bin("greater_equal", self, other)
+
+    def __lt__(self, other):
+        return _bin("less", self, other)
+
+    def __le__(self, other):
+        return _bin("less_equal", self, other)
+
+    __hash__ = NDArray.__hash__
+
+    def __neg__(self):
+        return _bin("multiply", self, -1)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        from ._op import absolute
+        return absolute(self)
+
+    def __invert__(self):
+        from ._op import invert
+        return invert(self)
+
+    def __and__(self, other):
+        return _bin("logical_and", self, other) if self._dtype.kind == "b" else \
+            _unsupported("&", self)
+
+    def __or__(self, other):
+        return _bin("logical_or", self, other) if self._dtype.kind == "b" else \
+            _unsupported("|", self)
+
+    def __xor__(self, other):
+        return _bin("logical_xor", self, other) if self._dtype.kind == "b" else \
+            _unsupported("^", self)
+
+    def _inplace(self, name, other):
+        res = _bin(name, self, other)
+        if res._dtype != self._dtype:
+            raise TypeError("Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
+                            "with casting rule 'same_kind'" % (name, res._dtype, self._dtype))
+        self[...] = res
+        return self
+
+    def __iadd__(self, other):
+        return self._inplace("add", other)
+
+    def __isub__(self, other):
+        return self._inplace("subtract", other)
+
+    def __imul__(self, other):
+        return self._inplace("multiply", other)
+
+    def __itruediv__(self, other):
+        return self._inplace("true_divide", other)
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, other):
+        return self._inplace("mod", other)
+
+    # ------------------------------------------------- fluent reductions
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        from ._op import sum as f
+        return f(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        from ._op import prod as f
+        return f(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        from ._op import mean as f
+        return f(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from ._op import std as f
+        return f(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from ._op import var as f
+        return f(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        from ._op import max as f
+        return f(self, axis=axis, out=out, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        from ._op import min as f
+        return f(self, axis=axis, out=out, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None):
+        from ._op import argmax as f
+        return f(self, axis=axis, out=out)
+
+    def argmin(self, axis=None, out=None):
+        from ._op import argmin as f
+        return f(self, axis=axis, out=out)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        from ._op import all as f
+        return f(self, axis=axis, out=out, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        from ._op import any as f
+        return f(self, axis=axis, out=out, keepdims=keepdims)
+
+    def clip(self, min=None, max=None, out=None):  # noqa: A002
+        from ._op import clip as f
+        return f(self, min, max, out=out)
+
+    def dot(self, b, out=None):
+        from ._op import dot as f
+        return f(self, b, out=out)
+
+    def squeeze(self, axis=None):
+        from ._op import squeeze as f
+        return f(self, axis=axis)
+
+    def expand_dims(self, axis):
+        from ._op import expand_dims as f
+        return f(self, axis)
+
+    def swapaxes(self, axis1, axis2):
+        from ._op import swapaxes as f
+        return f(self, axis1, axis2)
+
+    def repeat(self, repeats, axis=None):
+        from ._op import repeat as f
+        return f(self, repeats, axis=axis)
+
+    def take(self, indices, axis=None, mode="raise"):
+        from ._op import take as f
+        return f(self, indices, axis=axis, mode=mode)
+
+    def sort(self, axis=-1, kind=None, order=None):
+        from ._op import sort as f
+        return f(self, axis=axis, kind=kind, order=order)
+
+    def argsort(self, axis=-1, kind=None, order=None):
+        from ._op import argsort as f
+        return f(self, axis=axis, kind=kind, order=order)
+
+    def tile(self, reps):
+        from ._op import tile as f
+        return f(self, reps)
+
+    def round(self, decimals=0, out=None):
+        from ._op import round as f
+        return f(self, decimals=decimals, out=out)
+
+    def nonzero(self):
+        from ._op import nonzero as f
+        return f(self)
+
+    def broadcast_to(self, shape):
+        from ._op import broadcast_to as f
+        return f(self, shape)
+
+    def broadcast_like(self, other):
+        from ._op import broadcast_to as f
+        return f(self, other.shape)
+
+
+def _unsupported(op, x):
+    raise TypeError("ufunc %r is only supported for boolean mx.np.ndarrays here, got %s"
+                    % (op, x.dtype))
+
+
+def _reshape(a, newshape):
+    """NumPy reshape: a view of ``a`` (an op on the tape while autograd records)."""
+    try:
+        new = np_newshape(a._shape, newshape)
+    except OpError as e:
+        raise OpError("reshape: %s" % e) from None
+    if a._ag is not None and _hooks.record is not None:
+        return invoke("_np_reshape", [a], {"newshape": new, "order": "C"})
+    h = _ndm._view(a, new, a._off or 0)
+    h.__class__ = ndarray
+    return h
+
+
+def _is_scalar(x):
+    return isinstance(x, numeric_types) and not isinstance(x, _np.ndarray) or \
+        (isinstance(x, _np.ndarray) and x.ndim == 0 and False)
+
+
+_FLIP = {"greater": "less", "less": "greater", "greater_equal": "less_equal",
+         "less_equal": "greater_equal", "equal": "equal", "not_equal": "not_equal",
+         "add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
+_REVERSIBLE = ("subtract", "true_divide", "mod", "power")
+
+
+def _to_array(x, like=None):
+    if isinstance(x, NDArray):
+        return x
+    if isinstance(x, _np.ndarray):
+        return array(x, dtype=x.dtype, ctx=like.context if like is not None else None)
+    if isinstance(x, (list, tuple)):
+        return array(x, ctx=like.context if like is not None else None)
+    raise TypeError("type %s not supported" % type(x).__name__)
+
+
+def _bin(name, x1, x2, out=None):
+    """A NumPy binary ufunc on arrays and/or Python scalars."""
+    s1 = isinstance(x1, numeric_types) and not isinstance(x1, _np.ndarray)
+    s2 = isinstance(x2, numeric_types) and not isinstance(x2, _np.ndarray)
+    if s1 and s2:
+        return array(getattr(_np, name)(x1, x2))
+    if s2 or s1:
+        arr, sc = (x1, x2) if s2 else (x2, x1)
+        arr = _to_array(arr)
+        is_int = isinstance(sc, (bool, _np.bool_) + integer_types)
+        if not is_int and not _np.isfinite(sc) and False:
+            pass
+        attrs = {"scalar": float(sc), "is_int": is_int}
+        if name.startswith("logical"):
+            return _bin(name, arr, full(arr.shape, sc, dtype=arr.dtype, ctx=arr.context), out)
+        if s2:
+            return invoke("_npi_%s_scalar" % name, [arr], attrs, out)
+        if name in _REVERSIBLE:
+            return invoke("_npi_r%s_scalar" % name, [arr], attrs, out)
+        return invoke("_npi_%s_scalar" % _FLIP[name], [arr], attrs, out)
+    a1 = _to_array(x1, x2 if isinstance(x2, NDArray) else None)
+    a2 = _to_array(x2, a1)
+    return invoke("_npi_" + name, [a1, a2], {}, out)
+
+
+def _rebuild(value, dev_type, dev_id):
+    ctx = Context(dev_type, dev_id) if dev_type == "gpu" else Context("cpu", 0)
+    return array(value, dtype=value.dtype, ctx=ctx)
+
+
+# ------------------------------------------------------------- creation
+def empty(shape, dtype=_np.float32, order="C", ctx=None):
+    """A new array of ``shape`` without initialising its entries (float32 by default)."""
+    if order != "C":
+        raise NotImplementedError("`empty` only supports order equal to `C`, while received %s"
+                                  % order)
+    ctx = _ctx(ctx)
+    if ctx.device_typeid == 2:
+        from ..ndarray._invoke import _no_gpu
+        _no_gpu(ctx)
+    return _as_np(_new_array(_shape_arg(shape), _dtype_arg(dtype), ctx))
+
+
+def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
+    """An array holding a copy of ``object``; float32 unless ``dtype`` (or the
+    dtype of an array ``object``)."""
+    ctx = _ctx(ctx)
+    if isinstance(object, NDArray):
+        if not isinstance(object, ndarray):
+            raise ValueError("If you're trying to create a mxnet.numpy.ndarray from "
+                             "mx.nd.NDArray, please use the zero-copy as_np_ndarray function.")
+        dt = object._dtype if dtype is None else _dtype_arg(dtype)
+        out = _as_np(_new_array(object._shape, dt, ctx))
+        return _as_np(_ndm._copy_into(object, out))
+    if dtype is None:
+        dt = object.dtype if hasattr(object, "dtype") else _F32
+    else:
+        dt = _dtype_arg(dtype)
+    try:
+        src = _np.array(object, dtype=dt, order="C")
+    except Exception as e:  # noqa: BLE001 - NumPy's message, as MXNet shows it
+        raise TypeError("{}".format(str(e))) from None
+    if ctx.device_typeid == 2:
+        from ..ndarray._invoke import _no_gpu
+        _no_gpu(ctx)
+    h = _as_np(_new_array(src.shape, src.dtype, ctx))
+    h._st.set(_np.ascontiguousarray(src))
+    return h
+
+
+def asarray(a, dtype=None, ctx=None):
+    """``a`` itself when it is an mx.np.ndarray of ``dtype``, else :func:`array`."""
+    if isinstance(a, ndarray) and (dtype is None or _dtype_arg(dtype) == a._dtype):
+        return a
+    if isinstance(a, NDArray):
+        a = a.as_np_ndarray()
+        return a if dtype is None else a.astype(dtype)
+    return array(a, dtype=dtype, ctx=ctx)
+
+
+def shape(a):
+    """The shape of an array."""
+    return _np.shape(a) if not isinstance(a, NDArray) else a.shape
+
+
+def _fill(op, shape, dtype, ctx, out, **extra):
+    attrs = dict({"shape": _shape_arg(shape), "dtype": _dtype_arg(dtype)}, **extra)
+    if out is not None:
+        attrs["shape"], attrs["dtype"] = out.shape, out._dtype
+        return _invoke(_op(op), [], attrs, out, out.context)
+    return invoke(op, [], attrs, None, _ctx(ctx))
+
+
+def zeros(shape, dtype=None, order="C", ctx=None):
+    """An array of zeros (float32 unless ``dtype``)."""
+    return _fill("_zeros", shape, dtype, ctx, None)
+
+
+def ones(shape, dtype=None, order="C", ctx=None):
+    """An array of ones (float32 unless ``dtype``)."""
+    return _fill("_ones", shape, dtype, ctx, None)
+
+
+def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
+    """An array of ``shape`` filled with ``fill_value``.
+
+    The dtype defaults to float32 for a Python scalar and to the array's
+    dtype when ``fill_value`` is an ndarray (broadcast to ``shape``)."""
+    if isinstance(fill_value, NDArray):
+        from ._op import broadcast_to
+        fv = fill_value.as_np_ndarray()
+        if dtype is not None:
+            fv = fv.astype(dtype)
+        res = broadcast_to(fv, _shape_arg(shape))
+        if out is not None:
+            out[...] = res
+            return out
+        return res
+    if dtype is None and isinstance(fill_value, (bool, _np.bool_)):
+        dtype = _np.bool_
+    return _fill("_full", shape, dtype, ctx, out, value=float(fill_value))
+
+
+def _like(prototype, dtype, shape_, fill):
+    dt = prototype.dtype if dtype is None else dtype
+    shp = prototype.shape if shape_ is None else shape_
+    ctx = prototype.context if isinstance(prototype, NDArray) else None
+    return fill(shp, dt, ctx)
+
+
+def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):  # noqa: F811
+    """An uninitialised array with the shape and dtype of ``prototype``."""
+    return _like(prototype, dtype, shape, lambda s, d, c: empty(s, d, ctx=c))
+
+
+def zeros_like(a, dtype=None, order="C", ctx=None, out=None):
+    """Zeros with the shape and dtype of ``a``."""
+    res = _like(a, dtype, None, lambda s, d, c: zeros(s, d, ctx=ctx or c))
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def ones_like(a, dtype=None, order="C", ctx=None, out=None):
+    """Ones with the shape and dtype of ``a``."""
+    res = _like(a, dtype, None, lambda s, d, c: ones(s, d, ctx=ctx or c))
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):
+    """``fill_value`` with the shape and dtype of ``a``."""
+    res = _like(a, dtype, None, lambda s, d, c: full(s, fill_value, d, ctx=ctx or c))
+    if out is not None:
+        out[...] = res
+        return out
+    return res
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    """Evenly spaced values in [start, stop) (float32 unless ``dtype``)."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ZeroDivisionError("step cannot be 0")
+    op = _op("_arange")
+    attrs = op.parse({"start": start, "stop": stop, "step": step,
+                      "dtype": _dtype_arg(dtype)})
+    return invoke("_arange", [], attrs, None, _ctx(ctx))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
+    """``num`` evenly spaced values over [start, stop]."""
+    if num < 0:
+        raise ValueError("Number of samples, %d, must be non-negative." % num)
+    if axis != 0:
+        raise NotImplementedError("linspace only supports axis=0")
+    vals = _np.linspace(start, stop, num, endpoint=endpoint, dtype=_np.float64)
+    res = array(vals, dtype=_dtype_arg(dtype), ctx=ctx)
+    if retstep:
+        div = (num - 1) if endpoint else num
+        return res, (stop - start) / div if div > 0 else float("nan")
+    return res
+
+
+def eye(N, M=None, k=0, dtype=_np.float32, ctx=None, **kwargs):
+    """A 2-D array with ones on the k-th diagonal."""
+    op = _op("_eye")
+    attrs = op.parse({"N": N, "M": 0 if M is None else M, "k": k, "dtype": _dtype_arg(dtype)})
+    return invoke("_eye", [], attrs, None, _ctx(ctx))
+
+
+def identity(n, dtype=None, ctx=None):
+    """The n x n identity matrix."""
+    return eye(n, dtype=_dtype_arg(dtype), ctx=ctx)
+
+
+_ = MXNetError
