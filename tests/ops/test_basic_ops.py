@@ -884,3 +884,20 @@ def test_op_without_parameters_ignores_keyword_attributes():
     assert nd.broadcast_maximum(a, b, axis=1).asnumpy().tolist() == [[0.0], [2.0]]
     with pytest.raises(MXNetError, match="unexpected argument"):
         nd.sum(b, axes=1)
+
+
+covers("reset_arrays")
+
+
+def test_reset_arrays_zeroes_every_input_in_place():
+    a = nd.ones((2, 3))
+    b = nd.full((4,), 7, dtype="float16")
+    c = nd.arange(6).reshape((2, 3))
+    view = c[1:]
+    pending = a * 2            # a read of a pushed before the reset sees the ones
+    assert nd.reset_arrays(a, b, view, num_arrays=3) == []
+    assert pending.asnumpy().tolist() == [[2.0] * 3] * 2
+    assert not a.asnumpy().any() and not b.asnumpy().any() and b.dtype == np.float16
+    assert c.asnumpy().tolist() == [[0, 1, 2], [0, 0, 0]]
+    with pytest.raises(MXNetError, match="num_arrays=3"):
+        nd.reset_arrays(a, b, num_arrays=3)
