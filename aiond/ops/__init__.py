@@ -8,5 +8,5 @@ from . import rnn  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
-from . import ctc, sync_norm  # noqa: F401
+from . import ctc, reset, sync_norm  # noqa: F401
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -108,19 +108,3 @@ def zeros_like(xp, data, out):
 def ones_like(xp, data, out):
     """ones_like(data): ones of data's shape and dtype."""
     out.fill(1)
-
-
-def _reset_rule(attrs, shapes, dtypes):
-    if len(shapes) != attrs["num_arrays"]:
-        raise OpError("got %d arrays but num_arrays=%d" % (len(shapes), attrs["num_arrays"]))
-    return (), ()
-
-
-@register("reset_arrays", inputs=("*data",), variadic=True, num_outputs=0, mutates="all",
-          params=[Param("num_arrays", p_int, doc="number of arrays to set to zero")],
-          infer=_reset_rule)
-def reset_arrays(xp, *arrays, out, num_arrays):
-    """reset_arrays(*data, num_arrays): set every array to zero in place (one
-    engine op for many arrays; what Gluon's zero_grad runs). No outputs."""
-    for a in arrays:
-        a.fill(0)
