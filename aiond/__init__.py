@@ -41,6 +41,8 @@ _LAZY = {
     "viz": ("aiond.visualization", None), "visualization": ("aiond.visualization", None),
     "numpy": ("aiond.numpy", None), "np": ("aiond.numpy", None),
     "numpy_extension": ("aiond.numpy_extension", None), "npx": ("aiond.numpy_extension", None),
+    "contrib": ("aiond.contrib", None),
+    "image": ("aiond.image", None), "img": ("aiond.image", None),
 }
 
 

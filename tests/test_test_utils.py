@@ -146,3 +146,22 @@ def test_discard_stderr_silences_stderr(capfd):
     os.write(sys.stderr.fileno(), b"shown\n")
     err = capfd.readouterr().err
     assert "hidden" not in err and "shown" in err
+
+
+def test_numeric_gradient_same_array_for_two_inputs():
+    # one numpy array given for two inputs, read-only like asnumpy()'s: each
+    # input is perturbed on its own (MXNet copies location values)
+    a = mx.nd.array([[0.1, -0.2], [0.3, 0.4]]).asnumpy()
+    a.setflags(write=False)
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    tu.check_numeric_gradient(mx.sym.linalg.gemm2(x, y, transpose_a=True), [a, a],
+                              numeric_eps=1e-3, rtol=1e-2, atol=1e-4)
+
+
+def test_symbolic_checks_asnumpy_dtype_and_ndarray_locations():
+    data, idx = mx.sym.Variable("data"), mx.sym.Variable("idx")
+    loc = {"data": mx.nd.array([[1., 2.], [3., 4.]], dtype="float16"),
+           "idx": mx.nd.array([1, 0], dtype="int32")}
+    out = tu.check_symbolic_forward(mx.sym.take(data, idx), loc, [np.array([[3., 4.], [1., 2.]])],
+                                    dtype="asnumpy")
+    assert out[0].dtype == np.float16

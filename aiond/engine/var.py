@@ -95,10 +95,28 @@ class Failure:
             self.op, f, line, type(self.exc).__name__, self.exc)
         if during:
             msg += " (raised by %s)" % during
-        err = MXNetError(msg)
+        err = _error_class(type(self.exc), MXNetError)(msg)
         err.__cause__ = self.exc
         self.reported = True
         return err
+
+
+# MXNet's error registry (python/mxnet/error.py) raises a kernel's
+# "IndexError: ..." as IndexError, and likewise these builtins; aiond's error
+# is an MXNetError that is also an instance of that builtin
+_MAPPED = (IndexError, ValueError, TypeError, AttributeError, NotImplementedError)
+_ERROR_CLASSES = {}
+
+
+def _error_class(exc_type, base):
+    for t in _MAPPED:
+        if issubclass(exc_type, t):
+            cls = _ERROR_CLASSES.get(t)
+            if cls is None:
+                cls = _ERROR_CLASSES[t] = type("MXNet" + t.__name__, (base, t),
+                                               {"__module__": base.__module__})
+            return cls
+    return base
 
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -14,10 +14,11 @@ _namespace.populate(globals(), _internal.__dict__)
 from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # noqa: E402,F401
                          lesser_equal, logical_and, logical_or, logical_xor, maximum,
                          minimum, modulo, moveaxis, multiply, not_equal, onehot_encode,
-                         power, subtract, true_divide)
+                         power, subtract, true_divide, split_v2, histogram)
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
+from . import image  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from .sparse import cast_storage  # noqa: E402,F401  (storage-aware: dense in, sparse out)

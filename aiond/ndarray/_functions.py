@@ -15,7 +15,7 @@ from .ndarray import NDArray
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "modulo", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
            "lesser_equal", "logical_and", "logical_or", "logical_xor", "moveaxis",
-           "onehot_encode"]
+           "onehot_encode", "split_v2", "histogram"]
 
 
 def _is_num(x):
@@ -107,3 +107,40 @@ def onehot_encode(indices, out):
     res[np.arange(idx.size), idx % depth] = 1
     out[:] = res
     return out
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split an array into sub-arrays along ``axis`` (MXNet's ``nd.split_v2``):
+    ``indices_or_sections`` is a number of equal sections or a tuple of the
+    indices at which to split."""
+    from . import _internal
+    axis_size = ary.shape[axis]
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if axis_size % sections:
+            raise ValueError('array split does not result in an equal division')
+        section_size = int(axis_size / sections)
+        indices = [i * section_size for i in range(sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError('indices_or_sections must either int or tuple of ints')
+    return _internal._split_v2(ary, indices, axis, squeeze_axis)
+
+
+def histogram(a, bins=10, range=None):  # noqa: A002 - MXNet's name
+    """Histogram of ``a`` (MXNet's ``nd.histogram``): ``bins`` is a number of
+    equal bins over ``range`` or an NDArray of bin edges; returns (counts, edges)."""
+    from . import _internal
+    from .ndarray import array
+    if isinstance(bins, NDArray):
+        return _internal._histogram(data=a, bins=bins)
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            import warnings
+            warnings.warn("range is not specified, using numpy's result "
+                          "to ensure consistency with numpy")
+            res, bin_bounds = np.histogram(a.asnumpy(), bins=bins)
+            return array(res), array(bin_bounds)
+        return _internal._histogram(data=a, bin_cnt=bins, range=range)
+    raise ValueError("bins argument should be either an integer or an NDArray")

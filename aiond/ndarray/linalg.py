@@ -7,7 +7,8 @@ from ..ops import registry as _reg
 from ._namespace import make_function as _make
 
 __all__ = ["gemm", "gemm2", "potrf", "potri", "trsm", "trmm", "syrk", "inverse", "det",
-           "slogdet", "sumlogdiag", "extractdiag", "makediag", "extracttrian", "maketrian"]
+           "slogdet", "sumlogdiag", "extractdiag", "makediag", "extracttrian", "maketrian",
+           "gelqf", "syevd"]
 
 
 def _fn(name):
@@ -31,3 +32,5 @@ extractdiag = _fn("extractdiag")
 makediag = _fn("makediag")
 extracttrian = _fn("extracttrian")
 maketrian = _fn("maketrian")
+gelqf = _fn("gelqf")
+syevd = _fn("syevd")

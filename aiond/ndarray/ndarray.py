@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import engine as _engine_mod
+from .. import util as _util
 from ..base import MXNetError, numeric_types
 from ..context import Context, current_context
 from ..engine.storage import Storage
@@ -527,19 +528,30 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     return new_array(_shape_arg(shape), to_dtype(dtype or "float32"), ctx)
 
 
+def _known_shape(shape):
+    """MXNet's init ops outside NumPy-shape semantics: a shape of () or with a
+    0 dimension means "unknown" there, so creating such an array fails."""
+    s = _shape_arg(shape)
+    if (not s or 0 in s) and not _util.is_np_shape():
+        raise MXNetError("shape %s is unknown outside NumPy-shape semantics (a 0 dimension "
+                         "or ndim 0); use mx.np_shape() or mx.util.set_np_shape(True) for "
+                         "zero-size or scalar arrays" % (s,))
+    return s
+
+
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """An array of zeros (float32 unless ``dtype``; storage type ``stype``)."""
     if stype is not None and stype != "default":
         from .sparse import zeros as _sparse_zeros
         return _sparse_zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
-    return invoke(_cached("_zeros"), [], {"shape": _shape_arg(shape),
+    return invoke(_cached("_zeros"), [], {"shape": _known_shape(shape),
                                           "dtype": to_dtype(dtype or "float32")},
                   kwargs.get("out"), _ctx_arg(ctx))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones (float32 unless ``dtype``)."""
-    return invoke(_cached("_ones"), [], {"shape": _shape_arg(shape),
+    return invoke(_cached("_ones"), [], {"shape": _known_shape(shape),
                                          "dtype": to_dtype(dtype or "float32")},
                   kwargs.get("out"), _ctx_arg(ctx))
 

@@ -8,5 +8,8 @@ from . import rnn  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
-from . import ctc, reset, sync_norm  # noqa: F401
+from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
+from . import spatial  # noqa: F401
+from . import reset, sync_norm  # noqa: F401
+from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

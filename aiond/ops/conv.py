@@ -501,9 +501,8 @@ _POOL_TYPES = ("max", "avg", "sum", "lp")
 def _pool_check(op, attrs):
     k = attrs["kernel"] or ()
     attrs["kernel"] = k
-    if attrs["pooling_convention"] == "same":
-        raise OpError("Pooling: pooling_convention='same' is not supported (MXNet 1.9.1 "
-                      "rejects it for every input too); use 'valid' or 'full' with pad")
+    if attrs["pooling_convention"] == "same" and any(attrs["pad"] or ()):
+        raise OpError("Pooling: Same pooling convention disables the use of pad parameter.")
     if attrs["pool_type"] == "lp":
         pv = attrs["p_value"]
         if pv is None:
@@ -523,6 +522,8 @@ def _pool_check(op, attrs):
         raise OpError("Pooling: kernel=%s must be >= 1 on every axis" % fmt(k))
     nd = len(k)
     _fill_spatial(op, attrs, "stride", nd, 1, 1)
+    if attrs["pad"] and len(attrs["pad"]) > nd:
+        attrs["pad"] = tuple(attrs["pad"][:nd])     # MXNet's kernels read the first nd
     _fill_spatial(op, attrs, "pad", nd, 0, 0)
     lay = attrs["layout"]
     if lay is not None and lay not in (_LAYOUTS[nd], _LAST_LAYOUTS[nd]):
@@ -537,6 +538,9 @@ def _pool_geom(attrs, d):
         return tuple(d[2:]), (1,) * nd, (0,) * nd, (1,) * nd
     k, s, p = attrs["kernel"], attrs["stride"], attrs["pad"]
     full = attrs["pooling_convention"] == "full"
+    if attrs["pooling_convention"] == "same":
+        # MXNet: ceil(L / stride) windows, each clipped to the input's end
+        return k, s, p, tuple(-(-L // si) for L, si in zip(d[2:], s))
     o = []
     for i, (L, ki, si, pi) in enumerate(zip(d[2:], k, s, p)):
         if ki > L + 2 * pi:
@@ -574,6 +578,9 @@ def _pool_rule(attrs, shapes, dtypes):
     if not 3 <= len(d) <= 5:
         raise ShapeError("data must be 3-D, 4-D or 5-D (NCW, NCHW or NCDHW), got shape %s"
                          % fmt(d))
+    if attrs["pooling_convention"] == "same" and len(d) != 3:
+        raise ShapeError("Pooling: Input data should be 3D in (batch, channel, x). Currently "
+                         "'same' supports Max Pooling 1-D, got shape %s" % fmt(d))
     last = _channels_last(attrs)
     if last:
         if attrs["global_pool"] and attrs["layout"] != _LAST_LAYOUTS[len(d) - 2]:

@@ -9,6 +9,7 @@ import numpy as np
 from ..base import OpError
 from .elemwise import cast_scalar
 from .registry import Param, p_dtype, p_float, p_int, p_shape, register
+from .registry import get as _get
 
 _SHAPE_DT = [Param("shape", p_shape, (), "output shape"),
              Param("dtype", p_dtype, np.dtype(np.float32), "output dtype")]
@@ -108,3 +109,18 @@ def zeros_like(xp, data, out):
 def ones_like(xp, data, out):
     """ones_like(data): ones of data's shape and dtype."""
     out.fill(1)
+
+
+# MXNet: zeros_like/ones_like pass a zero gradient to their input (MakeZeroGradNodes)
+def _zero_grad(F, attrs, ins, outs, og):
+    return [F.zeros_like(ins[0])]
+
+
+for _n in ("zeros_like", "ones_like"):
+    _get(_n).grad = _zero_grad
+
+
+# MXNet 1.9.1 registers these without an attribute parser: extra keywords
+# (GluonCV passes dtype=) are accepted and ignored, the result keeps data's dtype
+_get("zeros_like").free_attrs = True
+_get("ones_like").free_attrs = True

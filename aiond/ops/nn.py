@@ -334,8 +334,6 @@ def _softmax_rule(attrs, shapes, dtypes):
         if tuple(shapes[1]) != want:
             raise ShapeError("length has shape %s but expected %s (data's shape without axis %d)"
                              % (fmt(shapes[1]), fmt(want), attrs["axis"]))
-        if dtypes[1].kind not in "iu":
-            raise OpError("length must have an integer dtype, got %s" % dtypes[1].name)
     odt = attrs["dtype"] if attrs["dtype"] is not None else dtypes[0]
     _need_float(odt, "dtype")
     return (d,), (odt,)

@@ -22,11 +22,19 @@ def _reducer(fname):
     return kernel
 
 
+def _extreme_rule(attrs, shapes, dtypes):
+    shape = shapes[0]
+    if any(shape[i] == 0 for i in reduce_axes(attrs, len(shape))):
+        raise OpError("cannot reduce a zero-size axis of shape %s: max/min have no identity"
+                      % (tuple(shape),))
+    return reduce_rule(attrs, shapes, dtypes)
+
+
 for _name, _f in (("sum", "sum"), ("mean", "mean"), ("prod", "prod"), ("max", "max"),
                   ("min", "min"), ("nansum", "nansum"), ("nanprod", "nanprod")):
     _k = _reducer(_f)
     _k.__doc__ = "%s(data, axis=None, keepdims=False, exclude=False)" % _name
-    register(_name, params=_RED, infer=reduce_rule,
+    register(_name, params=_RED, infer=_extreme_rule if _name in ("max", "min") else reduce_rule,
              aliases={"sum": ("sum_axis",), "max": ("max_axis",), "min": ("min_axis",)}.get(_name, ()))(_k)
 
 

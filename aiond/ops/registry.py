@@ -143,7 +143,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "optional")
+                 "num_visible", "rows", "optional", "free_attrs")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -171,6 +171,9 @@ class Op:
         # ranges of output rows, so a large matmul can use every worker
         self.rows = None
         self.optional = frozenset()  # trailing inputs callers may leave out (see optional())
+        # MXNet registered the op without an attribute parser, so it accepts and
+        # ignores any keyword (zeros_like(x, dtype='int64') gives x's dtype)
+        self.free_attrs = False
 
     # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
     # (Custom: user Python code, set by aiond.operator); None for kernel ops
@@ -200,7 +203,7 @@ def parse_attrs(op, kwargs) -> dict:
     for k, v in kwargs.items():
         p = pindex.get(k)
         if p is None:
-            if not pindex and not op.variadic:
+            if op.free_attrs or (not pindex and not op.variadic):
                 # MXNet: an op without a parameter struct (no attr_parser,
                 # e.g. broadcast_maximum) ignores keyword attributes it has no
                 # use for; only ops with parameters reject unknown ones
@@ -258,6 +261,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
             raise RuntimeError("op %s registered twice" % name)
         _REGISTRY[name] = op
         for a in aliases:
+            if _REGISTRY.get(a, op) is not op:
+                raise RuntimeError("op alias %s of %s is already op %s" % (a, name, _REGISTRY[a].name))
             _REGISTRY[a] = op
         return kernel
     return deco

@@ -132,6 +132,11 @@ def _tile_rule(attrs, shapes, dtypes):
     for r in reps:
         if r < 0:
             raise OpError("reps=%s: repetitions must be non-negative" % (tuple(reps),))
+    if 0 in reps:
+        from ..util import is_np_shape
+        if not is_np_shape():       # MXNet: a 0 dimension is an unknown shape there
+            raise OpError("reps=%s: a repetition of 0 gives a zero-size output, which needs "
+                          "NumPy-shape semantics (mx.np_shape())" % (tuple(reps),))
     s, r = _tile_shapes(shapes[0], reps)
     return (tuple(a * b for a, b in zip(s, r)),), (dtypes[0],)
 

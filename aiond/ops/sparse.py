@@ -385,7 +385,11 @@ def _dot_stypes(attrs, st):
 
 
 def _scipy_csr(v, shape):
-    import scipy.sparse as spsp
+    try:
+        import scipy.sparse as spsp
+    except ImportError as e:
+        raise OpError("dot with a csr operand runs on scipy.sparse, which is not installed: "
+                      "pip install 'aiond[sparse]'") from e
     return spsp.csr_matrix((v.data, v.indices, v.indptr), shape=shape)
 
 

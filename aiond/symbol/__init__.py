@@ -27,9 +27,10 @@ linalg = _types.ModuleType("aiond.symbol.linalg")
 contrib = _types.ModuleType("aiond.symbol.contrib")
 random = _types.ModuleType("aiond.symbol.random")
 sparse = _types.ModuleType("aiond.symbol.sparse")
+image = _types.ModuleType("aiond.symbol.image")
 _namespace.populate(globals(), _internal.__dict__,
                     {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__,
-                     "_sparse_": sparse.__dict__})
+                     "_sparse_": sparse.__dict__, "_image_": image.__dict__})
 
 
 def _fill_random():
@@ -55,7 +56,8 @@ def _fill_sparse():
 
 
 _fill_sparse()
-for _m in (_internal, linalg, contrib, random, sparse):
+from ._functions import histogram, split_v2  # noqa: E402,F401
+for _m in (_internal, linalg, contrib, random, sparse, image):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet
 _sys.modules.setdefault("aiond.executor", executor)

@@ -334,13 +334,10 @@ def _infer_node(n, S, D, need_dtypes):
         _fill_dtypes(n, in_dtypes, D)
         in_dtypes = [D.get(k) for k in keys]
     dt_known = all(d is not None for d in in_dtypes)
-    if dt_known:
-        call_dtypes = in_dtypes
-    else:
-        # unknown input dtypes (shape inference alone): assume the dtype of the
-        # known ones, so a float64 weight with a not-yet-typed input is no clash
-        fill = next((d for d in in_dtypes if d is not None), np.dtype(np.float32))
-        call_dtypes = [d if d is not None else fill for d in in_dtypes]
+    # unknown input dtypes (shape inference alone): assume the dtype of the
+    # known ones, so a float64 weight with a not-yet-typed input is no clash
+    fill = next((d for d in in_dtypes if d is not None), np.dtype(np.float32))
+    call_dtypes = in_dtypes if dt_known else [d if d is not None else fill for d in in_dtypes]
     if all(_full(s) for s in in_shapes):
         try:
             oshapes, odtypes = op.infer(n.params, tuple(in_shapes), tuple(call_dtypes))

@@ -59,6 +59,8 @@ OPTIONAL_INPUTS = {
     "softmax": lambda p: () if p.get("use_length") else ("length",),
     "CTCLoss": _ctc,
     "ctc_loss": _ctc,
+    "_histogram": lambda p: ("bins",) if p.get("bin_cnt") is not None else (),
+    "_contrib_BilinearResize2D": lambda p: () if p.get("mode") == "like" else ("like",),
 }
 
 
@@ -78,6 +80,11 @@ def input_names(op, params, n_inputs=None):
         k = (n_inputs or 0) - len(names)
         names = names + ["%s%d" % (var, i) for i in range(max(k, 0))]
     return names
+
+
+# ops without FListInputNames in MXNet 1.9.1: its monitor callbacks name their
+# inputs "input0", "input1", ... (the executor's monitor_all=True)
+NO_INPUT_NAMES = frozenset(("Activation", "SoftmaxActivation"))
 
 
 # ------------------------------------------------ attributes set on compose

@@ -20,6 +20,7 @@ from ..ndarray import NDArray
 from ..ndarray import _invoke
 from ..ndarray.ndarray import _view, empty, zeros
 from ..ops import registry as _reg
+from . import _namespace as _ns
 from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
 from ._infer import from_user
 from ._partial import known
@@ -84,15 +85,25 @@ class Plan:
             if len(st.outs) == 1 and _num_outputs(st.op, st.params) == 1:
                 st.direct = h
 
-    def run(self, args, auxs, ctx, outs=None, monitor=None):
-        """Push every op; returns the head arrays (``outs`` when given)."""
+    def run(self, args, auxs, ctx, outs=None, monitor=None, monitor_all=False):
+        """Push every op; returns the head arrays (``outs`` when given).
+        ``monitor(name, array)`` sees every op output; with ``monitor_all``
+        also each op's inputs, first by variable name (for graph inputs), then
+        as ``<op name>_<input name>`` (MXNet's monitor callback order)."""
         vals = [None] * self.nslots
         na = len(args)
+        nv = na + len(auxs)
         vals[:na] = args
-        vals[na:na + len(auxs)] = auxs
+        vals[na:nv] = auxs
         invoke = _invoke.invoke
+        var_names = self.arg_names + self.aux_names
         for st in self.steps:
             ins = [vals[i] for i in st.ins]
+            if monitor is not None and monitor_all:
+                for i, (s, nm) in enumerate(zip(st.ins, _monitor_input_names(st))):
+                    if s < nv:
+                        monitor(var_names[s], ins[i])
+                    monitor("%s_%s" % (st.name, nm), ins[i])
             o = outs[st.direct] if (outs is not None and st.direct is not None) else None
             r = invoke(st.op, ins, st.params, o, ctx)
             if isinstance(r, (list, tuple)):
@@ -111,6 +122,18 @@ class Plan:
                     invoke(copy, [a], {}, outs[i])
                     res[i] = outs[i]
         return res
+
+
+def _monitor_input_names(st):
+    """MXNet's input names in monitor callbacks: the op's FListInputNames
+    ("arg%d" for variadic ops), or "input%d" for ops without one."""
+    n = len(st.ins)
+    if st.op.name in _ns.NO_INPUT_NAMES:
+        return ["input%d" % i for i in range(n)]
+    if st.op.variadic:
+        return ["arg%d" % i for i in range(n)]
+    names = _ns.input_names(st.op, st.params, n)
+    return names + ["input%d" % i for i in range(len(names), n)]
 
 
 def _num_outputs(op, params):
@@ -430,12 +453,13 @@ class Executor:
             autograd.mark_variables(views, [None] * len(views),
                                     [self._grad_req[i] for i in self._grad_idx])
             with autograd.record(train_mode=True):
-                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs, monitor)
+                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs, monitor,
+                               self._monitor_all)
             self._recorded = True
         else:
             with autograd.pause(train_mode=bool(is_train)):
                 self._plan.run(self.arg_arrays, self.aux_arrays, self._ctx, self.outputs,
-                               monitor)
+                               monitor, self._monitor_all)
             self._recorded = False
         return self.outputs
 
@@ -465,7 +489,7 @@ class Executor:
                                     [self._grad_req[i] for i in self._grad_idx])
             with autograd.record(train_mode=False):
                 self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
-                               self._monitor)
+                               self._monitor, self._monitor_all)
             self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))
         heads, hgrads = [], []

@@ -129,7 +129,7 @@ def parse_params(op, attrs, node_name=None, strict=True) -> dict:
         if k.startswith("__") and k.endswith("__"):
             continue
         if k not in op.pindex and not getattr(op, "open_params", False):
-            if strict and k not in _ns.IGNORED_PARAMS:
+            if strict and not op.free_attrs and k not in _ns.IGNORED_PARAMS:
                 raise MXNetError(
                     "Cannot find argument '%s' of operator %s%s. Possible arguments: %s"
                     % (k, op.name, " (node %s)" % node_name if node_name else "",

@@ -43,7 +43,7 @@ def numeric_grad_callable(fn, location, aux_states=None, eps=1e-4, use_forward_t
     """Central finite differences of ``sum(out_i * proj_i)`` w.r.t. each input."""
     from .. import autograd, ndarray as nd
     # C order: the perturbation loop edits the flat view in place
-    arrays = [np.ascontiguousarray(v, dtype=dtype) for v in location]
+    arrays = [np.array(v, dtype=dtype, order="C", copy=True) for v in location]
     projs = None
     grads = []
 

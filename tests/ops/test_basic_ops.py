@@ -79,7 +79,8 @@ UNARY = {
     "exp": (np.exp, (-3, 3)), "log": (np.log, (0.1, 5)), "log2": (np.log2, (0.1, 5)),
     "log10": (np.log10, (0.1, 5)), "log1p": (np.log1p, (-0.5, 3)), "expm1": (np.expm1, (-2, 2)),
     "sqrt": (np.sqrt, (0, 5)), "rsqrt": (lambda x: 1 / np.sqrt(x), (0.2, 5)),
-    "cbrt": (np.cbrt, (-8, 8)), "square": (np.square, (-3, 3)),
+    "cbrt": (np.cbrt, (-8, 8)), "rcbrt": (lambda x: 1 / np.cbrt(x), (0.5, 8)),
+    "square": (np.square, (-3, 3)),
     "reciprocal": (np.reciprocal, (0.2, 3)), "floor": (np.floor, (-3, 3)),
     "ceil": (np.ceil, (-3, 3)), "round": (_mx_round, (-3, 3)), "rint": (_mx_rint, (-3, 3)),
     "fix": (np.trunc, (-3, 3)), "trunc": (np.trunc, (-3, 3)), "sin": (np.sin, (-3, 3)),
@@ -383,8 +384,8 @@ def test_argmax_argmin(name, dtype):
 def test_argmax_nan_and_empty_axis():
     check(nd.argmax(nd.array([[1, np.nan, 3]]), axis=1), [1.0], dtype=np.float32)
     with pytest.raises(MXNetError, match="argmax"):
-        nd.argmax(nd.zeros((0, 3)), axis=0)
-    assert nd.argmax(nd.zeros((2, 0)), axis=0).shape == (0,)
+        nd.argmax(nd.array(np.zeros((0, 3))), axis=0)
+    assert nd.argmax(nd.array(np.zeros((2, 0))), axis=0).shape == (0,)
 
 
 # ==================================================================== matrix
@@ -834,7 +835,8 @@ BAD_CALLS = [
     (lambda: nd.broadcast_add(nd.ones((2,)), nd.ones((2,), ctx=mx.cpu(1))), MXNetError,
      "broadcast_add: all inputs must be on the same context"),
     (lambda: nd.norm(nd.ones((2,)), ord=3), MXNetError, "norm: ord=3 is not supported"),
-    (lambda: nd.dot(nd.ones(()), nd.ones((2,))), MXNetError, "dot: needs arrays of at least 1"),
+    (lambda: nd.dot(nd.array(np.ones(())), nd.ones((2,))), MXNetError,
+     "dot: needs arrays of at least 1"),
 ]
 
 
@@ -874,6 +876,32 @@ def test_every_registered_op_is_covered():
     assert len(basic) > 150
     missing = sorted(basic - COVERED - COVERED_ELSEWHERE)
     assert not missing, "ops without a row in tests/ops/test_basic_ops.py: %s" % missing
+
+
+def test_zeros_ones_need_np_shape_for_scalar_or_zero_size():
+    # MXNet 1.x: () and 0 dimensions mean "unknown" outside NumPy-shape semantics
+    for shape in ((), (0, 3)):
+        with pytest.raises(MXNetError):
+            nd.zeros(shape)
+        with pytest.raises(MXNetError):
+            nd.ones(shape)
+        with mx.np_shape():
+            assert nd.ones(shape).shape == shape
+
+
+def test_zero_size_min_max_raise_at_push():
+    x = nd.array(np.zeros((5, 0)))
+    for f in (nd.min, nd.max):
+        with pytest.raises(MXNetError):
+            f(x)
+    assert nd.sum(x).asnumpy().tolist() == [0.0]
+
+
+def test_tile_zero_reps_needs_np_shape():
+    with pytest.raises(MXNetError):
+        nd.tile(nd.ones((2, 2)), (1, 0))
+    with pytest.raises(MXNetError):
+        nd.tile(nd.ones((2, 2)), (1, -3))
 
 
 def test_op_without_parameters_ignores_keyword_attributes():

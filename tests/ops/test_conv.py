@@ -434,8 +434,10 @@ def _x(*shape):
      r"Pooling: stride=\(2,\) must have as many dimensions as kernel=\(2, 2\)"),
     (lambda: nd.Pooling(_x(1, 2, 5, 5), kernel=(2, 2), pool_type="lp"),
      r"Pooling: pool_type='lp' needs p_value"),
-    (lambda: nd.Pooling(_x(1, 2, 5), kernel=(2,), pooling_convention="same"),
-     r"Pooling: pooling_convention='same' is not supported"),
+    (lambda: nd.Pooling(_x(1, 2, 5, 5), kernel=(2, 2), pooling_convention="same"),
+     r"Pooling: Input data should be 3D"),
+    (lambda: nd.Pooling(_x(1, 2, 5), kernel=(2,), pad=(1,), pooling_convention="same"),
+     r"Same pooling convention disables the use of pad"),
     (lambda: nd.Pooling(nd.ones((1, 2, 5, 5), dtype="int32"), kernel=(2, 2)),
      r"Pooling: data dtype int32 is not supported"),
     (lambda: nd.Pooling(_x(1, 2, 5, 5), kernel=(2, 2), pool_type="median"),
@@ -461,6 +463,14 @@ def test_gradient_ops_run_on_the_engine_and_chain():
     close(B.grad, np.full(3, 2 * 36 / 4.0), 1e-5, 1e-5)
     want = ref_pool(ref_conv(x, w, b, (1, 1), (1, 1), (1, 1), 1), (2, 2), (2, 2), (0, 0), "avg")
     close(y, want, 1e-4, 1e-4)
+
+
+def test_max_pooling_same_convention_1d():
+    # MXNet: ceil(L / stride) outputs, the last window clipped to the input
+    x = np.array([[[1., 5., 2., 4., 3.]]], dtype=np.float32)
+    y = nd.Pooling(nd.array(x), kernel=(2,), stride=(2,), pool_type="max",
+                   pooling_convention="same")
+    assert y.asnumpy().tolist() == [[[5., 4., 3.]]]
 
 
 def test_conv_backward_kernel_as_large_as_input():

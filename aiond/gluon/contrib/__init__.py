@@ -1,7 +1,8 @@
-"""``mx.gluon.contrib``: MXNet 1.9.1's contributed Gluon blocks.
+"""``mx.gluon.contrib``: MXNet 1.9.1's contributed Gluon blocks and data helpers.
 
 aiond has ``contrib.nn`` (Concurrent, HybridConcurrent, Identity,
-SyncBatchNorm, PixelShuffle1D/2D/3D); MXNet's ``SparseEmbedding`` needs
-row_sparse storage and ``contrib.rnn`` / ``cnn`` / ``data`` / ``estimator``
-are not here yet."""
+SyncBatchNorm, PixelShuffle1D/2D/3D) and ``contrib.data``
+(``IntervalSampler``); MXNet's ``SparseEmbedding``, ``contrib.rnn`` /
+``cnn`` / ``estimator`` are not here yet."""
 from . import nn  # noqa: F401
+from . import data  # noqa: F401

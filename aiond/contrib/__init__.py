@@ -1,0 +1,10 @@
+"""``mx.contrib``: MXNet's experimental namespace. ``mx.contrib.ndarray`` (also
+``mx.contrib.nd``) is ``mx.nd.contrib`` and ``mx.contrib.symbol`` (also
+``mx.contrib.sym``) is ``mx.sym.contrib``, as in MXNet 1.9.1."""
+from __future__ import annotations
+
+from ..ndarray import contrib as ndarray  # noqa: F401
+from ..ndarray import contrib as nd  # noqa: F401
+from .. import symbol as _symbol
+
+symbol = sym = _symbol.contrib
