@@ -929,3 +929,29 @@ def test_reset_arrays_zeroes_every_input_in_place():
     assert c.asnumpy().tolist() == [[0, 1, 2], [0, 0, 0]]
     with pytest.raises(MXNetError, match="num_arrays=3"):
         nd.reset_arrays(a, b, num_arrays=3)
+
+
+covers("_backward_slice")
+
+
+def test_slice_gradient_is_one_backward_slice_op():
+    from aiond import autograd
+    x = nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    x.attach_grad()
+    with autograd.record():
+        y = nd.slice(x, begin=(1, None, 1), end=(None, 2, None), step=(1, 1, 2))
+    y.backward(nd.ones(y.shape) * 3)
+    want = np.zeros((2, 3, 4), np.float32)
+    want[1:, :2, 1::2] = 3
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+    g = nd._internal._backward_slice(nd.ones((1, 2, 2)), x, begin=(1, None, 1),
+                                     end=(None, 2, None), step=(1, 1, 2))
+    np.testing.assert_array_equal(g.asnumpy(), want / 3)
+    # second order: the gradient of the gradient w.r.t. ograd is a slice again
+    og = nd.ones((1, 2, 2))
+    og.attach_grad()
+    with autograd.record():
+        g = nd._internal._backward_slice(og, x, begin=(1, None, 1), end=(None, 2, None),
+                                         step=(1, 1, 2))
+    g.backward(nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4)))
+    np.testing.assert_array_equal(og.grad.asnumpy(), np.arange(24).reshape(2, 3, 4)[1:, :2, 1::2])
