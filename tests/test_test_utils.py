@@ -173,3 +173,19 @@ def test_numeric_gradient_grad_nodes_dict_skips_null():
     sym = x * mx.sym.BlockGrad(y)
     tu.check_numeric_gradient(sym, [np.ones((2,)), np.full((2,), 3.0)],
                               grad_nodes={"x": "write", "y": "null"}, numeric_eps=1e-3)
+
+
+def test_almost_equal_on_large_arrays_compares_in_slices():
+    from aiond.test_utils import _compare
+    n = _compare._CHUNK * 3 + 5
+    a = np.zeros(n, dtype=np.float32)
+    b = a.copy()
+    assert _compare.almost_equal(a, b, rtol=1e-5, atol=1e-6)
+    b[-1] = 1.0                                     # the last, partial slice counts
+    assert not _compare.almost_equal(a, b, rtol=1e-5, atol=1e-6)
+    b[-1] = np.nan
+    a[-1] = np.nan
+    assert not _compare.almost_equal(a, b, rtol=1e-5, atol=1e-6)
+    assert _compare.almost_equal(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)
+    with pytest.raises(AssertionError):
+        mx.test_utils.assert_almost_equal(a.reshape(-1, 1)[:, :1], np.ones((n, 1), np.float32))

@@ -18,6 +18,7 @@ import numpy as np
 from .. import autograd, context, initializer, ndarray
 from ..base import MXNetError
 from ..context import Context, cpu
+from ..util import is_np_array, is_np_shape
 from ..ndarray import NDArray
 from .utils import _brief_print_list, _indent, shape_is_known
 
@@ -172,7 +173,13 @@ class Parameter(object):
 
     @property
     def shape(self):
-        """The shape of the parameter; an unknown dimension is 0."""
+        """The shape of the parameter. An unknown dimension is 0, or -1 under
+        NumPy shape semantics (``mx.np_shape(True)``)."""
+        if self._shape is None:
+            return None
+        if is_np_shape():
+            # a parameter is never zero-size: a 0 marks an unknown dimension
+            return tuple(i if i != 0 else -1 for i in self._shape)
         return self._shape
 
     @shape.setter
@@ -258,13 +265,15 @@ class Parameter(object):
                 "Failed loading Parameter '%s' from saved params: expected an array, got %s"
                 % (self.name, "a 'none' array" if data is None else type(data).__name__))
         if self.shape:
+            unknown_dim_size = -1 if is_np_shape() else 0
             if not (len(self.shape) == len(data.shape) and all(
-                    i in (0, j) for i, j in zip(self.shape, data.shape))):
+                    i in (unknown_dim_size, j) for i, j in zip(self.shape, data.shape))):
                 raise ParameterFileError(
                     "Failed loading Parameter '%s' from saved params: "
                     "shape incompatible expected %s vs saved %s" % (
                         self.name, str(self.shape), str(data.shape)))
-            self.shape = tuple(i if i != 0 else j for i, j in zip(self.shape, data.shape))
+            self.shape = tuple(i if i != unknown_dim_size else j
+                               for i, j in zip(self.shape, data.shape))
         elif self._shape is None:
             self._shape = tuple(data.shape)
         if self.dtype:
@@ -679,13 +688,28 @@ class ParameterDict(object):
             v.initialize(None, ctx, init, force_reinit=force_reinit)
 
     def zero_grad(self):
-        """Set every gradient buffer to 0."""
+        """Set every gradient buffer to 0: one ``reset_arrays`` op per context
+        for the dense gradients, ``zeros_like(out=)`` for row_sparse ones (as
+        MXNet 1.9.1)."""
+        arrays = OrderedDict()
         with autograd.pause():
             for p in self.values():
                 if p.grad_req == "null" or p._grad is None:
                     continue
                 for g in p.list_grad():
-                    g[:] = 0
+                    if g.stype == "row_sparse":
+                        ndarray.zeros_like(g, out=g)
+                    else:
+                        arrays.setdefault(g.context, []).append(g)
+            if not arrays:
+                return
+            if is_np_array():
+                for arr in arrays.values():
+                    for ele in arr:
+                        ele[()] = 0
+            else:
+                for arr in arrays.values():
+                    ndarray.reset_arrays(*arr, num_arrays=len(arr))
 
     def reset_ctx(self, ctx):
         """Move every Parameter to other context(s)."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import ndarray
 from ..base import MXNetError
+from ..util import is_np_shape
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download",
            "replace_file"]
@@ -265,14 +266,16 @@ class HookHandle(object):
 
 
 def shape_is_known(shape):
-    """True if ``shape`` has no unknown (0) dimension."""
+    """True if ``shape`` has no unknown dimension (0, or -1 under NumPy shape
+    semantics; a 0-d shape is known only under NumPy shape semantics)."""
     if shape is None:
         return False
+    unknown_dim_size = -1 if is_np_shape() else 0
     if len(shape) == 0:
-        return False
+        return unknown_dim_size == -1
     for dim_size in shape:
-        if dim_size == 0:
+        if dim_size == unknown_dim_size:
             return False
-        assert dim_size > 0, "shape dimension size cannot be less than 0, while " \
-                             "received {}".format(dim_size)
+        assert dim_size > unknown_dim_size, "shape dimension size cannot be less than {}, " \
+            "while received {}".format(unknown_dim_size, dim_size)
     return True

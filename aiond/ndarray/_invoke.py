@@ -278,7 +278,7 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         if v not in writes:
             writes.append(v)
     rw = False
-    for i in op.mutates:
+    for i in op.mutated(len(inputs)):
         v = inputs[i]._st.var
         if v in reads:
             reads.remove(v)

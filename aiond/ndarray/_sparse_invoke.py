@@ -161,7 +161,7 @@ def sparse_invoke(op, inputs, attrs, out=None, ctx=None, force=False):
         targets = [o if o.stype == s else _new(s, sh, dt, ctx)
                    for o, s, sh, dt in zip(outs, ost, oshapes, odtypes)]
     kernel = impl.kernel
-    mut_handles = [inputs[i] for i in op.mutates]
+    mut_handles = [inputs[i] for i in op.mutated(len(inputs))]
 
     def run():
         vals = [value_of(x) for x in inputs]
@@ -227,7 +227,7 @@ def _fallback(op, inputs, attrs, out, ctx):
     tmp = [_invoke.new_array(o._shape, o._dtype, o._st.ctx) if o._sparse else o for o in outs]
     res = _invoke.invoke(op, dense_in, attrs, tmp if isinstance(out, (list, tuple)) else tmp[0],
                          ctx)
-    for i in op.mutates:
+    for i in op.mutated(len(inputs)):
         if inputs[i]._sparse:
             assign(dense_in[i], inputs[i])
     for t, o in zip(tmp, outs):

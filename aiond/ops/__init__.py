@@ -12,7 +12,7 @@ from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
 from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
 from . import spatial  # noqa: F401
-from . import sync_norm  # noqa: F401
+from . import reset, sync_norm  # noqa: F401
 from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
 from . import groupnorm, roipool, stn, svm  # noqa: F401
 from . import deformable, proposal, quantize, roi  # noqa: F401

@@ -394,6 +394,15 @@ def slice_op(xp, data, out, begin, end, step=()):
     xp.copyto(out, data[_norm_begin_end_step(data.shape, begin, end, step)])
 
 
+@register("_backward_slice", inputs=("ograd", "data"), params=_SLICE,
+          infer=lambda attrs, shapes, dtypes: ((tuple(shapes[1]),), (dtypes[0],)))
+def _backward_slice(xp, ograd, data, out, begin, end, step=()):
+    """_backward_slice(ograd, data, begin, end, step): zeros of data's shape with
+    ograd at the slice (the gradient of slice, written once into the output)."""
+    out.fill(0)
+    out[_norm_begin_end_step(out.shape, begin, end, step)] = ograd
+
+
 def _slice_axis_key(attrs, shape):
     ax = norm_axis(attrs["axis"], len(shape))
     key = [slice(None)] * len(shape)
@@ -623,9 +632,12 @@ def _transpose_grad(F, attrs, ins, outs, og):
 
 
 def _slice_grad(F, attrs, ins, outs, og):
-    x = ins[0]
-    return [F._internal._slice_assign(F.zeros_like(x), og[0], begin=attrs["begin"],
-                                      end=attrs["end"], step=attrs["step"])]
+    return [F._internal._backward_slice(og[0], ins[0], begin=attrs["begin"], end=attrs["end"],
+                                        step=attrs["step"])]
+
+
+def _backward_slice_grad(F, attrs, ins, outs, og):
+    return [F.slice(og[0], begin=attrs["begin"], end=attrs["end"], step=attrs["step"]), None]
 
 
 def _slice_axis_grad(F, attrs, ins, outs, og):
@@ -657,6 +669,6 @@ set_grads({
     "broadcast_to": lambda F, at, ins, outs, og: [unbroadcast(F, og[0], ins[0].shape)],
     "Cast": lambda F, at, ins, outs, og: [og[0].astype(ins[0].dtype)],
     "clip": lambda F, at, ins, outs, og: [og[0] * (ins[0] >= at["a_min"]) * (ins[0] <= at["a_max"])],
-    "slice": _slice_grad, "slice_axis": _slice_axis_grad, "_index": _index_grad,
+    "slice": _slice_grad, "_backward_slice": _backward_slice_grad, "slice_axis": _slice_axis_grad, "_index": _index_grad,
     "_slice_assign": _slice_assign_grad,
 })

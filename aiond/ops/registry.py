@@ -184,6 +184,13 @@ class Op:
     def __repr__(self):
         return "<Op %s>" % self.name
 
+    def mutated(self, n_inputs):
+        """Indices of the inputs the kernel writes: ``mutates``, or every
+        input when it is ``"all"`` (variadic in-place ops like reset_arrays)."""
+        if self.mutates == "all":
+            return range(n_inputs)
+        return self.mutates
+
     def parse(self, kwargs) -> dict:
         """Parse keyword parameters into an attrs dict, filling defaults."""
         return parse_attrs(self, kwargs)
@@ -245,14 +252,15 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     (matmuls, convolutions; see ``matmul_cost``). ``needs_rng`` passes ``rng=`` (the context's generator, ordered by the
     engine); ``train_aware`` passes ``_train`` (autograd's training flag at
     push); ``mutates`` lists input indices the kernel updates in place (e.g.
-    BatchNorm's moving mean/var), which the engine then orders as writes;
+    BatchNorm's moving mean/var; ``"all"``: every input), which the engine
+    then orders as writes;
     ``aux`` names those inputs for Symbol; ``num_visible(attrs)`` is how many
     outputs ``mx.nd`` returns."""
     def deco(kernel):
         doc = (kernel.__doc__ or "").strip()
         op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
                 doc, variadic, attr_check, needs_rng, output_names)
-        op.mutates = tuple(mutates)
+        op.mutates = mutates if mutates == "all" else tuple(mutates)
         op.train_aware = train_aware
         op.num_visible = num_visible
         op.aux = tuple(aux)

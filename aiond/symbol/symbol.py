@@ -109,7 +109,7 @@ class _Node:
         if op is None or not (op.aux or op.mutates):
             return ()
         if not op.aux:          # e.g. optimizer ops: MXNet's FMutateInputs by index
-            return tuple(i for i in op.mutates if i < len(self.inputs))
+            return tuple(i for i in op.mutated(len(self.inputs)) if i < len(self.inputs))
         aux = op.aux
         return tuple(i for i, nm in enumerate(self.input_names()) if nm in aux)
 

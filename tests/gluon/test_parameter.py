@@ -186,3 +186,34 @@ def test_parameter_load_into_deferred_shape(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pd.list_ctx() == [mx.cpu()]
+
+
+def test_zero_grad_resets_every_gradient_buffer():
+    net = gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(gluon.nn.Dense(3, in_units=2), gluon.nn.Dense(1, in_units=3))
+    net.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    for ctx in (mx.cpu(0), mx.cpu(1)):
+        with mx.autograd.record():
+            y = net(mx.nd.ones((4, 2), ctx=ctx))
+        y.backward()
+    params = net.collect_params()
+    assert any(g.asnumpy().any() for p in params.values() for g in p.list_grad())
+    params.zero_grad()
+    assert not any(g.asnumpy().any() for p in params.values() for g in p.list_grad())
+
+
+def test_parameters_under_numpy_shape_semantics():
+    # MXNet's test_np_shape_parameters: an unknown dimension reads -1 and the
+    # first forward infers it
+    with mx.np_shape(True):
+        dense = gluon.nn.Dense(16)
+        assert dense.weight.shape == (16, -1)
+        dense.initialize()
+        assert dense(mx.nd.zeros((2, 2016))).shape == (2, 16)
+        assert dense.weight.shape == (16, 2016)
+    assert gluon.utils.shape_is_known((2, 3))
+    assert not gluon.utils.shape_is_known((2, 0)) and not gluon.utils.shape_is_known(())
+    with mx.np_shape(True):
+        assert gluon.utils.shape_is_known((2, 0)) and gluon.utils.shape_is_known(())
+        assert not gluon.utils.shape_is_known((2, -1))

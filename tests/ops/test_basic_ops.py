@@ -942,3 +942,46 @@ def test_attach_grad_on_zero_size_array_outside_np_shape():
         y = x * 2
     y.backward()
     assert x.grad.shape == (0, 3)
+
+
+covers("reset_arrays")
+
+
+def test_reset_arrays_zeroes_every_input_in_place():
+    a = nd.ones((2, 3))
+    b = nd.full((4,), 7, dtype="float16")
+    c = nd.arange(6).reshape((2, 3))
+    view = c[1:]
+    pending = a * 2            # a read of a pushed before the reset sees the ones
+    assert nd.reset_arrays(a, b, view, num_arrays=3) == []
+    assert pending.asnumpy().tolist() == [[2.0] * 3] * 2
+    assert not a.asnumpy().any() and not b.asnumpy().any() and b.dtype == np.float16
+    assert c.asnumpy().tolist() == [[0, 1, 2], [0, 0, 0]]
+    with pytest.raises(MXNetError, match="num_arrays=3"):
+        nd.reset_arrays(a, b, num_arrays=3)
+
+
+covers("_backward_slice")
+
+
+def test_slice_gradient_is_one_backward_slice_op():
+    from aiond import autograd
+    x = nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    x.attach_grad()
+    with autograd.record():
+        y = nd.slice(x, begin=(1, None, 1), end=(None, 2, None), step=(1, 1, 2))
+    y.backward(nd.ones(y.shape) * 3)
+    want = np.zeros((2, 3, 4), np.float32)
+    want[1:, :2, 1::2] = 3
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+    g = nd._internal._backward_slice(nd.ones((1, 2, 2)), x, begin=(1, None, 1),
+                                     end=(None, 2, None), step=(1, 1, 2))
+    np.testing.assert_array_equal(g.asnumpy(), want / 3)
+    # second order: the gradient of the gradient w.r.t. ograd is a slice again
+    og = nd.ones((1, 2, 2))
+    og.attach_grad()
+    with autograd.record():
+        g = nd._internal._backward_slice(og, x, begin=(1, None, 1), end=(None, 2, None),
+                                         step=(1, 1, 2))
+    g.backward(nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4)))
+    np.testing.assert_array_equal(og.grad.asnumpy(), np.arange(24).reshape(2, 3, 4)[1:, :2, 1::2])
