@@ -18,4 +18,5 @@ from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # 
 from . import random  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
+from . import image  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401

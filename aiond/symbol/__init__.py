@@ -26,8 +26,10 @@ _internal = _types.ModuleType("aiond.symbol._internal")
 linalg = _types.ModuleType("aiond.symbol.linalg")
 contrib = _types.ModuleType("aiond.symbol.contrib")
 random = _types.ModuleType("aiond.symbol.random")
+image = _types.ModuleType("aiond.symbol.image")
 _namespace.populate(globals(), _internal.__dict__,
-                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__})
+                    {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__,
+                     "_image_": image.__dict__})
 
 
 def _fill_random():
@@ -41,7 +43,7 @@ def _fill_random():
 
 
 _fill_random()
-for _m in (_internal, linalg, contrib, random):
+for _m in (_internal, linalg, contrib, random, image):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet
 _sys.modules.setdefault("aiond.executor", executor)
