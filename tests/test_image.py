@@ -323,3 +323,42 @@ def test_nd_image_flip_resize_crop():
     ex = s.bind(mx.cpu(), {"img": nd.array(img)})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), img.transpose(2, 0, 1) / 255.0,
                                rtol=1e-6)
+
+
+# ------------------------------------------------------------ mx.image.det
+
+
+def test_det_augmenters_move_boxes():
+    img = nd.array(RNG.randint(0, 256, size=(20, 40, 3)), dtype="uint8")
+    label = np.array([[0, 0.1, 0.2, 0.5, 0.6], [1, 0.3, 0.0, 0.9, 1.0]])
+    out, lab = mx.image.det.DetHorizontalFlipAug(1.0)(img, label.copy())
+    np.testing.assert_array_equal(out.asnumpy(), img.asnumpy()[:, ::-1])
+    np.testing.assert_allclose(lab[:, 1], 1 - label[:, 3])
+    np.testing.assert_allclose(lab[:, 3], 1 - label[:, 1])
+    out, lab = mx.image.det.DetBorrowAug(mx.image.ForceResizeAug((10, 5)))(img, label)
+    assert out.shape == (5, 10, 3) and (lab == label).all()
+    augs = mx.image.CreateDetAugmenter((3, 16, 16), rand_crop=0.5, rand_pad=0.5,
+                                       rand_mirror=True, mean=True, std=True)
+    for a in augs:
+        img, label = a(img, label)
+    assert img.shape == (16, 16, 3)
+    assert label.shape[1] == 5 and (label[:, 1:] >= 0).all() and (label[:, 1:] <= 1).all()
+
+
+def test_image_det_iter(tmp_path):
+    arrays = [RNG.randint(0, 256, size=(12, 10, 3)).astype(np.uint8) for _ in range(3)]
+    imglist = []
+    for i, a in enumerate(arrays):
+        (tmp_path / ("%d.png" % i)).write_bytes(_png_bytes(a))
+        objs = [[i % 2, 0.1, 0.2, 0.6, 0.7]] * (i + 1)
+        imglist.append([np.array([2, 5] + sum(objs, []), dtype=np.float32), "%d.png" % i])
+    it = mx.image.ImageDetIter(batch_size=2, data_shape=(3, 12, 10), imglist=imglist,
+                               path_root=str(tmp_path))
+    assert it.provide_label[0][1] == (2, 3, 5)
+    b = it.next()
+    assert b.data[0].shape == (2, 3, 12, 10)
+    np.testing.assert_array_equal(b.data[0].asnumpy()[0],
+                                  arrays[0].transpose(2, 0, 1).astype(np.float32))
+    lab = b.label[0].asnumpy()
+    np.testing.assert_allclose(lab[0, 0], [0, 0.1, 0.2, 0.6, 0.7], rtol=1e-6)
+    assert (lab[0, 1:] == -1).all() and (lab[1, :2, 0] == 1).all()
