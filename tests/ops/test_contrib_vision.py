@@ -351,3 +351,17 @@ def test_like_ops_accept_and_ignore_extra_attributes():
     assert nd.ones_like(x, dtype="int64").asnumpy().tolist() == [1, 1, 1]
     s = mx.sym.zeros_like(mx.sym.var("a"), dtype="int64")
     assert s.infer_shape(a=(2, 2))[1] == [(2, 2)]
+
+
+def test_like_ops_have_zero_gradients():
+    """MXNet registers zeros_like/ones_like with MakeZeroGradNodes."""
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.zeros_like(x) * 3 + nd.ones_like(x) + x * 2
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [2.0, 2.0]
+    with mx.autograd.record():
+        y = nd.zeros_like(x) + nd.ones_like(x)
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [0.0, 0.0]
