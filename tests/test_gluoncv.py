@@ -167,3 +167,72 @@ def test_mxnet_saved_gluoncv_weights_give_mxnet_outputs(alias_dir, tmp_path):
     assert set(errs) == {m for m, _ in models}
     for name, err in errs.items():
         assert err < 1e-5, (name, err)
+
+
+TRAIN = textwrap.dedent("""
+    import json, sys, numpy as np
+    import mxnet as mx
+    from mxnet import autograd, gluon
+    from gluoncv import model_zoo, loss as gloss
+    from gluoncv.data.transforms import presets
+    from PIL import Image
+    path = sys.argv[1]
+    Image.fromarray((np.random.RandomState(0).rand(240, 320, 3) * 255).astype("uint8")).save(path)
+    img = mx.image.imread(path)
+    bbox = np.array([[10, 20, 200, 150, 3], [100, 50, 300, 230, 7]], dtype=np.float32)
+    res = {}
+    x, orig = presets.ssd.load_test(path, short=300)
+    res["load_test"] = [list(x.shape), list(orig.shape)]
+    mx.random.seed(0)
+    # SSD: targets from the anchors, SSDMultiBoxLoss, SGD steps
+    net = model_zoo.get_model("ssd_300_mobilenet0.25_voc", pretrained=False, pretrained_base=False)
+    net.initialize()
+    with autograd.train_mode():
+        _, _, anchors = net(mx.nd.zeros((1, 3, 300, 300)))
+    net.hybridize()
+    x, cls_t, box_t = presets.ssd.SSDDefaultTrainTransform(300, 300, anchors)(img, bbox)
+    x, cls_t, box_t = x.expand_dims(0), cls_t.expand_dims(0), box_t.expand_dims(0)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01, "momentum": 0.9})
+    lossfn, losses = gloss.SSDMultiBoxLoss(), []
+    for _ in range(4):
+        with autograd.record():
+            cls_p, box_p, _ = net(x)
+            total, _, _ = lossfn(cls_p, box_p, cls_t, box_t)
+            autograd.backward(total)
+        trainer.step(1)
+        losses.append(float(total[0].asscalar()))
+    res["ssd"] = losses
+    # YOLOv3: the network computes its own losses from the transform's targets
+    net = model_zoo.get_model("yolo3_mobilenet0.25_voc", pretrained=False, pretrained_base=False)
+    net.initialize()
+    t = presets.yolo.YOLO3DefaultTrainTransform(320, 320, net)
+    net.hybridize()
+    out = [o.expand_dims(0) for o in t(img, bbox)]
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.001, "momentum": 0.9})
+    losses = []
+    for _ in range(3):
+        with autograd.record():
+            parts = net(out[0], out[6], *out[1:6])
+            total = parts[0] + parts[1] + parts[2] + parts[3]
+            autograd.backward(total)
+        trainer.step(1)
+        losses.append(float(total.asnumpy().sum()))
+    res["yolo"] = losses
+    print(json.dumps(res))
+""")
+
+
+def test_gluoncv_presets_and_training_steps(alias_dir, tmp_path):
+    """GluonCV's test presets and training transforms (box_iou,
+    bipartite_matching, box_encode on the anchors), its SSD loss and YOLOv3's
+    own losses, backward through the detectors, and SGD steps that lower the
+    loss."""
+    pytest.importorskip("PIL")
+    r = _run(TRAIN, alias_dir, args=[str(tmp_path / "img.jpg")], timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["load_test"] == [[1, 3, 300, 400], [300, 400, 3]]
+    for name in ("ssd", "yolo"):
+        losses = res[name]
+        assert all(np.isfinite(losses)), (name, losses)
+        assert losses[-1] < losses[0], (name, losses)
