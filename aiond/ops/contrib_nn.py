@@ -235,7 +235,7 @@ _SBN_PARAMS = [
     Param("output_mean_var", p_bool, False, "Output All,normal mean and var"),
     Param("ndev", p_int, 1, "The count of GPU devices (one process here: statistics are "
           "the local batch's)"),
-    Param("key", p_str, "", "Hash key for synchronization"),
+    Param("key", p_str, doc="Hash key for synchronization (required, as in MXNet)"),
 ]
 
 

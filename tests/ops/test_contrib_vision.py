@@ -309,8 +309,11 @@ def test_sync_batch_norm_is_batch_norm_in_one_process():
     np.testing.assert_allclose(outs["sync"][3], 0.1 * mean, rtol=1e-5)
     # the visible mean/var outputs: batch mean and variance
     y, m, v = nd.contrib.SyncBatchNorm(nd.array(x), nd.array(gamma), nd.array(beta), nd.zeros(3),
-                                       nd.ones(3), output_mean_var=True)
+                                       nd.ones(3), output_mean_var=True, key="k2")
     assert y.shape == x.shape and m.shape == (3,) and v.shape == (3,)
+    with pytest.raises((OpError, MXNetError), match="key"):     # MXNet: key has no default
+        nd.contrib.SyncBatchNorm(nd.array(x), nd.array(gamma), nd.array(beta), nd.zeros(3),
+                                 nd.ones(3))
 
 
 # -------------------------------------------------------------------- amp ops
