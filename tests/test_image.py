@@ -264,3 +264,101 @@ def test_image_record_dataset_and_image_iter(tmp_path):
     b = it.next()
     assert b.data[0].shape == (3, 3, 4, 4)
     np.testing.assert_array_equal(b.label[0].asnumpy(), [0, 1, 2])
+
+
+# ------------------------------------------------------ mx.nd.image / sym.image
+
+
+def test_nd_image_to_tensor_and_normalize():
+    img = RNG.randint(0, 256, size=(4, 5, 3)).astype(np.uint8)
+    t = nd.image.to_tensor(nd.array(img, dtype="uint8"))
+    assert t.dtype == np.float32 and t.shape == (3, 4, 5)
+    np.testing.assert_allclose(t.asnumpy(), img.transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    b = nd.image.to_tensor(nd.array(np.stack([img, img]), dtype="uint8"))
+    assert b.shape == (2, 3, 4, 5)
+    n = nd.image.normalize(t, mean=(0.1, 0.2, 0.3), std=(0.5, 0.25, 2.0))
+    want = (t.asnumpy() - np.array([0.1, 0.2, 0.3])[:, None, None]) / \
+        np.array([0.5, 0.25, 2.0])[:, None, None]
+    np.testing.assert_allclose(n.asnumpy(), want, rtol=1e-5)
+    n = nd.image.normalize(b, mean=0.5, std=0.5)
+    np.testing.assert_allclose(n.asnumpy(), (b.asnumpy() - 0.5) / 0.5, rtol=1e-6)
+    with pytest.raises((OpError, MXNetError)):
+        nd.image.normalize(t)                      # MXNet's 4-entry defaults vs 3 channels
+    with pytest.raises((OpError, MXNetError)):
+        nd.image.normalize(nd.zeros((2, 4, 4)), mean=0, std=1)   # 2 channels
+    # gradients
+    x = nd.array(RNG.rand(3, 2, 2))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.image.normalize(x, mean=(0, 0, 0), std=(1.0, 2.0, 4.0))
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy()[:, 0, 0], [1.0, 0.5, 0.25])
+    f = nd.array(RNG.rand(2, 3, 3))
+    f.attach_grad()
+    with mx.autograd.record():
+        y = nd.image.to_tensor(f)
+    y.backward(nd.ones(y.shape))
+    np.testing.assert_allclose(f.grad.asnumpy(), np.full((2, 3, 3), 1 / 255.0), rtol=1e-6)
+
+
+def test_nd_image_flip_resize_crop():
+    img = RNG.randint(0, 256, size=(6, 8, 3)).astype(np.uint8)
+    x = nd.array(img, dtype="uint8")
+    np.testing.assert_array_equal(nd.image.flip_left_right(x).asnumpy(), img[:, ::-1])
+    np.testing.assert_array_equal(nd.image.flip_top_bottom(x).asnumpy(), img[::-1])
+    assert nd.image.resize(x, size=(4, 3)).shape == (3, 4, 3)
+    assert nd.image.resize(x, size=5).shape == (5, 5, 3)
+    assert nd.image.resize(x, size=3, keep_ratio=True).shape == (3, 4, 3)
+    np.testing.assert_array_equal(nd.image.resize(x, size=(4, 3), interp=1).asnumpy(),
+                                  mx.image.imresize(x, 4, 3, interp=1).asnumpy())
+    assert nd.image.resize(nd.array(np.stack([img] * 2), dtype="uint8"),
+                           size=(4, 3)).shape == (2, 3, 4, 3)
+    np.testing.assert_array_equal(nd.image.crop(x, x=1, y=2, width=3, height=4).asnumpy(),
+                                  img[2:6, 1:4])
+    with pytest.raises((OpError, MXNetError)):
+        nd.image.crop(x, x=6, y=0, width=3, height=2)
+    s = mx.sym.image.to_tensor(mx.sym.var("img"))
+    assert s.infer_shape(img=(10, 12, 3))[1] == [(3, 10, 12)]
+    s = mx.sym.image.normalize(s, mean=(0, 0, 0), std=(1, 1, 1))
+    ex = s.bind(mx.cpu(), {"img": nd.array(img)})
+    np.testing.assert_allclose(ex.forward()[0].asnumpy(), img.transpose(2, 0, 1) / 255.0,
+                               rtol=1e-6)
+
+
+# ------------------------------------------------------------ mx.image.det
+
+
+def test_det_augmenters_move_boxes():
+    img = nd.array(RNG.randint(0, 256, size=(20, 40, 3)), dtype="uint8")
+    label = np.array([[0, 0.1, 0.2, 0.5, 0.6], [1, 0.3, 0.0, 0.9, 1.0]])
+    out, lab = mx.image.det.DetHorizontalFlipAug(1.0)(img, label.copy())
+    np.testing.assert_array_equal(out.asnumpy(), img.asnumpy()[:, ::-1])
+    np.testing.assert_allclose(lab[:, 1], 1 - label[:, 3])
+    np.testing.assert_allclose(lab[:, 3], 1 - label[:, 1])
+    out, lab = mx.image.det.DetBorrowAug(mx.image.ForceResizeAug((10, 5)))(img, label)
+    assert out.shape == (5, 10, 3) and (lab == label).all()
+    augs = mx.image.CreateDetAugmenter((3, 16, 16), rand_crop=0.5, rand_pad=0.5,
+                                       rand_mirror=True, mean=True, std=True)
+    for a in augs:
+        img, label = a(img, label)
+    assert img.shape == (16, 16, 3)
+    assert label.shape[1] == 5 and (label[:, 1:] >= 0).all() and (label[:, 1:] <= 1).all()
+
+
+def test_image_det_iter(tmp_path):
+    arrays = [RNG.randint(0, 256, size=(12, 10, 3)).astype(np.uint8) for _ in range(3)]
+    imglist = []
+    for i, a in enumerate(arrays):
+        (tmp_path / ("%d.png" % i)).write_bytes(_png_bytes(a))
+        objs = [[i % 2, 0.1, 0.2, 0.6, 0.7]] * (i + 1)
+        imglist.append([np.array([2, 5] + sum(objs, []), dtype=np.float32), "%d.png" % i])
+    it = mx.image.ImageDetIter(batch_size=2, data_shape=(3, 12, 10), imglist=imglist,
+                               path_root=str(tmp_path))
+    assert it.provide_label[0][1] == (2, 3, 5)
+    b = it.next()
+    assert b.data[0].shape == (2, 3, 12, 10)
+    np.testing.assert_array_equal(b.data[0].asnumpy()[0],
+                                  arrays[0].transpose(2, 0, 1).astype(np.float32))
+    lab = b.label[0].asnumpy()
+    np.testing.assert_allclose(lab[0, 0], [0, 0.1, 0.2, 0.6, 0.7], rtol=1e-6)
+    assert (lab[0, 1:] == -1).all() and (lab[1, :2, 0] == 1).all()

@@ -1,5 +1,5 @@
 """``mx.nd.image``: MXNet's image operators (the ``_image_*`` registry
-entries, without the prefix)."""
+entries, without the prefix): to_tensor, normalize, flips, resize, crop."""
 from __future__ import annotations
 
 from ..ops import registry as _reg

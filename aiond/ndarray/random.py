@@ -25,7 +25,13 @@ def _sample(opname, params, shape, dtype, ctx, out):
         return invoke(op, nds, op.parse(kw), out)
     op = _reg.get(opname)
     kw = dict(params)
-    kw["shape"] = shape if shape is not None else (1,)
+    # MXNet leaves shape (and dtype) unset when not given: with out= they come
+    # from out (initializers write mx.nd.random.uniform(..., out=arr))
+    if shape is None:
+        shape = tuple(out.shape) if out is not None else (1,)
+    kw["shape"] = shape
+    if dtype is None and out is not None:
+        dtype = out.dtype
     if dtype is not None:
         kw["dtype"] = dtype
     attrs = op.parse(kw)

@@ -16,4 +16,5 @@ from . import reset, sync_norm  # noqa: F401
 from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
 from . import groupnorm, roipool, stn, svm  # noqa: F401
 from . import deformable, proposal, quantize, roi  # noqa: F401
+from . import image_tensor  # noqa: F401  (_image_to_tensor, flips, resize, crop)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

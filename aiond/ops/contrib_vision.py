@@ -79,6 +79,14 @@ def _axis_weights(start, bin_size, grid, pooled, size):
     return w
 
 
+def _support(w):
+    """The [first, last + 1) columns of w that have a non-zero weight."""
+    cols = np.nonzero(w.any(axis=0))[0]
+    if not cols.size:
+        return 0, 1
+    return int(cols[0]), int(cols[-1]) + 1
+
+
 def _roi_maps(roi, H, W, ph, pw, spatial_scale, sample_ratio, aligned):
     """(batch index, Wy, Wx, count) for one ROI row [b, x1, y1, x2, y2]."""
     f32 = np.float32
@@ -119,13 +127,14 @@ def _contrib_ROIAlign(xp, data, rois, out, pooled_size, spatial_scale, sample_ra
         b, wy, wx, count = _roi_maps(r[n], H, W, ph, pw, spatial_scale, sample_ratio, aligned)
         if b < 0:
             continue
-        wy = (wy / count).astype(x.dtype)
-        wx = wx.astype(x.dtype)
+        (h0, h1), (w0, w1) = _support(wy), _support(wx)
+        wy = (wy[:, h0:h1] / count).astype(x.dtype)
+        wx = wx[:, w0:w1].astype(x.dtype)
         if position_sensitive:
-            d = x[b].reshape(-1, ph, pw, H, W)
+            d = x[b].reshape(-1, ph, pw, H, W)[..., h0:h1, w0:w1]
             res[n] = np.einsum("ph,cpqhw,qw->cpq", wy, d, wx)
         else:
-            res[n] = np.matmul(np.matmul(wy, x[b]), wx.T)
+            res[n] = np.matmul(np.matmul(wy, x[b][:, h0:h1, w0:w1]), wx.T)
     out[...] = xp.asarray(res)
 
 
@@ -148,13 +157,14 @@ def _backward_ROIAlign(xp, ograd, rois, data, out, pooled_size, spatial_scale, s
         b, wy, wx, count = _roi_maps(r[n], H, W, ph, pw, spatial_scale, sample_ratio, aligned)
         if b < 0:
             continue
-        wy = (wy / count).astype(res.dtype)
-        wx = wx.astype(res.dtype)
+        (h0, h1), (w0, w1) = _support(wy), _support(wx)
+        wy = (wy[:, h0:h1] / count).astype(res.dtype)
+        wx = wx[:, w0:w1].astype(res.dtype)
         if position_sensitive:
-            v = res[b].reshape(-1, ph, pw, H, W)
+            v = res[b].reshape(-1, ph, pw, H, W)[..., h0:h1, w0:w1]
             v += np.einsum("ph,cpq,qw->cpqhw", wy, g[n], wx)
         else:
-            res[b] += np.matmul(np.matmul(wy.T, g[n]), wx)
+            res[b][:, h0:h1, w0:w1] += np.matmul(np.matmul(wy.T, g[n]), wx)
     gd[...] = xp.asarray(res)
     gr[...] = 0
 

@@ -192,8 +192,10 @@ def _p_floats(v):
     return tuple(float(x) for x in v)
 
 
-# cv2.BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, REFLECT_101
+# cv2.BORDER_CONSTANT, REPLICATE, REFLECT, WRAP, REFLECT_101; BORDER_ISOLATED (16)
+# is a flag about ROIs of a larger image, meaningless for a whole array
 _PAD_MODES = {1: "edge", 2: "symmetric", 3: "wrap", 4: "reflect"}
+_BORDER_ISOLATED = 16
 
 
 def _border_rule(attrs, shapes, dtypes):
@@ -201,7 +203,7 @@ def _border_rule(attrs, shapes, dtypes):
     t, b, l, r = attrs["top"], attrs["bot"], attrs["left"], attrs["right"]
     if min(t, b, l, r) < 0:
         raise OpError("_cvcopyMakeBorder needs non-negative margins")
-    if attrs["type"] not in (0, 1, 2, 3, 4):
+    if attrs["type"] & ~_BORDER_ISOLATED not in (0, 1, 2, 3, 4):
         raise OpError("_cvcopyMakeBorder: type=%d is not supported (0 constant, 1 replicate, "
                       "2 reflect, 3 wrap, 4 reflect_101)" % attrs["type"])
     return ((s[0] + t + b, s[1] + l + r, s[2]),), (dtypes[0],)
@@ -219,6 +221,7 @@ def _cvcopyMakeBorder(xp, src, out, top, bot, left, right, type=0, value=0.0, va
     """_cvcopyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=()):
     pad an (H, W, C) image like cv2.copyMakeBorder."""
     pads = ((top, bot), (left, right), (0, 0))
+    type &= ~_BORDER_ISOLATED
     if type == 0:
         c = src.shape[2]
         if values:

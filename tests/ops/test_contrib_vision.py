@@ -311,6 +311,9 @@ def test_sync_batch_norm_is_batch_norm_in_one_process():
     y, m, v = nd.contrib.SyncBatchNorm(nd.array(x), nd.array(gamma), nd.array(beta), nd.zeros(3),
                                        nd.ones(3), output_mean_var=True, key="k2")
     assert y.shape == x.shape and m.shape == (3,) and v.shape == (3,)
+    with pytest.raises((OpError, MXNetError), match="key"):     # MXNet: key has no default
+        nd.contrib.SyncBatchNorm(nd.array(x), nd.array(gamma), nd.array(beta), nd.zeros(3),
+                                 nd.ones(3))
 
 
 # -------------------------------------------------------------------- amp ops
@@ -351,3 +354,17 @@ def test_like_ops_accept_and_ignore_extra_attributes():
     assert nd.ones_like(x, dtype="int64").asnumpy().tolist() == [1, 1, 1]
     s = mx.sym.zeros_like(mx.sym.var("a"), dtype="int64")
     assert s.infer_shape(a=(2, 2))[1] == [(2, 2)]
+
+
+def test_like_ops_have_zero_gradients():
+    """MXNet registers zeros_like/ones_like with MakeZeroGradNodes."""
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.zeros_like(x) * 3 + nd.ones_like(x) + x * 2
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [2.0, 2.0]
+    with mx.autograd.record():
+        y = nd.zeros_like(x) + nd.ones_like(x)
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [0.0, 0.0]
