@@ -99,13 +99,14 @@ def _scratch(xp, like, dtype=None):
 def _lr_grad(xp, grad, f, lr, rescale, clip):
     """``lr*clip(rescale*grad)`` (clipping on) or ``(lr*rescale)*grad``, in a new
     buffer of dtype ``f`` (float32 for the mp_* ops, where ``grad`` is float16)."""
+    # dtype=f: numpy < 2 would pick a float16 loop for float16 grad * float32 scalar
     t = xp.empty(grad.shape, dtype=f)
     if clip >= 0:
-        xp.multiply(grad, f(rescale), out=t)
+        xp.multiply(grad, f(rescale), out=t, dtype=f)
         xp.clip(t, f(-clip), f(clip), out=t)
         xp.multiply(t, f(lr), out=t)
     else:
-        xp.multiply(grad, f(lr) * f(rescale), out=t)
+        xp.multiply(grad, f(lr) * f(rescale), out=t, dtype=f)
     return t
 
 
@@ -113,10 +114,10 @@ def _rescaled(xp, grad, f, rescale, clip, weight=None, wd=0.0, clip_first=False)
     """``clip(grad*rescale + weight*wd)``, or ``clip(grad*rescale)`` when
     ``weight`` is None, in a new buffer of dtype ``f``."""
     t = xp.empty(grad.shape, dtype=f)
-    xp.multiply(grad, f(rescale), out=t)
+    xp.multiply(grad, f(rescale), out=t, dtype=f)
     if weight is not None and wd != 0:
         w = _scratch(xp, t)
-        xp.multiply(weight, f(wd), out=w)
+        xp.multiply(weight, f(wd), out=w, dtype=f)
         xp.add(t, w, out=t)
     if clip >= 0:
         xp.clip(t, f(-clip), f(clip), out=t)

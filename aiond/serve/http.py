@@ -36,6 +36,7 @@ import contextlib
 import json
 import math
 import time
+import warnings
 
 import numpy as np
 from starlette.applications import Starlette
@@ -143,15 +144,19 @@ class _App:
         if (b"true" in body or b"false" in body) and _has_bool(obj):
             raise _BadRequest(400, "expected numbers (%s), got true/false"
                               % self.expected())
+        ragged = _BadRequest(400, "expected a rectangular array of numbers (%s); the nested "
+                                  "lists have different lengths" % self.expected())
         try:
-            arr = np.array(obj)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")     # numpy < 1.24 warns, then makes objects
+                arr = np.array(obj)
         except (ValueError, TypeError, OverflowError):
-            raise _BadRequest(400, "expected a rectangular array of numbers (%s); the "
-                                   "nested lists have different lengths" % self.expected()
-                              ) from None
+            raise ragged from None
         except RecursionError:
             raise _BadRequest(400, "the JSON array nests too deeply; expected %s"
                               % self.expected()) from None
+        if arr.dtype.kind == "O" and any(isinstance(x, list) for x in arr.ravel()):
+            raise ragged
         if arr.dtype.kind not in _NUMERIC_KINDS or arr.dtype.kind == "b":
             raise _BadRequest(400, "expected numbers (%s), got %s values"
                               % (self.expected(), "non-numeric" if arr.dtype.kind in "OUS"
