@@ -678,7 +678,19 @@ def array(source_array, ctx=None, dtype=None):
 
 
 def from_numpy(ndarray, zero_copy=True):
-    return array(ndarray, dtype=ndarray.dtype)
+    """An NDArray of a numpy array. ``zero_copy=True`` (MXNet's default) shares
+    its memory: the numpy array becomes read-only and writes go through the
+    NDArray; it must be C-contiguous."""
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise ValueError("Only c-contiguous arrays are supported for zero-copy")
+    dt = to_dtype(ndarray.dtype)
+    buf = ndarray.view()        # the NDArray's writable alias, taken before the lock
+    ndarray.flags["WRITEABLE"] = False
+    h = new_array(tuple(ndarray.shape), dt, current_context())
+    h._st.set(buf)
+    return h
 
 
 def waitall():

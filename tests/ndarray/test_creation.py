@@ -268,3 +268,18 @@ def test_context_default_ctx_is_mxnets_deprecated_spelling():
         with mx.cpu(3):
             assert mx.Context.default_ctx == mx.cpu(3)
     assert any(issubclass(x.category, DeprecationWarning) for x in w)
+
+
+def test_from_numpy_zero_copy_shares_memory_and_locks_the_numpy_array():
+    a = np.array([[1, 2], [3, 4], [5, 6]], dtype="float32")
+    m = mx.nd.from_numpy(a)                   # MXNet's default: zero_copy=True
+    with pytest.raises(ValueError):
+        a[2, 1] = 0                           # the numpy side is read-only now
+    m[2, 1] = 100
+    assert a[2, 1] == 100 and (m * 2).asnumpy()[2, 1] == 200
+    c = np.ones((2, 2), dtype="float32")
+    mc = mx.nd.from_numpy(c, zero_copy=False)
+    mc[:] = 3
+    assert c.flags.writeable and (c == 1).all()
+    with pytest.raises(ValueError, match="c-contiguous"):
+        mx.nd.from_numpy(np.ones((2, 3)).T)
