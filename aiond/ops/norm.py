@@ -95,7 +95,7 @@ _BN_PARAMS = [
           params=_BN_PARAMS, infer=_bn_rule, num_outputs=3,
           output_names=("output", "mean", "var"), train_aware=True,
           aux=("moving_mean", "moving_var"), num_visible=_bn_visible, inline=False,
-          mutates=(1,))
+          mutates=(1,), aliases=("BatchNorm_v1",))    # MXNet's legacy op: same math, NCHW
 def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, momentum=0.9,
               fix_gamma=True, use_global_stats=False, axis=1, _train=False, **_ignored):
     """BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,

@@ -41,6 +41,10 @@ class RSP:
     def __init__(self, data, indices):
         self.data, self.indices = data, indices
 
+    @property
+    def nbytes(self):       # what the engine's pending-bytes bound counts
+        return self.data.nbytes + self.indices.nbytes
+
 
 class CSR:
     """A csr value: ``data``, column ``indices`` and row pointers ``indptr``."""
@@ -49,6 +53,10 @@ class CSR:
 
     def __init__(self, data, indices, indptr):
         self.data, self.indices, self.indptr = data, indices, indptr
+
+    @property
+    def nbytes(self):
+        return self.data.nbytes + self.indices.nbytes + self.indptr.nbytes
 
 
 def stype_of(v):

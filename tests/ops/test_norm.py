@@ -327,3 +327,15 @@ def test_batchnorm_fix_gamma_writes_ones_into_gamma_like_mxnet(train):
         mx.nd.BatchNorm(x, g2, b, mm, mv, fix_gamma=False)
     np.testing.assert_array_equal(g.asnumpy(), [1, 1, 1])      # MXNet 1.9.1: [1. 1. 1.]
     np.testing.assert_array_equal(g2.asnumpy(), [2, 3, 4])     # untouched without fix_gamma
+
+
+def test_batchnorm_v1_is_batchnorm():
+    # MXNet 1.x keeps the legacy BatchNorm_v1 (same math on NCHW data)
+    x = mx.nd.array(np.random.RandomState(0).rand(2, 3, 4, 4))
+    g, b = mx.nd.array([1.0, 2.0, 0.5]), mx.nd.array([0.0, 1.0, -1.0])
+    mm, mv = mx.nd.zeros(3), mx.nd.ones(3)
+    y1 = mx.nd.BatchNorm_v1(x, g, b, mm, mv, fix_gamma=False, use_global_stats=True)
+    y2 = mx.nd.BatchNorm(x, g, b, mm, mv, fix_gamma=False, use_global_stats=True)
+    np.testing.assert_allclose(y1.asnumpy(), y2.asnumpy(), rtol=1e-6)
+    s = mx.sym.BatchNorm_v1(mx.sym.var("data"), name="bn")
+    assert s.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
