@@ -458,3 +458,13 @@ def test_gen_atomic_symbol_recomposes_by_input_name():
     with pytest.raises(mx.MXNetError, match="variable"):
         mx.sym.var('v')._gen_atomic_symbol()
 
+
+
+def test_backward_ignores_extra_head_gradients_like_mxnet():
+    # MXNet's GraphExecutor reads one head gradient per output (test_prelu
+    # passes one per input)
+    x = mx.sym.var("x")
+    exe = (x * 2).bind(mx.cpu(), {"x": mx.nd.ones((2,))}, args_grad={"x": mx.nd.zeros((2,))})
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.ones((2,)), mx.nd.ones((5,))])
+    assert exe.grad_dict["x"].asnumpy().tolist() == [2.0, 2.0]
