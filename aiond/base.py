@@ -44,8 +44,9 @@ class ShapeError(OpError, ValueError):
     """Input shapes do not fit the operator."""
 
 
-class NotImplementedForSymbol(MXNetError):
-    """An NDArray-only function was called on a Symbol (MXNet's name and message)."""
+class _UnsupportedFunction(MXNetError):
+    """A function called on a kind of array it does not serve (MXNet's message)."""
+    _where = ""
 
     def __init__(self, function, alias, *args):
         super().__init__()
@@ -59,27 +60,17 @@ class NotImplementedForSymbol(MXNetError):
             msg += ' (namely operator "{}")'.format(self.alias)
         if self.args:
             msg += ' with arguments ({})'.format(', '.join(self.args))
-        msg += ' is not implemented for Symbol and only available in NDArray.'
-        return msg
+        return msg + self._where
 
 
-class NotSupportedForSparseNDArray(MXNetError):
-    """A dense-only function was called on a sparse NDArray (MXNet's name and message)."""
+class NotImplementedForSymbol(_UnsupportedFunction):
+    """An NDArray-only function was called on a Symbol."""
+    _where = ' is not implemented for Symbol and only available in NDArray.'
 
-    def __init__(self, function, alias, *args):
-        super().__init__()
-        self.function = function.__name__ if callable(function) else str(function)
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
 
-    def __str__(self):
-        msg = 'Function {}'.format(self.function)
-        if self.alias:
-            msg += ' (namely operator "{}")'.format(self.alias)
-        if self.args:
-            msg += ' with arguments ({})'.format(', '.join(self.args))
-        msg += ' is not supported for SparseNDArray and only available in NDArray.'
-        return msg
+class NotSupportedForSparseNDArray(_UnsupportedFunction):
+    """A dense-only function was called on a sparse NDArray."""
+    _where = ' is not supported for SparseNDArray and only available in NDArray.'
 
 
 class _NullType:
