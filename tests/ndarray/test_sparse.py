@@ -310,3 +310,23 @@ def test_sparse_values_report_their_bytes():
     c = CSR(np.ones(3, "float32"), np.zeros(3, "int64"), np.zeros(3, "int64"))
     r = RSP(np.ones((2, 4), "float64"), np.zeros(2, "int64"))
     assert c.nbytes == 12 + 24 + 24 and r.nbytes == 64 + 16
+
+
+def test_loading_a_small_sparse_file_with_a_huge_dense_shape_stays_small(tmp_path):
+    # issue 15, item 7: a few KB of row_sparse data declaring a (131072, 1024)
+    # dense shape must not cost 512 MB at load: it loads sparse
+    r = mx.nd.sparse.row_sparse_array((np.ones((1, 1024), "float32"), np.array([5])),
+                                      shape=(131072, 1024))
+    f = str(tmp_path / "rsp.nd")
+    mx.nd.save(f, [r])
+    import os
+    assert os.path.getsize(f) < 8192
+    x = mx.nd.load(f)[0]
+    assert x.stype == "row_sparse" and x.shape == (131072, 1024)
+    assert x.data.shape == (1, 1024) and x.indices.asnumpy().tolist() == [5]
+    # a row index past the dense shape is a corrupt file, refused at load
+    data = bytearray(open(f, "rb").read())
+    pos = data.rfind(np.array([5], dtype=np.int64).tobytes())
+    data[pos:pos + 8] = np.array([1 << 40], dtype=np.int64).tobytes()
+    with pytest.raises(mx.MXNetError):
+        mx.nd.load_frombuffer(bytes(data))
