@@ -30,8 +30,7 @@ EXAMPLES = int(os.environ.get("AIOND_FUZZ_EXAMPLES", "50"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=list(HealthCheck))
 HERE = os.path.dirname(os.path.abspath(__file__))
-ND_FILES = sorted(f for f in glob.glob(os.path.join(HERE, "data", "mxnet_files", "*.nd"))
-                  if "sparse" not in os.path.basename(f))
+ND_FILES = sorted(glob.glob(os.path.join(HERE, "data", "mxnet_files", "*.nd")))
 ND_BYTES = [open(f, "rb").read() for f in ND_FILES] + \
     [open(os.path.join(HERE, "data", "mxnet_files", "dict.params"), "rb").read(),
      open(os.path.join(HERE, "data", "module", "mlpbn-0002.params"), "rb").read()]
@@ -100,10 +99,15 @@ def _check_loaded(res, data):
     total = 0
     for v in vals:
         assert v is None or isinstance(v, mx.nd.NDArray)
-        if v is not None:
+        if v is None:
+            continue
+        if v.stype == "default":
             total += v.size * np.dtype(v.dtype).itemsize
             v.asnumpy()
-    # dense arrays come from the file's own bytes: never more than it holds
+        else:       # sparse arrays stay sparse: only their stored parts count
+            parts = [v.data, v.indices] + ([v.indptr] if v.stype == "csr" else [])
+            total += sum(p.size * np.dtype(p.dtype).itemsize for p in parts)
+    # arrays come from the file's own bytes: never more than it holds
     assert total <= len(data), (total, len(data))
 
 
