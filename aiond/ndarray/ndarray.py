@@ -686,7 +686,11 @@ def from_numpy(ndarray, zero_copy=True):
     if not ndarray.flags["C_CONTIGUOUS"]:
         raise ValueError("Only c-contiguous arrays are supported for zero-copy")
     dt = to_dtype(ndarray.dtype)
-    buf = ndarray.view()        # the NDArray's writable alias, taken before the lock
+    try:                        # an array shared before is read-only already: unlock
+        ndarray.flags["WRITEABLE"] = True   # it to take the NDArray's writable alias
+    except ValueError:
+        pass                    # memory numpy may not write (a read-only buffer)
+    buf = ndarray.view()
     ndarray.flags["WRITEABLE"] = False
     h = new_array(tuple(ndarray.shape), dt, current_context())
     h._st.set(buf)

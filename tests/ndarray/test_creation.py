@@ -277,6 +277,9 @@ def test_from_numpy_zero_copy_shares_memory_and_locks_the_numpy_array():
         a[2, 1] = 0                           # the numpy side is read-only now
     m[2, 1] = 100
     assert a[2, 1] == 100 and (m * 2).asnumpy()[2, 1] == 200
+    m2 = mx.nd.from_numpy(a)                  # shared twice: still writable through mx
+    m2[0, 0] = 7
+    assert a[0, 0] == 7 and m.asnumpy()[0, 0] == 7 and not a.flags.writeable
     c = np.ones((2, 2), dtype="float32")
     mc = mx.nd.from_numpy(c, zero_copy=False)
     mc[:] = 3
