@@ -324,6 +324,31 @@ def locationError(a, b, index, names, maxError=False):
     return "Location of %serror: %s, %s=%.8f, %s=%.8f" \
             % (maximum, str(index), names[0], a[index], names[1], b[index])
 
+def _mismatch_report(a, b, index, rel, rtol, atol, names, equal_nan, mismatches):
+    """MXNet's message for arrays that differ: the worst errors printed, the
+    share of mismatched elements and the location of the maximum error."""
+    indexErr, relErr = index, rel
+    print('\n*** Maximum errors for vector of size {}:  rtol={}, atol={}\n'.format(a.size, rtol, atol))
+    aTmp = a.copy()
+    bTmp = b.copy()
+    i = 1
+    while i <= a.size:
+        if i <= mismatches[0]:
+            print("%3d: Error %f  %s" % (i, rel, locationError(a, b, index, names)))
+        aTmp[index] = bTmp[index] = 0
+        if almost_equal(aTmp, bTmp, rtol, atol, equal_nan=equal_nan):
+            break
+        i += 1
+        if i <= mismatches[1] or mismatches[1] <= 0:
+            index, rel = _find_max_violation(aTmp, bTmp, rtol, atol)
+        else:
+            break
+    mismatchDegree = "at least " if mismatches[1] > 0 and i > mismatches[1] else ""
+    return "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %s%f%%).\n%s" % \
+        (relErr, rtol, atol, mismatchDegree, 100 * i / a.size,
+         locationError(a, b, indexErr, names, maxError=True))
+
+
 def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=False,
                         use_broadcast=True, mismatches=(10, 10)):
     """Test that two numpy arrays are almost equal. Raise exception message if not.
@@ -363,31 +388,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'), equal_nan=
     index, rel = _find_max_violation(a, b, rtol, atol)
     if index != ():
         # a, b are the numpy arrays
-        indexErr = index
-        relErr = rel
-
-        print('\n*** Maximum errors for vector of size {}:  rtol={}, atol={}\n'.format(a.size, rtol, atol))
-        aTmp = a.copy()
-        bTmp = b.copy()
-        i = 1
-        while i <= a.size:
-            if i <= mismatches[0]:
-                print("%3d: Error %f  %s" %(i, rel, locationError(a, b, index, names)))
-
-            aTmp[index] = bTmp[index] = 0
-            if almost_equal(aTmp, bTmp, rtol, atol, equal_nan=equal_nan):
-                break
-
-            i += 1
-            if i <= mismatches[1] or mismatches[1] <= 0:
-                index, rel = _find_max_violation(aTmp, bTmp, rtol, atol)
-            else:
-                break
-
-        mismatchDegree = "at least " if mismatches[1] > 0 and i > mismatches[1] else ""
-        errMsg = "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %s%f%%).\n%s" % \
-                 (relErr, rtol, atol, mismatchDegree, 100*i/a.size, \
-                  locationError(a, b, indexErr, names, maxError=True))
+        errMsg = _mismatch_report(a, b, index, rel, rtol, atol, names, equal_nan, mismatches)
     else:
         errMsg = "Error %f exceeds tolerance rtol=%e, atol=%e.\n" % (rel, rtol, atol)
 
@@ -436,31 +437,8 @@ def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None,
         err = 1 - np.count_nonzero(equals) / equals.size
         if err > etol:
             index, rel = _find_max_violation(a, b, rtol, atol)
-            indexErr = index
-            relErr = rel
-
-            print('\n*** Maximum errors for vector of size {}:  rtol={}, atol={}\n'.format(a.size, rtol, atol))
-            aTmp = a.copy()
-            bTmp = b.copy()
-            i = 1
-            while i <= a.size:
-                if i <= mismatches[0]:
-                    print("%3d: Error %f  %s" %(i, rel, locationError(a, b, index, names)))
-
-                aTmp[index] = bTmp[index] = 0
-                if almost_equal(aTmp, bTmp, rtol, atol, equal_nan=equal_nan):
-                    break
-
-                i += 1
-                if i <= mismatches[1] or mismatches[1] <= 0:
-                    index, rel = _find_max_violation(aTmp, bTmp, rtol, atol)
-                else:
-                    break
-
-            mismatchDegree = "at least " if mismatches[1] > 0 and i > mismatches[1] else ""
-            errMsg = "Error %f exceeds tolerance rtol=%e, atol=%e (mismatch %s%f%%).\n%s" % \
-                    (relErr, rtol, atol, mismatchDegree, 100*i/a.size, \
-                    locationError(a, b, indexErr, names, maxError=True))
+            errMsg = _mismatch_report(a, b, index, rel, rtol, atol, names, equal_nan,
+                                      mismatches)
             np.set_printoptions(threshold=4, suppress=True)
             msg = npt.build_err_msg([a, b], err_msg=errMsg)
             raise AssertionError(msg)
