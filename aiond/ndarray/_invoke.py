@@ -155,7 +155,6 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         for x in inputs:
             if x._sparse:
                 return _sparse(op, inputs, attrs, out, ctx)
-        for x in inputs:
             if x._st.ctx is not ctx:
                 raise _ctx_error(op, inputs)
         shapes = [x._shape for x in inputs]
