@@ -90,44 +90,6 @@ def input_names(op, params, n_inputs=None):
 NO_INPUT_NAMES = frozenset(("Activation", "SoftmaxActivation"))
 
 
-# ------------------------------------------------ shape inference extras
-
-
-def _transpose_back(params, outs, n_in):
-    o = outs[0]
-    axes = params.get("axes") or ()
-    if not axes:
-        return [tuple(reversed(o))]
-    inv = [0] * len(axes)
-    for i, a in enumerate(axes):
-        inv[a % len(axes)] = i
-    return [tuple(o[inv[j]] for j in range(len(o)))]
-
-
-# op name -> (params, output shapes, number of inputs) -> input shapes (None:
-# unknown): shapes that flow from an op's outputs back to its inputs
-BACKWARD_SHAPES = {
-    "transpose": _transpose_back,
-}
-
-# ops whose output dim is unknown wherever the input's dim is (MXNet's
-# slice shape functions skip unknown dims)
-UNKNOWN_DIMS_STAY = frozenset(("slice", "slice_axis"))
-
-_INIT_OPS = frozenset(("_zeros", "_ones", "_full", "_empty"))
-
-
-def unknown_init_shape(op, params):
-    """An init op's shape with 0 for its -1 (unknown) dims, or None when its
-    shape is fully given."""
-    if op.name not in _INIT_OPS:
-        return None
-    shape = params.get("shape")
-    if not shape or all(d >= 0 for d in shape):
-        return None
-    return tuple(0 if d < 0 else d for d in shape)
-
-
 # ------------------------------------------------ attributes set on compose
 
 
