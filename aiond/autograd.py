@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import threading
 
+from . import engine as _engine
 from .base import MXNetError
 from .ndarray import NDArray
 from .ndarray import _invoke
@@ -331,6 +332,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
     prev = (_state.recording, _state.training)
     _set_rec(create_graph)
     _state.training = bool(train_mode)
+    scope = _engine.bulk_scope("backward", "backward")
+    scope.__enter__()
     try:
         for node in _topo(heads):
             if node.freed:
@@ -350,7 +353,10 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                 ins = [_relink(x, e) for x, e in zip(node.inputs, node.edges)]
                 outs = [_relink(y, _Entry(node, i)) for i, y in enumerate(node.outputs)]
             if node.fn is not None:
-                igrads = node.fn._backward_entry(ograds)
+                if getattr(node.fn, "fused", False):
+                    igrads = node.fn._backward_entry(ograds, node.inputs)
+                else:
+                    igrads = node.fn._backward_entry(ograds)
             elif node.op.grad is None:
                 raise MXNetError(
                     "operator %s is not differentiable (it has no gradient rule), but a "
@@ -378,27 +384,32 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                     add(id(e), g)
             if not retain_graph:
                 node.freed = True
-    finally:
+                if getattr(node.fn, "fused", False):
+                    node.fn.release()
+        if variables is not None:
+            out = []
+            for v in variables:
+                g = grads.get(id(v._ag)) if isinstance(v._ag, _Leaf) else None
+                out.append(g if g is not None else F.zeros_like(_alias(v)))
+            return out
         _set_rec(prev[0])
         _state.training = prev[1]
-    if variables is not None:
-        out = []
-        for v in variables:
-            g = grads.get(id(v._ag)) if isinstance(v._ag, _Leaf) else None
-            out.append(g if g is not None else F.zeros_like(_alias(v)))
-        return out
-    for key, leaf in leaves.items():
-        g = grads.get(key)
-        if g is None or leaf.req == "null" or leaf.grad is None:
-            continue
-        leaf.fresh = True       # the Trainer's stale-gradient check reads this
-        if leaf.req == "add":
-            leaf.grad += g
-        elif g.shape == leaf.grad.shape:
-            _copy_into(g, leaf.grad)
-        else:
-            leaf.grad[:] = g
-    return None
+        for key, leaf in leaves.items():
+            g = grads.get(key)
+            if g is None or leaf.req == "null" or leaf.grad is None:
+                continue
+            leaf.fresh = True       # the Trainer's stale-gradient check reads this
+            if leaf.req == "add":
+                leaf.grad += g
+            elif g.shape == leaf.grad.shape:
+                _copy_into(g, leaf.grad)
+            else:
+                leaf.grad[:] = g
+        return None
+    finally:
+        scope.__exit__(None, None, None)
+        _set_rec(prev[0])
+        _state.training = prev[1]
 
 
 def _relink(alias, edge):

@@ -8,6 +8,14 @@ Public API, with MXNet's names where MXNet has them::
     mx.engine.set_limits(max_pending_ops=, max_pending_bytes=)
     with mx.engine.naive():      run every op synchronously at push
     mx.engine.push(fn, reads, writes, name=)   low-level: run fn() in order
+    with mx.engine.segment(n):   push this thread's ops as bulk segments of n
+
+Hybridized blocks, executors, backward and optimizer steps run their ops
+as bulk segments (``segments.py``), sized as MXNet's ``MXNET_EXEC_BULK_EXEC_*``
+variables say: ``..._INFERENCE=0`` / ``..._TRAIN=0`` turn it off for
+inference / training, ``..._MAX_NODE_TRAIN`` (``_FWD``/``_BWD``) caps a
+training segment (default 15 as MXNet); a thread's ``set_bulk_size(n > 1)``
+caps it at n instead.
 
 ``AIOND_ENGINE=naive`` makes the naive mode the default;
 ``AIOND_MAX_PENDING_OPS`` / ``AIOND_MAX_PENDING_BYTES`` set the bounds;
@@ -25,7 +33,7 @@ from .var import Var
 
 __all__ = ["Engine", "Var", "Storage", "get", "waitall", "set_bulk_size", "bulk",
            "statistics", "EngineStatistics", "set_limits", "naive", "push", "engine_loop",
-           "is_naive", "room"]
+           "is_naive", "room", "segment", "bulk_scope"]
 
 _engine = None
 
@@ -104,6 +112,55 @@ def bulk(size: int):
     finally:
         set_bulk_size(prev)
         _engine.flush_bulk()
+
+
+def segment(limit: int = 0, name=None):
+    """``with mx.engine.segment():`` - run the ops this thread pushes inside
+    the block as bulk segments of at most ``limit`` ops (0: the whole block
+    is one), each one engine op. Pushes still return at once; a wait inside
+    the block pushes what was gathered first."""
+    return _engine.segment(int(limit or 0), name)
+
+
+class _NoScope:
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+_NO_SCOPE = _NoScope()
+
+
+def _env_limit(kind):
+    from .segments import env_limit
+    if kind == "inference":
+        return 0 if env_limit("MXNET_EXEC_BULK_EXEC_INFERENCE", 1) else 1
+    if not env_limit("MXNET_EXEC_BULK_EXEC_TRAIN", 1):
+        return 1
+    base = env_limit("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15)
+    if kind == "forward":
+        return env_limit("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD", base)
+    if kind == "backward":
+        return env_limit("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD", base)
+    return base
+
+
+def bulk_scope(kind: str, name=None, limit=None):
+    """The segment scope library code opens around a graph's ops: ``kind``
+    is 'inference' (whole graph), 'forward' / 'backward' (training) or
+    'update'; ``limit`` (a hybridize() bulk size) overrides the variables."""
+    if limit is None:
+        limit = _env_limit(kind)
+    tb = _engine.bulk_size()
+    if tb > 1:
+        limit = tb
+    if limit == 1 or _engine.naive_depth:
+        return _NO_SCOPE
+    return _engine.segment(limit, name)
 
 
 async def room():

@@ -41,12 +41,13 @@ _CHUNK = object()    # wake-up token: a chunk waits in ``_chunks``
 
 
 class _SplitJob:
-    __slots__ = ("opr", "run", "left", "fail", "lock")
+    __slots__ = ("opr", "run", "left", "fail", "lock", "event")
 
     def __init__(self, opr, run, parts):
         self.opr, self.run, self.left = opr, run, parts
         self.fail = None
         self.lock = threading.Lock()
+        self.event = None       # set when a running op waits for its chunks
 
 
 class CPUExecutor(Executor):
@@ -148,6 +149,52 @@ class CPUExecutor(Executor):
                     else:
                         engine._dispatch(r)
 
+    def idle(self) -> bool:
+        """Whether another worker could take a chunk now."""
+        return self.nworkers > 1 and self._started and self.busy < self.nworkers \
+            and self._q.empty()
+
+    def run_parallel(self, opr):
+        """Run the split-able op ``opr`` by ranges across idle workers from
+        inside a running op (a bulk segment's member), returning when every
+        range has run; a range's error is raised here."""
+        n, run = opr.split()[:2]
+        if run is None:
+            return opr.fn()
+        self.run_ranges(n, run)
+        return None
+
+    def run_ranges(self, n, run):
+        """Run ``run(lo, hi)`` over ``[0, n)`` in one range per worker, idle
+        workers taking ranges; returns when all ran (raising a range's error)."""
+        bounds = self._bounds(n)
+        if len(bounds) < 2:
+            run(0, n)
+            return None
+        job = _SplitJob(None, run, len(bounds))
+        job.event = threading.Event()
+        chunks = self._chunks
+        for lo, hi in bounds[1:]:
+            chunks.append(_Chunk(job, lo, hi))
+            self._q.put(_CHUNK)
+        self._run_chunk(_Chunk(job, *bounds[0]))
+        while not job.event.is_set():
+            try:
+                c = chunks.popleft()
+            except IndexError:
+                job.event.wait()
+                break
+            self._run_chunk(c)
+        if job.fail is not None:
+            raise job.fail
+
+    def _bounds(self, n):
+        parts = self.nworkers
+        step = -(-n // parts)
+        if n >= SPLIT_MIN:
+            step = -(-step // 64) * 64   # elementwise: chunk edges on cache lines
+        return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
     def can_split(self, opr) -> bool:
         # only when a worker would otherwise idle: queued independent ops
         # already fill the cores, and chunks would only add hand-offs
@@ -166,11 +213,7 @@ class CPUExecutor(Executor):
                 self.engine.failures.append(fail)
             self.engine.dispatch_all(self.engine.finish(opr, fail) or ())
             return
-        parts = self.nworkers
-        step = -(-n // parts)
-        if n >= SPLIT_MIN:
-            step = -(-step // 64) * 64   # elementwise: chunk edges on cache lines
-        bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+        bounds = self._bounds(n)
         job = _SplitJob(opr, run, len(bounds))
         chunks = self._chunks
         for lo, hi in bounds[1:]:
@@ -192,10 +235,15 @@ class CPUExecutor(Executor):
         except BaseException as e:  # noqa: BLE001
             with job.lock:
                 if job.fail is None:
-                    job.fail = Failure(job.opr.name, job.opr.origin, e)
+                    job.fail = e if job.opr is None else Failure(job.opr.name, job.opr.origin, e)
         with job.lock:
             job.left -= 1
             last = job.left == 0
+        if last and job.event is not None:
+            job.run = None
+            chunk.job = None
+            job.event.set()
+            return
         if last:
             # the closure holds views of the buffers: drop it before the op's
             # storage may die, or the pool must refuse the buffer

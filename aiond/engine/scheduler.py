@@ -20,11 +20,19 @@ import sys
 import threading
 
 from ..base import DeadlockError, MXNetError
+from .segments import Builder, Runner, TraceError
 from .var import Failure, FailureLog, Opr, user_origin
 
 __all__ = ["Engine", "async_kernel"]
 
-_tls = threading.local()
+
+class _TLS(threading.local):
+    seg = None          # this thread's open bulk segment (segment.Builder)
+    bulk = 0            # this thread's bulk size (set_bulk_size)
+    in_kernel = False   # a kernel runs on this thread (waiting would deadlock)
+
+
+_tls = _TLS()
 # the op whose coroutine kernel is running in this context (AsyncExecutor sets
 # it around the task's creation, so the task and what it awaits inherit it)
 async_kernel = contextvars.ContextVar("aiond_async_kernel", default=None)
@@ -84,7 +92,7 @@ class Engine:
 
     # ------------------------------------------------------------------ push
     def push(self, fn, reads, writes, name, nbytes=0, inline=False, rw=False,
-             split=None, executor=None):
+             split=None, executor=None, bulk=None):
         """Queue ``fn()`` to run after the vars it reads and writes allow it.
 
         Returns at once with the ``Opr``. ``reads`` and ``writes`` must be
@@ -97,7 +105,23 @@ class Engine:
         if self.prof is not None:
             fn = self.prof.wrap(fn, name, reads, writes)
             split = None
+        seg = _tls.seg
+        if seg is not None and (seg.tracing or not self.naive_depth):
+            if executor is None:
+                opr = Opr(fn, reads, writes, name, nbytes, rw)
+                opr.split = split
+                if not inline:
+                    seg.inline = False
+                members = seg.members
+                members.append(opr)
+                if len(members) >= seg.limit:
+                    self.flush_segment(seg)
+                return opr
+            if seg.tracing:
+                raise TraceError("%s runs on its own executor" % name)
+            self.flush_segment(seg)
         opr = Opr(fn, reads, writes, name, nbytes, rw)
+        opr.bulk = bulk
         if self.naive_depth:
             opr.split = split
             opr.executor = executor
@@ -117,9 +141,12 @@ class Engine:
                         break
                 else:
                     try:
-                        self._run_locked(opr)
+                        cbs = self._run_locked(opr)
                     finally:
                         lock.release()
+                    if cbs:
+                        for m in cbs:
+                            m.on_done(m)
                     return opr
             lock.release()
         opr.split = split
@@ -155,12 +182,13 @@ class Engine:
         """Run a ready inline op with the lock held (no var was marked)."""
         self.ops_inline += 1
         fail = None
-        for v in opr.reads:
+        bulk = opr.bulk
+        for v in (opr.reads if bulk is None else ()):
             if v.exc is not None:
                 fail = v.exc
                 break
         else:
-            if opr.rw:
+            if opr.rw and bulk is None:
                 for v in opr.writes:
                     if v.exc is not None:
                         fail = v.exc
@@ -169,13 +197,17 @@ class Engine:
             try:
                 opr.result = opr.fn()
             except BaseException as e:  # noqa: BLE001 - every failure poisons
-                fail = Failure(opr.name, user_origin(3), e)
+                fail = Failure(getattr(e, "aiond_op", opr.name), user_origin(3), e)
                 self.failures.append(fail)
+        vf = bulk.vfail if bulk is not None else None
         for v in opr.writes:
             v.version += 1
-            v.exc = fail
+            v.exc = fail if vf is None else vf.get(v)
         opr.failure = fail
         opr.done = True
+        if bulk is not None:
+            return self._members_done(bulk, fail)
+        return None
 
     def _register(self, opr):
         """Grant ``opr`` the vars that are free, queue it on the others;
@@ -239,6 +271,8 @@ class Engine:
 
     # ------------------------------------------------------------- execution
     def _poisoned(self, opr):
+        if opr.bulk is not None:
+            return None         # a segment poisons per member (segment.Runner)
         for v in opr.reads:
             if v.exc is not None:
                 return v.exc
@@ -256,7 +290,7 @@ class Engine:
             try:
                 opr.result = opr.fn()
             except BaseException as e:  # noqa: BLE001 - every failure poisons
-                fail = Failure(opr.name, user_origin(3), e)
+                fail = Failure(getattr(e, "aiond_op", opr.name), user_origin(3), e)
                 self.failures.append(fail)
             finally:
                 _tls.in_kernel = prev
@@ -277,7 +311,7 @@ class Engine:
                 try:
                     opr.result = opr.fn()
                 except BaseException as e:  # noqa: BLE001
-                    fail = Failure(opr.name, opr.origin, e)
+                    fail = Failure(getattr(e, "aiond_op", opr.name), opr.origin, e)
                     self.failures.append(fail)
                 finally:
                     _tls.in_kernel = False
@@ -286,6 +320,8 @@ class Engine:
     def finish(self, opr, fail):
         """Release ``opr``'s vars and return the ops that became ready."""
         ready = []
+        bulk = opr.bulk
+        vf = bulk.vfail if bulk is not None else None
         with self.lock:
             for v in opr.reads:
                 v.nreads -= 1
@@ -298,7 +334,7 @@ class Engine:
             for v in opr.writes:
                 v.writing = False
                 v.version += 1
-                v.exc = fail
+                v.exc = fail if vf is None else vf.get(v)
                 if v.pins and not v.held and v.nbytes:
                     # readers registered before this output existed keep it now
                     v.held = v.nbytes
@@ -313,9 +349,26 @@ class Engine:
                 if self.cv_waiters:
                     self._wake_room()
             cb = opr.on_done
+            if bulk is not None:
+                mcbs = self._members_done(bulk, fail)
         if cb is not None:
             cb(opr)
+        if bulk is not None:
+            for m in mcbs:
+                m.on_done(m)
         return ready
+
+    def _members_done(self, bulk, fail):
+        """Mark a segment's members done (lock held); returns those with
+        callbacks (waiters) to call once the lock is released."""
+        cbs = []
+        for m in bulk.members:
+            if not m.done:      # the runner never got to it (the segment failed)
+                m.failure = fail
+                m.done = True
+            if m.on_done is not None:
+                cbs.append(m)
+        return cbs
 
     def _dispatch(self, opr):
         ex = opr.executor
@@ -365,6 +418,56 @@ class Engine:
         if batch:
             self.cpu.submit_batch(batch)
 
+    # ------------------------------------------------------------ segments
+    def segment(self, limit=0, name=None):
+        """``with engine.segment():`` - the ops this thread pushes inside run
+        as bulk segments of at most ``limit`` ops (0: the whole block) - see
+        ``segments.py``. Nested blocks join the outermost one."""
+        return _SegmentScope(self, limit, name)
+
+    def trace(self):
+        """``with engine.trace() as t:`` - collect (never run) the ops this
+        thread pushes inside; ``t.members`` lists them in push order. A wait
+        inside raises ``TraceError``."""
+        return _TraceScope()
+
+    def flush_segment(self, seg=None):
+        """Push this thread's open segment (its members so far) as one op."""
+        if seg is None:
+            seg = _tls.seg
+            if seg is None:
+                return
+        members = seg.members
+        if not members or seg.tracing:
+            return
+        seg.members = []
+        inline = seg.inline
+        seg.inline = True
+        writes = {}
+        nbytes = 0
+        for m in members:
+            for v in m.writes:
+                writes[v] = None
+            nbytes += m.nbytes
+        reads = {}
+        for m in members:
+            for v in m.reads:
+                if v not in writes:
+                    reads[v] = None
+        runner = Runner(members, seg.origin, self)
+        if len(members) == 1:
+            name = members[0].name
+        else:
+            name = "%s[%d ops]" % (seg.name or "bulk", len(members))
+        _tls.seg = None         # the segment op itself is pushed, not captured
+        try:
+            sopr = self.push(runner, tuple(reads), tuple(writes), name, nbytes, inline,
+                             True, None, None, runner)
+        finally:
+            _tls.seg = seg
+        for m in members:
+            m.seg = sopr
+
     # ---------------------------------------------------------------- waits
     def in_engine_thread(self) -> bool:
         return threading.get_ident() in self.threads or getattr(_tls, "in_kernel", False)
@@ -398,6 +501,11 @@ class Engine:
     def wait_opr(self, opr, what: str):
         """Block the calling thread until ``opr`` has finished; run ready ops
         from the CPU queue meanwhile rather than sleep on a hand-off."""
+        seg = _tls.seg
+        if seg is not None:
+            if seg.tracing:
+                raise TraceError("%s while tracing" % what)
+            self.flush_segment(seg)
         if opr.done:
             return
         self.check_blocking(what)
@@ -426,6 +534,11 @@ class Engine:
         """Block until every pushed op has finished; raise the first failure
         not yet reported (each failure is reported once)."""
         self.check_blocking("waitall()")
+        seg = _tls.seg
+        if seg is not None:
+            if seg.tracing:
+                raise TraceError("waitall() while tracing")
+            self.flush_segment(seg)
         if self.bulk_batch:
             self.flush_bulk()
         cpu = self.cpu
@@ -534,6 +647,50 @@ class Engine:
         if fail is not None and not fail.reported:
             raise fail.error("the naive engine, at push")
         return opr
+
+
+class _SegmentScope:
+    __slots__ = ("engine", "limit", "name")
+
+    def __init__(self, engine, limit, name):
+        self.engine, self.limit, self.name = engine, limit, name
+
+    def __enter__(self):
+        seg = _tls.seg
+        if seg is not None:
+            seg.depth += 1
+        elif not self.engine.naive_depth:
+            limit = self.limit
+            if limit is None or limit <= 0:
+                limit = 1 << 30
+            seg = Builder(limit, self.name)
+            seg.origin = user_origin(2)
+            _tls.seg = seg
+        return self
+
+    def __exit__(self, *exc):
+        seg = _tls.seg
+        if seg is None:
+            return
+        seg.depth -= 1
+        if seg.depth <= 0:
+            try:
+                self.engine.flush_segment(seg)
+            finally:
+                _tls.seg = None
+
+
+class _TraceScope:
+    __slots__ = ("builder", "prev")
+
+    def __enter__(self):
+        self.prev = _tls.seg
+        self.builder = b = Builder(1 << 30, "trace", True)
+        _tls.seg = b
+        return b
+
+    def __exit__(self, *exc):
+        _tls.seg = self.prev
 
 
 def _set_room(fut):

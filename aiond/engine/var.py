@@ -62,7 +62,8 @@ class Opr:
     ``wait`` counts vars not granted yet; the op is ready at 0.
     """
     __slots__ = ("fn", "reads", "writes", "rw", "name", "nbytes", "wait", "origin",
-                 "split", "executor", "done", "failure", "result", "on_done", "counted")
+                 "split", "executor", "done", "failure", "result", "on_done", "counted",
+                 "bulk", "seg")
 
     def __init__(self, fn, reads, writes, name, nbytes=0, rw=False):
         self.fn = fn
@@ -80,6 +81,10 @@ class Opr:
         self.result = None
         self.on_done = None
         self.counted = False
+        # a segment's combined op: its runner (per-var failures, members);
+        # a member op: the segment op that ran it, once pushed
+        self.bulk = None
+        self.seg = None
 
     def __repr__(self):
         return "<Opr %s wait=%d done=%s>" % (self.name, self.wait, self.done)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 
+from .. import engine as _engine
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray import _invoke
@@ -155,32 +156,75 @@ class CachedOp:
             self.steps.append(_Step(n.op, attrs, tuple(ins), tuple(outs), n.name, has_ctx))
         self.nslots = len(slot)
         self.heads = [slot[(id(e[0]), e[1])] for e in outputs]
+        self._inline_limit = int(self.flags.get("inline_limit", 2))
+        self._fused = None
+        if _fusion_enabled() and self.steps:
+            from .._fused import FusedGraph
+            self._fused = FusedGraph(self._replay, _graph_name(order))
 
     def __call__(self, *args, ctx=None):
         if len(args) != self.num_inputs:
             raise MXNetError("CachedOp: expected %d inputs (%s), got %d"
                              % (self.num_inputs, ", ".join(self.input_names), len(args)))
-        vals = [None] * self.nslots
-        vals[:self.num_inputs] = args
         if ctx is None:
             for a in args:
                 if isinstance(a, NDArray):
                     ctx = a.context
                     break
+        fused = self._fused
+        if fused is not None and ctx is not None and self._fusable(args):
+            out = fused(args, ctx)
+            if out is not None:
+                return out
+        return self._replay(args, ctx)
+
+    def _fusable(self, args):
+        for a in args:
+            if not isinstance(a, NDArray):
+                return False
+        # MXNet records graphs of at most inline_limit ops op by op (inlined)
+        return not (_autograd_recording() and len(self.steps) <= self._inline_limit)
+
+    def _replay(self, args, ctx):
+        """Push the graph's ops one by one (as bulk segments)."""
+        vals = [None] * self.nslots
+        vals[:self.num_inputs] = args
         invoke = _invoke.invoke
-        for st in self.steps:
-            ins = [vals[i] for i in st.ins]
-            try:
-                r = invoke(st.op, ins, st.attrs, None, ctx)
-            except MXNetError as e:
-                raise _renamed(e, "Error in operator %s (%s) of the hybridized graph: %s"
-                               % (st.name, st.op.name, e)) from None
-            if isinstance(r, (list, tuple)):
-                for s, a in zip(st.outs, r):
-                    vals[s] = a
-            else:
-                vals[st.outs[0]] = r
+        if _invoke.hooks.record is not None and _autograd_recording():
+            scope = _engine.bulk_scope("forward", "forward", self.flags.get("forward_bulk_size"))
+        else:
+            scope = _engine.bulk_scope("inference", "forward")
+        with scope:
+            for st in self.steps:
+                ins = [vals[i] for i in st.ins]
+                try:
+                    r = invoke(st.op, ins, st.attrs, None, ctx)
+                except MXNetError as e:
+                    raise _renamed(e, "Error in operator %s (%s) of the hybridized graph: %s"
+                                   % (st.name, st.op.name, e)) from None
+                if isinstance(r, (list, tuple)):
+                    for s, a in zip(st.outs, r):
+                        vals[s] = a
+                else:
+                    vals[st.outs[0]] = r
         return [vals[s] for s in self.heads]
+
+
+def _fusion_enabled():
+    import os
+    return os.environ.get("AIOND_FUSE_GRAPHS", "1").strip().lower() not in ("0", "false", "off")
+
+
+def _graph_name(order):
+    for n in order:
+        if n.op is not None:
+            return n.name.rsplit("_", 1)[0] if "_" in n.name else n.name
+    return "graph"
+
+
+def _autograd_recording():
+    from .. import autograd
+    return autograd.is_recording()
 
 
 def _renamed(e, msg):

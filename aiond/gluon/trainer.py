@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from .. import engine as _engine
 from .. import optimizer as opt
 from ..kvstore import create as _kv_create
 from ..kvstore import KVStore
@@ -336,10 +337,11 @@ class Trainer(object):
                     upd.append((i, grad, arr))
                     _clear_fresh(arr)
         if not (self._kvstore and self._update_on_kvstore):
-            for updater, upd in zip(self._updaters, updates):
-                if upd:
-                    i, g, w = zip(*upd)
-                    updater(list(i), list(g), list(w))
+            with _engine.bulk_scope("update", "update"):
+                for updater, upd in zip(self._updaters, updates):
+                    if upd:
+                        i, g, w = zip(*upd)
+                        updater(list(i), list(g), list(w))
 
     def save_states(self, fname):
         """Save the optimizer states (and the optimizer) to ``fname``."""

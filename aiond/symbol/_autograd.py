@@ -59,6 +59,8 @@ def tape_to_symbol(x):
 
 
 def _op_node(an, new_name, leaf, nodes):
+    if an.op is None and getattr(an.fn, "fused", False):
+        return _cached_op_node(an, new_name, leaf, nodes)
     if an.op is None:
         raise MXNetError("autograd.get_symbol: the graph holds a custom autograd.Function "
                          "(%s), which has no symbolic form" % an.name)
@@ -77,4 +79,31 @@ def _op_node(an, new_name, leaf, nodes):
             inputs.append((_Node(None, new_name("null")), 0, 0))
     node = _Node(op, new_name("node_"), attrs, inputs)
     node._params = parse_params(op, attrs, node.name, strict=False)
+    return node
+
+
+def _edge_inputs(an, new_name, leaf, nodes):
+    inputs = []
+    for d in an.edges:
+        if isinstance(d, _ag._Leaf):
+            inputs.append(leaf(d))
+        elif isinstance(d, _ag._Entry):
+            inputs.append((nodes[id(d.node)], d.index, 0))
+        else:
+            inputs.append((_Node(None, new_name("null")), 0, 0))
+    return inputs
+
+
+_CACHED_OP = None
+
+
+def _cached_op_node(an, new_name, leaf, nodes):
+    """A hybridized call, recorded as one node: MXNet's ``_CachedOp``."""
+    global _CACHED_OP
+    if _CACHED_OP is None:
+        from ..ops.registry import Op
+        _CACHED_OP = Op("_CachedOp", None, None, ("data",), (), variadic=True)
+        _CACHED_OP.free_attrs = True
+    node = _Node(_CACHED_OP, new_name("node_"), {}, _edge_inputs(an, new_name, leaf, nodes))
+    node._params = {}
     return node

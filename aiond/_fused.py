@@ -1,0 +1,189 @@
+"""A graph call run as one forward op and, when recorded, one backward op.
+
+``FusedGraph(fn)`` wraps a function of NDArrays that pushes a fixed graph
+of ops (a hybridized block's ``CachedOp``). Per input signature (shapes,
+dtypes, context, training flag, which inputs need gradients) it traces
+``fn`` once on placeholders into plans (``ndarray/_plan.py``):
+
+* not recording: one forward plan;
+* recording: a forward plan that also returns what the gradient rules
+  read (the saved intermediates), and a backward plan traced from the same
+  gradient rules ``backward()`` applies op by op. The call then puts ONE
+  node on the tape (MXNet's ``_CachedOp``); its backward pushes the
+  backward plan as one op.
+
+Gradients are the op-by-op ones: the same rules run, on the same values,
+in the same order. What a plan cannot express (an op on its own executor,
+a read of a value while tracing, sparse arrays) makes ``__call__`` return
+None and the caller runs ``fn`` op by op, as before.
+
+As in MXNet, the backward of a fused call is not differentiable again
+(``create_graph=True`` through it raises).
+"""
+from __future__ import annotations
+
+from . import autograd as _ag
+from .base import MXNetError
+from .ndarray import _plan
+from .ndarray._plan import Plan, TraceError, placeholder
+
+__all__ = ["FusedGraph"]
+
+
+class _Compiled:
+    __slots__ = ("fwd", "bwd", "nheads", "need", "out_meta")
+
+    def __init__(self, fwd, bwd, nheads, need, out_meta):
+        self.fwd, self.bwd, self.nheads, self.need = fwd, bwd, nheads, need
+        self.out_meta = out_meta
+
+
+def _whole(st):
+    from .ndarray._invoke import _NDArray
+    h = _NDArray.__new__(_NDArray)
+    h._st = st
+    h._shape = st.shape
+    h._dtype = st.dtype
+    h._off = None
+    h._ag = None
+    return h
+
+
+class FusedGraph:
+    """See the module docstring. ``fn(list of NDArrays) -> list of NDArrays``."""
+
+    def __init__(self, fn, name="graph", max_signatures=16):
+        self.fn = fn
+        self.name = name
+        self.cache = {}
+        self.max_signatures = max_signatures
+
+    def __call__(self, args, ctx):
+        for a in args:
+            if a._sparse:
+                return None
+        recording = _ag._state.recording
+        training = _ag._state.training
+        need = ()
+        if recording:
+            need = tuple(_live(a._ag) is not None for a in args)
+            if not any(need):
+                need = ()
+        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need)
+        comp = self.cache.get(key)
+        if comp is None:
+            if len(self.cache) >= self.max_signatures:
+                self.cache.pop(next(iter(self.cache)))
+            try:
+                comp = self._compile(args, ctx, training, need)
+            except TraceError:
+                comp = False
+            self.cache[key] = comp
+        if comp is False:
+            return None
+        outs = comp.fwd.push(args, ctx)
+        if not need:
+            return outs
+        heads = outs[:comp.nheads]
+        saved = outs[comp.nheads:]
+        edges = [_live(a._ag) for a in args]
+        node = _ag._Node(None, None, [_ag._alias(x) for x in args],
+                         [_ag._alias(y) for y in heads], edges,
+                         fn=_Backward(self, comp, saved, ctx))
+        for i, y in enumerate(heads):
+            y._ag = _ag._Entry(node, i)
+        return heads
+
+    def _compile(self, args, ctx, training, need):
+        ph = [placeholder(a._shape, a._dtype, ctx) for a in args]
+        if not need:
+            with _ag.pause(train_mode=training):
+                outs, members, inline = _plan.trace(self.fn, ph, ctx)
+            outs = list(outs)
+            return _Compiled(Plan(members, ph, outs, self.name + "_forward", inline), None,
+                             len(outs), (), None)
+        for p, n in zip(ph, need):
+            if n:
+                p._ag = _ag._Leaf(None, "write")
+        with _ag.record(train_mode=training):
+            outs, fmembers, finline = _plan.trace(self.fn, ph, ctx)
+        outs = list(outs)
+        for o in outs:
+            if o._ag is None:
+                # an output no input reaches: op-by-op keeps MXNet's rules for it
+                raise TraceError("an output does not depend on any input needing gradients")
+        ograds = [placeholder(o._shape, o._dtype, ctx) for o in outs]
+        variables = [p for p, n in zip(ph, need) if n]
+
+        def bwd():
+            return _ag._run_backward(outs, ograds, variables, True, False, training)
+        grads, bmembers, binline = _plan.trace(bwd)
+        made_fwd = {}
+        for m in fmembers:
+            for h in m.fn.outs:
+                made_fwd[id(h._st)] = h._st
+        made_bwd = set()
+        known = {id(h._st) for h in ograds} | {id(h._st) for h in ph}
+        saved = {}
+        for m in bmembers:
+            for h in m.fn.ins:
+                k = id(h._st)
+                if k in made_fwd and k not in made_bwd and k not in known:
+                    saved[k] = made_fwd[k]
+            for h in m.fn.outs:
+                made_bwd.add(id(h._st))
+        saved_h = [_whole(st) for st in saved.values()]
+        fwd = Plan(fmembers, ph, outs + saved_h, self.name + "_forward", finline)
+        bwd_plan = Plan(bmembers, ograds + ph + saved_h, list(grads), self.name + "_backward",
+                        binline)
+        meta = [(o._shape, o._dtype) for o in outs]
+        return _Compiled(fwd, bwd_plan, len(outs), need, meta)
+
+
+def _live(ag):
+    # an array whose graph a backward freed is a constant again
+    if isinstance(ag, _ag._Entry) and ag.node.freed:
+        return None
+    return ag
+
+
+class _Backward:
+    """The tape node's gradient: the backward plan, pushed as one op."""
+    __slots__ = ("graph", "comp", "saved", "ctx")
+    fused = True
+
+    def __init__(self, graph, comp, saved, ctx):
+        self.graph, self.comp, self.saved, self.ctx = graph, comp, saved, ctx
+
+    def _backward_entry(self, ograds, inputs):
+        comp = self.comp
+        if _ag._state.recording:
+            raise MXNetError(
+                "%s: the backward of a hybridized graph cannot be differentiated again "
+                "(create_graph=True), as in MXNet; call the block without hybridize() "
+                "for higher-order gradients" % self.graph.name)
+        og = []
+        for g, (shape, dt) in zip(ograds, comp.out_meta):
+            if g._shape != shape:
+                raise MXNetError("%s: head gradient of shape %s for an output of shape %s"
+                                 % (self.graph.name, g._shape, shape))
+            if g._dtype != dt:
+                from .ndarray.ndarray import _copy_into, empty
+                c = empty(shape, ctx=self.ctx, dtype=dt)
+                _copy_into(g, c)
+                g = c
+            og.append(g)
+        grads = comp.bwd.push(og + list(inputs) + self.saved, self.ctx)
+        res = []
+        k = 0
+        for n in comp.need:
+            if n:
+                res.append(grads[k])
+                k += 1
+            else:
+                res.append(None)
+        return res
+
+    def release(self):
+        self.saved = None
+

@@ -1,0 +1,319 @@
+"""Compiled plans: a traced sequence of op calls replayed as ONE engine op.
+
+MXNet's CachedOp with ``static_alloc``/``static_shape`` plans a graph once
+per input shape and runs it without per-op bookkeeping. aiond's form: run
+the graph once with ``engine.trace()`` on *placeholders* (arrays of the
+right shape and dtype that are never computed), which collects every op
+that would have been pushed - shape rules, attrs and all - without running
+any. ``Plan`` turns those calls into a list of kernel steps over buffer
+slots; ``Plan.push(inputs)`` then pushes one engine op that runs every
+kernel in order on a worker and returns the output arrays at once.
+
+Per call this costs one push, a handful of fresh handles and no shape rule,
+tape entry or lock per op; on the worker, a loop of kernel calls.
+
+A plan reads its inputs' vars and writes its outputs' vars (and the vars of
+inputs that a step writes in place, such as BatchNorm's running stats or a
+gradient buffer with ``grad_req='add'``), so it orders with other work
+like any op. A kernel error fails the whole call: every output is poisoned
+with an error naming the step's operator and the user's line.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import engine as _engine_mod
+from ..engine.segments import TraceError
+from ..engine.storage import Storage
+from ..engine.cpu import SPLIT_MIN
+from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
+
+__all__ = ["Plan", "placeholder", "TraceError", "trace"]
+
+_engine = _engine_mod.get()
+_np = np
+_prod = math.prod
+
+
+def placeholder(shape, dtype, ctx):
+    """A handle of ``shape``/``dtype`` whose storage is never allocated."""
+    from ._invoke import new_array
+    return new_array(tuple(shape), np.dtype(dtype), ctx)
+
+
+def trace(fn, *args):
+    """Run ``fn(*args)`` collecting the ops it pushes; returns
+    ``(result, members, inline)`` (inline: every op was small enough to run
+    on the pushing thread). Raises ``TraceError`` if ``fn`` waited for a
+    value or pushed work that is not a registry op."""
+    with _engine.trace() as t:
+        out = fn(*args)
+    for m in t.members:
+        if type(m.fn) is not _Call:
+            raise TraceError("%s is not a plain operator call" % m.name)
+    return out, t.members, t.inline
+
+
+class _Step:
+    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows")
+
+    def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
+        self.kernel, self.attrs, self.ins, self.outs = kernel, attrs, ins, outs
+        self.rng, self.name, self.fresh = rng, name, fresh
+        # rows(xp, ins, out, attrs) -> (n, run(lo, hi)): a step big enough to
+        # share between workers when one is idle (as invoke's split ops)
+        self.rows = None
+
+
+def _rows_of(call):
+    op = call.op
+    if len(call.outs) != 1 or call.rng is not None:
+        return None
+    in_shapes = [h._shape for h in call.ins]
+    out_shape = call.outs[0]._shape
+    if op.rows is not None and callable(op.inline):
+        if op.inline(call.attrs, in_shapes, [out_shape]) >= ROWS_SPLIT_MIN:
+            return op.rows
+        return None
+    if op.elemwise:
+        n = _prod(out_shape)
+        if n >= SPLIT_MIN and all(s == out_shape for s in in_shapes):
+            return _elemwise_rows(op.kernel)
+    return None
+
+
+def _elemwise_rows(kernel):
+    def rows(xp, ins, out, attrs):
+        fo = out.reshape(-1)
+        fi = [a.reshape(-1) for a in ins]
+
+        def run(lo, hi):
+            kernel(xp, *[a[lo:hi] for a in fi], out=fo[lo:hi], **attrs)
+        return fo.size, run
+    return rows
+
+
+def _ref(h, slot_of):
+    """(slot, off, shape) of handle ``h``; off/shape None for a whole slot."""
+    st = h._st
+    s = slot_of[id(st)]
+    if h._off is None and h._shape == st.shape:
+        return (s, None, None)
+    return (s, h._off, h._shape)
+
+
+class Plan:
+    """Replays traced op calls ``members`` as one engine op.
+
+    ``inputs``: the placeholder handles the caller will bind to real arrays
+    (in order); ``outputs``: the handles to return. Any other array the
+    calls read (a constant made before the trace) is kept and read as is.
+    """
+
+    def __init__(self, members, inputs, outputs, name="plan", inline=False):
+        self.name = name
+        self.inline = inline
+        slot_of = {}
+        shapes = []             # per slot: (shape, dtype) of its buffer
+        keep = []               # per slot: an external Storage read as is, or None
+        for h in inputs:
+            st = h._st
+            if id(st) in slot_of:
+                raise TraceError("plan inputs share a buffer")
+            slot_of[id(st)] = len(shapes)
+            shapes.append((st.shape, st.dtype))
+            keep.append(None)
+        self.nin = len(inputs)
+        written = set()
+        steps = []
+        for m in members:
+            call = m.fn
+            ins = []
+            for h in call.ins:
+                st = h._st
+                if id(st) not in slot_of:
+                    slot_of[id(st)] = len(shapes)
+                    shapes.append((st.shape, st.dtype))
+                    keep.append(st)
+                ins.append(_ref(h, slot_of))
+            outs = []
+            fresh = []
+            for h in call.outs:
+                st = h._st
+                if id(st) not in slot_of:
+                    slot_of[id(st)] = len(shapes)
+                    shapes.append((st.shape, st.dtype))
+                    keep.append(None)
+                    fresh.append(slot_of[id(st)])
+                else:
+                    written.add(slot_of[id(st)])
+                outs.append(_ref(h, slot_of))
+            step = _Step(call.op.kernel, call.attrs, tuple(ins), tuple(outs),
+                         call.rng is not None, call.op.name, tuple(fresh))
+            step.rows = _rows_of(call)
+            steps.append(step)
+        # ops that update inputs in place (BatchNorm's running stats): their
+        # kernels write buffers the op call only lists among its inputs
+        slot_of_var = {}
+        for k, st in enumerate(keep[:self.nin]):
+            slot_of_var[id(inputs[k]._st.var)] = k
+        for m in members:
+            for v in m.writes:
+                k = slot_of_var.get(id(v))
+                if k is not None:
+                    written.add(k)
+        for s in written:
+            if keep[s] is not None:
+                raise TraceError("a step writes an array made outside the graph")
+        self.steps = steps
+        self.shapes = shapes
+        self.keep = keep
+        self.nslots = len(shapes)
+        self.written_inputs = sorted(s for s in written if s < self.nin)
+        self.outputs = [_ref(h, slot_of) for h in outputs]
+        out_slots = []
+        for s, _, _ in self.outputs:
+            if s not in out_slots:
+                out_slots.append(s)
+        self.out_slots = out_slots
+        self.has_rng = any(st.rng for st in steps)
+        self.nbytes = sum(int(np.prod(shapes[s][0], dtype=np.int64)) * shapes[s][1].itemsize
+                          for s in out_slots if s >= self.nin)
+
+    def __repr__(self):
+        return "<Plan %s: %d steps>" % (self.name, len(self.steps))
+
+    def push(self, inputs, ctx, origin=None):
+        """Push one op running the plan on NDArrays ``inputs``; returns the
+        output NDArrays (fresh handles; an output that is an input slot is
+        the input's buffer, as the op call would have returned it)."""
+        from ._invoke import _NDArray
+        nin = self.nin
+        if len(inputs) != nin:
+            raise TraceError("plan %s takes %d inputs, got %d" % (self.name, nin, len(inputs)))
+        stores = {}
+        for s in self.out_slots:
+            if s >= nin:
+                shape, dt = self.shapes[s]
+                stores[s] = Storage(shape, dt, ctx)
+        outs = []
+        for s, off, shape in self.outputs:
+            if s < nin:
+                src = inputs[s]
+                h = _NDArray.__new__(_NDArray)
+                h._st = src._st
+                h._shape = src._shape if shape is None else shape
+                h._dtype = src._dtype
+                h._off = src._off if off is None else off
+                h._ag = None
+            else:
+                st = stores[s]
+                h = _NDArray.__new__(_NDArray)
+                h._st = st
+                h._shape = st.shape if shape is None else shape
+                h._dtype = st.dtype
+                h._off = off
+                h._ag = None
+            outs.append(h)
+        written = self.written_inputs
+        reads = {}
+        writes = {}
+        for i, x in enumerate(inputs):
+            v = x._st.var
+            if i in written:
+                writes[v] = None
+            else:
+                reads[v] = None
+        for st in self.keep:
+            if st is not None:
+                reads[st.var] = None
+        for st in stores.values():
+            writes[st.var] = None
+        rng = None
+        if self.has_rng:
+            from ..ops.random import rng_state
+            rng = rng_state(ctx)
+            writes[rng.var] = None
+        for v in writes:
+            reads.pop(v, None)
+        run = _Run(self, list(inputs), stores, rng, origin)
+        _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline,
+                     bool(written))
+        return outs
+
+
+class _Run:
+    """One pushed execution of a plan (the engine op's kernel)."""
+    __slots__ = ("plan", "inputs", "stores", "rng", "origin")
+
+    def __init__(self, plan, inputs, stores, rng, origin):
+        self.plan, self.inputs, self.stores, self.rng = plan, inputs, stores, rng
+        self.origin = origin
+
+    def __call__(self):
+        plan = self.plan
+        bufs = [None] * plan.nslots
+        for i, h in enumerate(self.inputs):
+            a = h._st.arr
+            if a is None or h._off is not None or h._shape != h._st.shape:
+                a = data_of(h)
+            bufs[i] = a
+        shapes = plan.shapes
+        for s, st in enumerate(plan.keep):
+            if st is not None:
+                bufs[s] = st.get()
+        stores = self.stores
+        empty = _np.empty
+        rng = self.rng
+        cpu = _engine.cpu
+        step = None
+        try:
+            for step in plan.steps:
+                for s in step.fresh:
+                    st = stores.get(s)
+                    if st is not None:
+                        bufs[s] = st.get()
+                    else:
+                        shape, dt = shapes[s]
+                        bufs[s] = empty(shape, dt)
+                ins = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
+                       for s, off, shape in step.ins]
+                outs = step.outs
+                if len(outs) == 1:
+                    s, off, shape = outs[0]
+                    out = bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
+                else:
+                    out = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
+                           for s, off, shape in outs]
+                if step.rng:
+                    step.kernel(_np, *ins, out=out, rng=rng, **step.attrs)
+                elif step.rows is not None and cpu.idle():
+                    n, run = step.rows(_np, ins, out, step.attrs)
+                    if run is None:
+                        step.kernel(_np, *ins, out=out, **step.attrs)
+                    else:
+                        cpu.run_ranges(n, run)
+                else:
+                    step.kernel(_np, *ins, out=out, **step.attrs)
+        except Exception as e:  # noqa: BLE001 - name the step, not the plan
+            if step is not None:
+                try:
+                    e.aiond_op = "%s (in %s)" % (step.name, plan.name)
+                except AttributeError:  # an exception type without a __dict__
+                    pass
+            raise
+        finally:
+            self.inputs = None      # the op is done with them: free what the user dropped
+
+
+def _view(a, off, shape):
+    flat = a.reshape(-1)
+    if off is None:
+        off = 0
+    n = 1
+    for d in shape:
+        n *= d
+    return flat[off:off + n].reshape(shape)
+
