@@ -27,7 +27,13 @@ from .base import MXNetError
 from .ndarray import _plan
 from .ndarray._plan import Plan, TraceError, placeholder
 
-__all__ = ["FusedGraph"]
+__all__ = ["FusedGraph", "enabled"]
+
+
+def enabled():
+    """``AIOND_FUSE_GRAPHS=0`` runs hybridized graphs and executors op by op."""
+    import os
+    return os.environ.get("AIOND_FUSE_GRAPHS", "1").strip().lower() not in ("0", "false", "off")
 
 
 class _Compiled:

@@ -17,6 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from . import engine as _engine
 from . import io
 from . import kvstore as kvs
 from . import metric
@@ -94,10 +95,11 @@ def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
             kvstore.pushpull(param_names[index], grad_list, priority=-index)
         for k, (w, g) in enumerate(zip(arg_list, grad_list)):
             updates[k].append((index * num_device + k, g, w))
-    for dev_updates in updates:
-        if dev_updates:
-            i, g, w = zip(*dev_updates)
-            updater(i, g, w)
+    with _engine.bulk_scope("update", "update"):
+        for dev_updates in updates:
+            if dev_updates:
+                i, g, w = zip(*dev_updates)
+                updater(i, g, w)
 
 
 def _multiple_callbacks(callbacks, *args, **kwargs):

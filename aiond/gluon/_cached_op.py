@@ -211,8 +211,8 @@ class CachedOp:
 
 
 def _fusion_enabled():
-    import os
-    return os.environ.get("AIOND_FUSE_GRAPHS", "1").strip().lower() not in ("0", "false", "off")
+    from .._fused import enabled
+    return enabled()
 
 
 def _graph_name(order):

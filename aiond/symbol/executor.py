@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import autograd
+from .. import engine as _engine
 from ..base import MXNetError
 from ..context import Context
 from ..ndarray import NDArray
@@ -381,6 +382,21 @@ def _reshaped(a, shape):
 # ------------------------------------------------------------------ Executor
 
 
+def _fused_graph(exe):
+    if not exe._plan.steps:
+        return None
+    from .._fused import FusedGraph, enabled
+    if not enabled():
+        return None
+    plan = exe._plan
+    na, nx = len(exe.arg_arrays), len(exe.arg_arrays) + len(exe.aux_arrays)
+
+    def graph(inputs, ctx):
+        return plan.run(inputs[:na], inputs[na:nx], ctx, inputs[nx:])
+    name = plan.steps[-1].name
+    return FusedGraph(graph, name)
+
+
 class Executor:
     """A bound symbol: ``forward``/``backward`` over ``arg_arrays``,
     ``grad_arrays``, ``aux_arrays``; results in ``outputs``."""
@@ -429,6 +445,19 @@ class Executor:
         for i in self._grad_idx:
             a = self.arg_arrays[i]
             self._views[i] = _view(a, a._shape, a._off)
+        self._fused = _fused_graph(self)
+
+    def _run_fused(self, args):
+        """The graph as one op (and one tape node when recording), writing
+        ``outputs`` in place; False when it cannot be fused."""
+        if self._fused is None or self._monitor is not None:
+            return False
+        heads = self._fused(list(args) + self.aux_arrays + self.outputs, self._ctx)
+        if heads is None:
+            return False
+        for o, h in zip(self.outputs, heads):
+            o._ag = h._ag
+        return True
 
     @staticmethod
     def _optimize(sym):
@@ -542,13 +571,15 @@ class Executor:
             autograd.mark_variables(views, [None] * len(views),
                                     [self._grad_req[i] for i in self._grad_idx])
             with autograd.record(train_mode=True):
-                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs, monitor,
-                               self._monitor_all)
+                if not self._run_fused(self._views):
+                    self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
+                                   monitor, self._monitor_all)
             self._recorded = True
         else:
             with autograd.pause(train_mode=bool(is_train)):
-                self._plan.run(self.arg_arrays, self.aux_arrays, self._ctx, self.outputs,
-                               monitor, self._monitor_all)
+                if not self._run_fused(self.arg_arrays):
+                    self._plan.run(self.arg_arrays, self.aux_arrays, self._ctx, self.outputs,
+                                   monitor, self._monitor_all)
             self._recorded = False
         return self.outputs
 
@@ -577,8 +608,9 @@ class Executor:
             autograd.mark_variables(views, [None] * len(views),
                                     [self._grad_req[i] for i in self._grad_idx])
             with autograd.record(train_mode=False):
-                self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
-                               self._monitor, self._monitor_all)
+                if not self._run_fused(self._views):
+                    self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
+                                   self._monitor, self._monitor_all)
             self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))
         heads, hgrads = [], []
@@ -597,6 +629,10 @@ class Executor:
             heads.append(o)
             hgrads.append(g)
         views = [self._views[i] for i in self._grad_idx]
+        with _engine.bulk_scope("backward", "backward"):
+            self._write_grads(heads, hgrads, views, is_train)
+
+    def _write_grads(self, heads, hgrads, views, is_train):
         if heads:
             grads = autograd.grad(heads, views, hgrads, retain_graph=True,
                                   train_mode=is_train)

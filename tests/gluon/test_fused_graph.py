@@ -187,3 +187,56 @@ def test_fusion_can_be_turned_off(monkeypatch):
     net(x)
     assert net._cached_op._fused is None
     np.testing.assert_allclose(net(x).asnumpy(), _mlp(False)(x).asnumpy(), rtol=1e-6)
+
+
+def _bound(fuse, monkeypatch):
+    monkeypatch.setenv("AIOND_FUSE_GRAPHS", "1" if fuse else "0")
+    data, label = mx.sym.var("data"), mx.sym.var("softmax_label")
+    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name="fc1"), act_type="relu")
+    h = mx.sym.BatchNorm(h, name="bn")
+    out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=4, name="fc2"), label,
+                               name="softmax")
+    exe = out.simple_bind(mx.cpu(), data=(5, 8), softmax_label=(5,),
+                          grad_req={"data": "null", "softmax_label": "null", "fc1_weight": "add",
+                                    "fc1_bias": "write", "fc2_weight": "write",
+                                    "fc2_bias": "write", "bn_gamma": "write", "bn_beta": "write"})
+    for k, a in sorted(exe.arg_dict.items()):
+        a[:] = np.random.RandomState(len(k)).uniform(-1, 1, a.shape)
+    exe.arg_dict["softmax_label"][:] = np.array([0, 1, 2, 3, 1])
+    return exe
+
+
+def test_executor_forward_and_backward_are_one_op_each(monkeypatch):
+    exes = [_bound(False, monkeypatch), _bound(True, monkeypatch)]
+    assert exes[0]._fused is None and exes[1]._fused is not None
+    counts = []
+    for exe in exes:
+        for _ in range(3):
+            mx.nd.waitall()
+            s0 = mx.engine.statistics()
+            exe.forward(is_train=True)
+            s1 = mx.engine.statistics()
+            exe.backward()
+            s2 = mx.engine.statistics()
+            counts.append(((s1.ops_pushed + s1.ops_inline) - (s0.ops_pushed + s0.ops_inline),
+                           (s2.ops_pushed + s2.ops_inline) - (s1.ops_pushed + s1.ops_inline)))
+    assert counts[-1] == (1, 1)
+    a, b = exes
+    np.testing.assert_array_equal(a.outputs[0].asnumpy(), b.outputs[0].asnumpy())
+    for k in a.grad_dict:
+        if a.grad_dict[k] is not None:
+            np.testing.assert_array_equal(a.grad_dict[k].asnumpy(), b.grad_dict[k].asnumpy())
+    for k in a.aux_dict:        # BatchNorm's running stats, updated in place by the plan
+        np.testing.assert_array_equal(a.aux_dict[k].asnumpy(), b.aux_dict[k].asnumpy())
+    a.forward(is_train=False)
+    b.forward(is_train=False)
+    np.testing.assert_array_equal(a.outputs[0].asnumpy(), b.outputs[0].asnumpy())
+
+
+def test_executor_with_a_monitor_runs_op_by_op(monkeypatch):
+    exe = _bound(True, monkeypatch)
+    seen = []
+    exe.set_monitor_callback(lambda name, arr: seen.append(name))
+    exe.forward(is_train=False)
+    mx.nd.waitall()
+    assert "fc1_output" in seen and "softmax_output" in seen
