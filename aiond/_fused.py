@@ -25,23 +25,18 @@ from __future__ import annotations
 from . import autograd as _ag
 from .base import MXNetError
 from .ndarray import _plan
-from .ndarray._plan import Plan, TraceError, placeholder
+from .ndarray._plan import Plan, TraceError, enabled, placeholder
 
 __all__ = ["FusedGraph", "enabled"]
 
 
-def enabled():
-    """``AIOND_FUSE_GRAPHS=0`` runs hybridized graphs and executors op by op."""
-    import os
-    return os.environ.get("AIOND_FUSE_GRAPHS", "1").strip().lower() not in ("0", "false", "off")
-
-
 class _Compiled:
-    __slots__ = ("fwd", "bwd", "nheads", "need", "out_meta")
+    __slots__ = ("fwd", "bwd", "nheads", "need", "out_meta", "unread")
 
-    def __init__(self, fwd, bwd, nheads, need, out_meta):
+    def __init__(self, fwd, bwd, nheads, need, out_meta, unread=()):
         self.fwd, self.bwd, self.nheads, self.need = fwd, bwd, nheads, need
         self.out_meta = out_meta
+        self.unread = unread    # per output: no gradient rule reads its head gradient
 
 
 def _whole(st):
@@ -143,7 +138,14 @@ class FusedGraph:
         bwd_plan = Plan(bmembers, ograds + ph + saved_h, list(grads), self.name + "_backward",
                         binline)
         meta = [(o._shape, o._dtype) for o in outs]
-        return _Compiled(fwd, bwd_plan, len(outs), need, meta)
+        read = set()
+        for m in bmembers:
+            for h in m.fn.ins:
+                read.add(id(h._st))
+        for h in grads:
+            read.add(id(h._st))
+        unread = tuple(id(g._st) not in read for g in ograds)
+        return _Compiled(fwd, bwd_plan, len(outs), need, meta, unread)
 
 
 def _live(ag):
@@ -169,7 +171,10 @@ class _Backward:
                 "(create_graph=True), as in MXNet; call the block without hybridize() "
                 "for higher-order gradients" % self.graph.name)
         og = []
-        for g, (shape, dt) in zip(ograds, comp.out_meta):
+        for g, (shape, dt), unread in zip(ograds, comp.out_meta, comp.unread):
+            if unread:
+                og.append(g)        # never read: any shape will do
+                continue
             if g._shape != shape:
                 raise MXNetError("%s: head gradient of shape %s for an output of shape %s"
                                  % (self.graph.name, g._shape, shape))
@@ -189,6 +194,9 @@ class _Backward:
             else:
                 res.append(None)
         return res
+
+    def ignores_ograd(self, index):
+        return self.comp.unread[index]
 
     def release(self):
         self.saved = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import threading
 
+from . import _grad_plans
 from . import engine as _engine
 from .base import MXNetError
 from .ndarray import NDArray
@@ -255,6 +256,8 @@ def _ignores_ograd(h):
     ag = h._ag
     while isinstance(ag, _Entry) and ag.node.op is not None and ag.node.op.name == "_copy":
         ag = ag.node.edges[0]
+    if isinstance(ag, _Entry) and getattr(ag.node.fn, "fused", False):
+        return ag.node.fn.ignores_ograd(ag.index)
     if not isinstance(ag, _Entry) or ag.node.op is None:
         return False
     return bool(getattr(ag.node.op.grad, "ignores_ograd", False))
@@ -321,21 +324,31 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
         grads[key] = g if prev is None else prev + g
 
     leaves = {}
-    for h, g in zip(heads, head_grads):
-        if g is None:
-            g = F.ones_like(_alias(h))
-        ag = h._ag
-        key = (id(ag.node), ag.index) if isinstance(ag, _Entry) else id(ag)
-        if isinstance(ag, _Leaf):
-            leaves[id(ag)] = ag
-        add(key, g)
-    prev = (_state.recording, _state.training)
-    _set_rec(create_graph)
-    _state.training = bool(train_mode)
     scope = _engine.bulk_scope("backward", "backward")
     scope.__enter__()
     try:
-        for node in _topo(heads):
+        for h, g in zip(heads, head_grads):
+            if g is None:
+                g = F.ones_like(_alias(h))
+            ag = h._ag
+            key = (id(ag.node), ag.index) if isinstance(ag, _Entry) else id(ag)
+            if isinstance(ag, _Leaf):
+                leaves[id(ag)] = ag
+            add(key, g)
+    except BaseException:
+        scope.__exit__(None, None, None)
+        raise
+    prev = (_state.recording, _state.training)
+    _set_rec(create_graph)
+    _state.training = bool(train_mode)
+    order = _topo(heads)
+    # a leaf that gets its whole gradient from one node's rule has it
+    # computed in its grad buffer (MXNet's kWriteTo), with no copy after
+    direct = None
+    if variables is None and not create_graph:
+        direct = _direct_leaves(order, heads)
+    try:
+        for node in order:
             if node.freed:
                 raise MXNetError("backward: the graph through operator %s was already freed by "
                                  "an earlier backward; pass retain_graph=True to the first "
@@ -364,11 +377,21 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                     "gradient should flow there" % node.name)
             else:
                 rule = node.op.grad
-                if getattr(rule, "takes_need", False):
-                    igrads = rule(F, node.attrs, ins, outs, ograds,
-                                  need=[e is not None for e in node.edges])
-                else:
-                    igrads = rule(F, node.attrs, ins, outs, ograds)
+                igrads = None
+                if not create_graph:
+                    targets = None
+                    if direct:
+                        targets = [e.grad if isinstance(e, _Leaf) and id(e) in direct else None
+                                   for e in node.edges]
+                    igrads = _grad_plans.rule_via_plan(
+                        F, node, ograds, tuple(e is not None for e in node.edges),
+                        _state.training, targets)
+                if igrads is None:
+                    if getattr(rule, "takes_need", False):
+                        igrads = rule(F, node.attrs, ins, outs, ograds,
+                                      need=[e is not None for e in node.edges])
+                    else:
+                        igrads = rule(F, node.attrs, ins, outs, ograds)
             if not isinstance(igrads, (list, tuple)):
                 igrads = [igrads]
             if len(igrads) != len(node.edges):
@@ -399,6 +422,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             if g is None or leaf.req == "null" or leaf.grad is None:
                 continue
             leaf.fresh = True       # the Trainer's stale-gradient check reads this
+            if g is leaf.grad:
+                continue            # computed in place (see _direct_leaves)
             if leaf.req == "add":
                 leaf.grad += g
             elif g.shape == leaf.grad.shape:
@@ -410,6 +435,26 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
         scope.__exit__(None, None, None)
         _set_rec(prev[0])
         _state.training = prev[1]
+
+
+def _direct_leaves(order, heads):
+    """ids of the leaves ('write', dense) that exactly one edge of the graph
+    reaches, and no head is."""
+    uses = {}
+    for node in order:
+        for e in node.edges:
+            if isinstance(e, _Leaf):
+                uses[id(e)] = uses.get(id(e), 0) + 1
+    for h in heads:
+        if isinstance(h._ag, _Leaf):
+            uses[id(h._ag)] = 2
+    out = set()
+    for node in order:
+        for e in node.edges:
+            if (isinstance(e, _Leaf) and uses[id(e)] == 1 and e.req == "write"
+                    and e.grad is not None and not e.grad._sparse):
+                out.add(id(e))
+    return out
 
 
 def _relink(alias, edge):

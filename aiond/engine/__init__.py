@@ -33,7 +33,7 @@ from .var import Var
 
 __all__ = ["Engine", "Var", "Storage", "get", "waitall", "set_bulk_size", "bulk",
            "statistics", "EngineStatistics", "set_limits", "naive", "push", "engine_loop",
-           "is_naive", "room", "segment", "bulk_scope"]
+           "is_naive", "room", "segment", "bulk_scope", "reset_bulk_env"]
 
 _engine = None
 
@@ -133,6 +133,14 @@ class _NoScope:
 
 
 _NO_SCOPE = _NoScope()
+# MXNet reads its MXNET_EXEC_BULK_EXEC_* variables once; so does aiond (per
+# kind, at first use; ``reset_bulk_env()`` reads them again)
+_BULK_ENV = {}
+
+
+def reset_bulk_env():
+    """Forget the MXNET_EXEC_BULK_EXEC_* values read so far."""
+    _BULK_ENV.clear()
 
 
 def _env_limit(kind):
@@ -154,7 +162,9 @@ def bulk_scope(kind: str, name=None, limit=None):
     is 'inference' (whole graph), 'forward' / 'backward' (training) or
     'update'; ``limit`` (a hybridize() bulk size) overrides the variables."""
     if limit is None:
-        limit = _env_limit(kind)
+        limit = _BULK_ENV.get(kind)
+        if limit is None:
+            limit = _BULK_ENV[kind] = _env_limit(kind)
     tb = _engine.bulk_size()
     if tb > 1:
         limit = tb

@@ -425,6 +425,11 @@ class Engine:
         ``segments.py``. Nested blocks join the outermost one."""
         return _SegmentScope(self, limit, name)
 
+    def tracing(self) -> bool:
+        """Whether this thread is inside ``trace()``."""
+        seg = _tls.seg
+        return seg is not None and seg.tracing
+
     def trace(self):
         """``with engine.trace() as t:`` - collect (never run) the ops this
         thread pushes inside; ``t.members`` lists them in push order. A wait

@@ -30,7 +30,14 @@ from ..engine.storage import Storage
 from ..engine.cpu import SPLIT_MIN
 from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
 
-__all__ = ["Plan", "placeholder", "TraceError", "trace"]
+__all__ = ["Plan", "placeholder", "TraceError", "trace", "enabled"]
+
+
+def enabled():
+    """``AIOND_FUSE_GRAPHS=0`` turns plans off: hybridized graphs, executors
+    and gradient rules then push their ops one by one."""
+    import os
+    return os.environ.get("AIOND_FUSE_GRAPHS", "1").strip().lower() not in ("0", "false", "off")
 
 _engine = _engine_mod.get()
 _np = np
@@ -99,7 +106,7 @@ def _ref(h, slot_of):
     """(slot, off, shape) of handle ``h``; off/shape None for a whole slot."""
     st = h._st
     s = slot_of[id(st)]
-    if h._off is None and h._shape == st.shape:
+    if not h._off and h._shape == st.shape:
         return (s, None, None)
     return (s, h._off, h._shape)
 
@@ -178,6 +185,9 @@ class Plan:
             if s not in out_slots:
                 out_slots.append(s)
         self.out_slots = out_slots
+        self._out_uses = {}
+        for s, _, _ in self.outputs:
+            self._out_uses[s] = self._out_uses.get(s, 0) + 1
         self.has_rng = any(st.rng for st in steps)
         self.nbytes = sum(int(np.prod(shapes[s][0], dtype=np.int64)) * shapes[s][1].itemsize
                           for s in out_slots if s >= self.nin)
@@ -185,10 +195,14 @@ class Plan:
     def __repr__(self):
         return "<Plan %s: %d steps>" % (self.name, len(self.steps))
 
-    def push(self, inputs, ctx, origin=None):
+    def push(self, inputs, ctx, origin=None, targets=None):
         """Push one op running the plan on NDArrays ``inputs``; returns the
         output NDArrays (fresh handles; an output that is an input slot is
-        the input's buffer, as the op call would have returned it)."""
+        the input's buffer, as the op call would have returned it).
+        ``targets`` (per output, an NDArray or None) asks for outputs to be
+        computed in those arrays' buffers; an output comes back as its
+        target itself when that was possible (same shape and dtype, whole
+        buffers, an output of its own)."""
         from ._invoke import _NDArray
         nin = self.nin
         if len(inputs) != nin:
@@ -198,8 +212,23 @@ class Plan:
             if s >= nin:
                 shape, dt = self.shapes[s]
                 stores[s] = Storage(shape, dt, ctx)
+        into = {}
+        if targets is not None:
+            for k, t in enumerate(targets):
+                s, off, shape = self.outputs[k]
+                if (t is None or s < nin or off is not None or shape is not None
+                        or self._out_uses[s] != 1 or t._off
+                        or t._shape != t._st.shape or t._st.shape != self.shapes[s][0]
+                        or t._st.dtype != self.shapes[s][1] or t._st.ctx is not ctx
+                        or t._sparse):
+                    continue
+                stores[s] = t._st
+                into[k] = t
         outs = []
-        for s, off, shape in self.outputs:
+        for k, (s, off, shape) in enumerate(self.outputs):
+            if k in into:
+                outs.append(into[k])
+                continue
             if s < nin:
                 src = inputs[s]
                 h = _NDArray.__new__(_NDArray)
@@ -236,11 +265,12 @@ class Plan:
             from ..ops.random import rng_state
             rng = rng_state(ctx)
             writes[rng.var] = None
+        rw = bool(written)
         for v in writes:
-            reads.pop(v, None)
+            if reads.pop(v, 0) is None:
+                rw = True
         run = _Run(self, list(inputs), stores, rng, origin)
-        _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline,
-                     bool(written))
+        _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline, rw)
         return outs
 
 
@@ -268,9 +298,12 @@ class _Run:
         empty = _np.empty
         rng = self.rng
         cpu = _engine.cpu
+        prof = _engine.prof
         step = None
         try:
             for step in plan.steps:
+                if prof is not None:
+                    t0 = prof.now_us()
                 for s in step.fresh:
                     st = stores.get(s)
                     if st is not None:
@@ -297,6 +330,9 @@ class _Run:
                         cpu.run_ranges(n, run)
                 else:
                     step.kernel(_np, *ins, out=out, **step.attrs)
+                if prof is not None:
+                    # each step of the plan is a span of its own in the trace
+                    prof.duration(step.name, "operator", t0, prof.now_us())
         except Exception as e:  # noqa: BLE001 - name the step, not the plan
             if step is not None:
                 try:

@@ -205,16 +205,26 @@ def test_naive_engine_runs_segment_members_at_push():
     np.testing.assert_array_equal(b.asnumpy(), [2, 2])
 
 
-def test_bulk_scope_follows_mxnet_variables(monkeypatch):
+@pytest.fixture
+def bulk_env():
+    mx.engine.reset_bulk_env()
+    yield mx.engine.reset_bulk_env
+    mx.engine.reset_bulk_env()
+
+
+def test_bulk_scope_follows_mxnet_variables(monkeypatch, bulk_env):
     monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_TRAIN", "0")
     assert type(mx.engine.bulk_scope("backward")).__name__ == "_NoScope"
+    bulk_env()
     monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_TRAIN", "1")
     monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD", "4")
     scope = mx.engine.bulk_scope("backward")
     assert scope.limit == 4
     monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_INFERENCE", "0")
+    bulk_env()
     assert type(mx.engine.bulk_scope("inference")).__name__ == "_NoScope"
     monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN", "x")
     monkeypatch.delenv("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD")
+    bulk_env()
     with pytest.raises(mx.base.MXNetError, match="MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN"):
         mx.engine.bulk_scope("backward")
