@@ -41,6 +41,7 @@ def enabled():
 
 _engine = _engine_mod.get()
 _np = np
+_MAX_WORKSPACES = 4       # sets of intermediate buffers a plan keeps for reuse
 _prod = math.prod
 
 
@@ -189,6 +190,9 @@ class Plan:
         for s, _, _ in self.outputs:
             self._out_uses[s] = self._out_uses.get(s, 0) + 1
         self.has_rng = any(st.rng for st in steps)
+        # intermediate buffers: allocated on a plan's first runs, then reused
+        # (one set per run in flight, so concurrent calls never share one)
+        self.workspaces = []
         self.nbytes = sum(int(np.prod(shapes[s][0], dtype=np.int64)) * shapes[s][1].itemsize
                           for s in out_slots if s >= self.nin)
 
@@ -297,6 +301,10 @@ class _Run:
         stores = self.stores
         empty = _np.empty
         rng = self.rng
+        try:
+            ws = plan.workspaces.pop()
+        except IndexError:
+            ws = {}
         cpu = _engine.cpu
         prof = _engine.prof
         step = None
@@ -309,8 +317,11 @@ class _Run:
                     if st is not None:
                         bufs[s] = st.get()
                     else:
-                        shape, dt = shapes[s]
-                        bufs[s] = empty(shape, dt)
+                        a = ws.get(s)
+                        if a is None:
+                            shape, dt = shapes[s]
+                            a = ws[s] = empty(shape, dt)
+                        bufs[s] = a
                 ins = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
                        for s, off, shape in step.ins]
                 outs = step.outs
@@ -342,6 +353,8 @@ class _Run:
             raise
         finally:
             self.inputs = None      # the op is done with them: free what the user dropped
+            if len(plan.workspaces) < _MAX_WORKSPACES:
+                plan.workspaces.append(ws)
 
 
 def _view(a, off, shape):

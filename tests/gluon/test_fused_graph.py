@@ -240,3 +240,32 @@ def test_executor_with_a_monitor_runs_op_by_op(monkeypatch):
     exe.forward(is_train=False)
     mx.nd.waitall()
     assert "fc1_output" in seen and "softmax_output" in seen
+
+
+def test_await_read_of_a_fused_output_and_cancelling_it():
+    import asyncio
+    net = _mlp(True)
+    ref = _mlp(False)
+    x = nd.array(np.random.RandomState(5).rand(3, 8))
+    want = ref(x).asnumpy()
+
+    async def main():
+        outs = [net(x) for _ in range(4)]
+        t = asyncio.ensure_future(outs[0].read())
+        t.cancel()
+        got = await asyncio.gather(*[o.read() for o in outs])
+        return got, await outs[0].read()
+    got, again = asyncio.run(main())
+    for g in got + [again]:
+        np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+def test_workspaces_are_reused_and_not_shared_by_concurrent_runs():
+    net = _mlp(True)
+    x = nd.array(np.random.RandomState(1).rand(64, 8))
+    outs = [net(x * (i + 1)) for i in range(16)]        # many runs in flight at once
+    ref = _mlp(False)
+    for i, o in enumerate(outs):
+        np.testing.assert_allclose(o.asnumpy(), ref(x * (i + 1)).asnumpy(), rtol=1e-5)
+    plan = next(iter(net._cached_op._fused.cache.values())).fwd
+    assert 1 <= len(plan.workspaces) <= 4
