@@ -702,7 +702,8 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         flat, fmt = _flatten(args, "input")
-        sig = self._signature(flat)
+        if self._cached_op is None or self._shape_dependent:
+            sig = self._signature(flat)
         if self._cached_op is None:
             self._build_cache(*args)
             self._cached_sig = sig
@@ -858,6 +859,15 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run ``hybrid_forward`` on NDArrays (or the cached graph when
         hybridized), or build the graph on Symbols."""
+        if self._active and isinstance(x, NDArray):
+            # the serving / training-loop call: NDArrays on one context
+            ctx = x._st.ctx
+            for a in args:
+                if not isinstance(a, NDArray) or a._st.ctx is not ctx:
+                    break
+            else:
+                with ctx:
+                    return self._call_cached_op(x, *args)
         has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
             raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols"
