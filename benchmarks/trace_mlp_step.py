@@ -12,16 +12,26 @@ Writes one Chrome/Perfetto trace per mode (``OUT`` with ``.imperative`` /
 JSON line: per mode, from the trace alone,
 
   threads         per track: ops run, busy time (top-level op spans), push time
-  queue_ms        push-to-start time summed over ops (and median per op)
+  push_side_ms_per_step  median length of a step's Task: the pushing thread's
+                  time to issue one step (including ops it ran inline)
+  queue_ms        push-to-start time summed over ops (and median per op);
+  dispatch_ms     the part of it an op was ready (its producers done) but
+                  not yet running: hand-offs, busy workers, the GIL
   ops_per_step    ops pushed inside each step's Task (median, min, max)
   longest_chain   the dependency chain (flow arrows) with the most run time:
-                  its ops, its run time and its share of the profiled wall time
-  wall_ms         first push to last op end; ``step_ms_unprofiled``: median
-                  step time of the same loop with the profiler off, and the
-                  numpy hand-written step, both in this process
+                  its ops, its run time, the dispatch gaps along it, and its
+                  run time's share of the profiled wall time
+  wall_ms         first push to last op end; ``wall_ms_unprofiled``: the same
+                  steps with the profiler off (median of 3); ``numpy_step_ms``:
+                  the hand-written numpy step, in this process
+  top_ops_ms      run time per op name, the largest
 
     .venv/bin/python benchmarks/trace_mlp_step.py /tmp/mlp.json [--steps 20]
-        [--mode both|imperative|hybridized]
+        [--mode both|imperative|hybridized] [--repeats 5]
+
+Figures are medians over ``--repeats`` profiled runs in this process (the
+trace file is the last one's). ``AIOND_ENGINE=naive`` in the environment
+traces the naive engine instead.
 """
 import argparse
 import bisect
@@ -101,39 +111,59 @@ def build(mx, hybridize):
     return step
 
 
-def run_mode(mx, hybridize, X, y, steps, warmup, out):
+def run_mode(mx, hybridize, X, y, steps, warmup, out, repeats):
+    """Per repeat: the steps unprofiled, then profiled (one wait at the end
+    of each, as in the anchor's epoch loop). The trace of the last repeat
+    is kept; figures are medians over the repeats."""
     step = build(mx, hybridize)
     xs = [mx.nd.array(X[i * BATCH:(i + 1) * BATCH]) for i in range(steps + warmup)]
     ys = [mx.nd.array(y[i * BATCH:(i + 1) * BATCH]) for i in range(steps + warmup)]
     mx.nd.waitall()
-    times = []
     for i in range(warmup):
         step(xs[i], ys[i])
     mx.nd.waitall()
-    # the same steps unprofiled, each waited for, for the step time
-    for i in range(steps):
-        t0 = perf()
-        step(xs[warmup + i], ys[warmup + i])
-        mx.nd.waitall()
-        times.append(perf() - t0)
-    mx.profiler.set_config(profile_all=True, filename=out, aggregate_stats=True,
-                           continuous_dump=False)
-    mx.profiler.set_state("run")
-    mx.profiler.dumps(reset=True)
     task = mx.profiler.Domain("bench").new_task("step")
-    for i in range(steps):
-        task.start()
-        loss = step(xs[warmup + i], ys[warmup + i])
-        task.stop()
-    mx.nd.waitall()
-    mx.profiler.set_state("stop")
-    mx.profiler.dump()
-    assert np.isfinite(loss.asnumpy()).all()
-    with open(out) as f:
-        summary = analyse(json.load(f)["traceEvents"])
-    summary["step_ms_unprofiled"] = round(statistics.median(times) * 1e3, 3)
+    runs = []
+    for _ in range(repeats):
+        t0 = perf()
+        for i in range(steps):
+            step(xs[warmup + i], ys[warmup + i])
+        mx.nd.waitall()
+        unprofiled = perf() - t0
+        mx.profiler.set_config(profile_all=True, filename=out, aggregate_stats=True,
+                               continuous_dump=False)
+        mx.profiler.set_state("run")
+        mx.profiler.dumps(reset=True)
+        for i in range(steps):
+            task.start()
+            loss = step(xs[warmup + i], ys[warmup + i])
+            task.stop()
+        mx.nd.waitall()
+        mx.profiler.set_state("stop")
+        mx.profiler.dump()
+        assert np.isfinite(loss.asnumpy()).all()
+        with open(out) as f:
+            summary = analyse(json.load(f)["traceEvents"])
+        summary["wall_ms_unprofiled"] = round(unprofiled * 1e3, 3)
+        runs.append(summary)
+    summary = _median(runs)
     summary["trace"] = out
+    summary["repeats"] = repeats
     return summary
+
+
+def _median(runs):
+    """The runs' summaries merged: numbers by their median, the rest (op
+    name tables) from the last run."""
+    last = runs[-1]
+    if isinstance(last, dict):
+        keys = [k for k in last if all(isinstance(r, dict) and k in r for r in runs)]
+        if keys and all(isinstance(last[k], (int, float, dict)) for k in keys):
+            return {k: _median([r[k] for r in runs]) for k in keys}
+        return last
+    if isinstance(last, (int, float)) and not isinstance(last, bool):
+        return round(statistics.median(runs), 3)
+    return last
 
 
 # ------------------------------------------------------------------ analysis
@@ -167,19 +197,15 @@ def analyse(events):
     top = [e for e in ops.values() if "parent" not in e["args"]]
     pushes = [e for e in spans if e["cat"] == "push"]
     steps = sorted((e for e in spans if e["name"] == "step"), key=lambda e: e["ts"])
-    threads = collections.defaultdict(lambda: {"ops": 0, "busy_ms": 0.0, "push_ms": 0.0,
-                                               "pushes": 0})
+    threads = collections.defaultdict(lambda: {"ops": 0, "busy_ms": 0.0, "pushes": 0})
     for e in top:
         t = threads[names.get(e["tid"], str(e["tid"]))]
         t["ops"] += 1
         t["busy_ms"] += e["dur"] / 1e3
     for e in pushes:
-        t = threads[names.get(e["tid"], str(e["tid"]))]
-        t["pushes"] += 1
-        t["push_ms"] += e["dur"] / 1e3
+        threads[names.get(e["tid"], str(e["tid"]))]["pushes"] += 1
     for t in threads.values():
         t["busy_ms"] = round(t["busy_ms"], 3)
-        t["push_ms"] = round(t["push_ms"], 3)
     per_step = []
     starts = sorted(p["ts"] for p in pushes)
     for s in steps:
@@ -187,6 +213,7 @@ def analyse(events):
         hi = bisect.bisect_right(starts, s["ts"] + s["dur"])
         per_step.append(hi - lo)
     queues = [e["args"]["queue_us"] for e in top]
+    dispatch = [e["args"]["dispatch_us"] for e in top]
     wall = (max(e["ts"] + e["dur"] for e in ops.values()) - min(starts)) if ops else 0.0
 
     # the dependency graph from the flow arrows, then its heaviest chain
@@ -214,20 +241,33 @@ def analyse(events):
     else:
         total = 0.0
     counts = collections.Counter(ops[i]["name"] for i in chain)
+    by_name = collections.defaultdict(float)
+    for e in top:
+        by_name[e["name"]] += e["dur"] / 1e3
+    heavy = sorted(by_name.items(), key=lambda kv: -kv[1])[:6]
     return {
         "steps": len(steps),
         "ops": len(ops),
         "ops_per_step": {"median": statistics.median(per_step) if per_step else 0,
                          "min": min(per_step, default=0), "max": max(per_step, default=0)},
         "threads": dict(threads),
+        "push_side_ms_per_step": round(statistics.median(e["dur"] for e in steps) / 1e3, 3)
+        if steps else 0,
         "queue_ms": {"total": round(sum(queues) / 1e3, 3),
                      "median_per_op_us": round(statistics.median(queues), 1) if queues else 0},
+        "dispatch_ms": {"total": round(sum(dispatch) / 1e3, 3),
+                        "median_per_op_us": round(statistics.median(dispatch), 1)
+                        if dispatch else 0},
         "wall_ms": round(wall / 1e3, 3),
-        "longest_chain": {"ops": len(chain), "ops_per_step": round(len(chain) / max(len(steps), 1), 1),
+        "longest_chain": {"ops": len(chain),
+                          "ops_per_step": round(len(chain) / max(len(steps), 1), 1),
                           "run_ms": round(total / 1e3, 3),
+                          "dispatch_ms": round(sum(ops[i]["args"]["dispatch_us"]
+                                                   for i in chain) / 1e3, 3),
                           "share_of_wall": round(total / wall, 3) if wall else 0,
                           "op_names": dict(counts.most_common(8))},
         "dependency_flows": sum(len(p) for p in preds.values()),
+        "top_ops_ms": {k: round(v, 3) for k, v in heavy},
     }
 
 
@@ -237,18 +277,22 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--mode", choices=("both", "imperative", "hybridized"), default="both")
+    ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     import aiond as mx
     X, y = make_data((args.steps + args.warmup) * BATCH)
     stem, ext = os.path.splitext(args.out)
     modes = ("imperative", "hybridized") if args.mode == "both" else (args.mode,)
-    res = {"steps": args.steps, "batch": BATCH,
-           "numpy_step_ms": round(numpy_step_ms(X, y, args.steps), 3),
-           "workers": mx.engine.statistics().workers}
+    before = numpy_step_ms(X, y, args.steps)
+    res = {"steps": args.steps, "batch": BATCH, "workers": mx.engine.statistics().workers}
     for m in modes:
         res[m] = run_mode(mx, m == "hybridized", X, y, args.steps, args.warmup,
-                          "%s.%s%s" % (stem, m, ext or ".json"))
+                          "%s.%s%s" % (stem, m, ext or ".json"), args.repeats)
+    # numpy before aiond started (BLAS on its own threads) and after (aiond's
+    # workers pinned BLAS to one thread each, process-wide)
+    res["numpy_step_ms"] = {"before": round(before, 3),
+                            "after": round(numpy_step_ms(X, y, args.steps), 3)}
     print(json.dumps(res))
 
 

@@ -32,14 +32,15 @@ def _record(tmp_path, body, name="trace.json"):
 
 
 def _enclosing(spans, tid, ts):
-    """The innermost span on track ``tid`` open at ``ts`` (how viewers bind
-    a flow event with "bp": "e", and a flow start)."""
-    best = None
-    for e in spans:
-        if e["tid"] == tid and e["ts"] <= ts <= e["ts"] + e["dur"]:
-            if best is None or e["ts"] >= best["ts"]:
-                best = e
-    return best
+    """The span a flow event at ``ts`` on track ``tid`` binds to, as the
+    Perfetto trace processor binds a flow start and a "bp": "e" end: the
+    span last begun on that track at or before ``ts`` (it does not close
+    finished spans first), which must also still be open at ``ts``."""
+    begun = [e for e in spans if e["tid"] == tid and e["ts"] <= ts]
+    if not begun:
+        return None
+    last = max(begun, key=lambda e: e["ts"])
+    return last if ts <= last["ts"] + last["dur"] else None
 
 
 def _flows(events):
@@ -110,13 +111,19 @@ def test_tracks_queue_times_and_dependency_flows(tmp_path):
         p = pushes[op_id]
         assert p["name"] == "push:" + span["name"]
         assert span["args"]["queue_us"] == pytest.approx(span["ts"] - p["ts"], abs=2e-3)
-        assert span["args"]["queue_us"] >= 0
+        a = span["args"]
+        assert a["queue_us"] >= 0 and a["deps_us"] >= 0 and a["dispatch_us"] >= 0
+        assert a["deps_us"] + a["dispatch_us"] == pytest.approx(a["queue_us"], abs=2e-3)
     assert names[pushes[by_name["_plus_scalar"][-1]["args"]["op"]]["tid"]] == "pusher-2"
     assert all(pushes[e["args"]["op"]]["tid"] == main for e in by_name["dot"] + by_name["slow_reader"])
     # the op slept on a worker while the main thread went on: it was pushed
     # before the write that had to wait for it, whose queue time covers it
     inplace = by_name["_plus_scalar"][0]
     assert inplace["args"]["queue_us"] > 5000
+    # ... waiting for that op, not for a thread: it was ready when it ended
+    end_slow = slow_span["ts"] + slow_span["dur"]
+    assert inplace["args"]["deps_us"] == pytest.approx(
+        end_slow - pushes[inplace["args"]["op"]]["ts"], abs=50)
 
     flows = _flows(events)
     push_flows = [(s, d) for cat, _, s, d in flows if cat == "push"]

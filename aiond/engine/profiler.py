@@ -6,14 +6,16 @@ Counter, Marker) and, when asked, the bytes of storage in use per device.
 Optionally it keeps MXNet's aggregate statistics (count, total, min, max,
 average per name, grouped by category) for ``mx.profiler.dumps()``.
 
-The trace answers *why* an op ran when it did: each thread is a track, an
-op's push is a ``push:<name>`` span on the pushing thread and its run a span
-on the thread that ran it (``args.queue_us``: push to start), and flow
-arrows ("s"/"f" events) lead from the push to the run and from every op it
-had to wait for (last writer of a var it reads; readers since that write,
-else the writer, of a var it writes). An op that runs inside another
-wrapped op on the same thread (a member of a bulk segment) is its nested
-span.
+The trace answers *why* an op ran when it did: each thread is a track; an
+op's push is a ``push:<name>`` span on the pushing thread (a marker: its
+length is the profiler's own bookkeeping) and its run a span on the thread
+that ran it, with ``args.queue_us`` (push to start) split into ``deps_us``
+(waiting for the ops it depends on) and ``dispatch_us`` (ready, not yet
+running); flow arrows ("s"/"f" events) lead from the push to the run and
+from every op it had to wait for (the last writer of a var it reads; for a
+var it writes, the readers since that write, else the writer). An op that
+runs inside another wrapped op on the same thread (a member of a bulk
+segment) is a span nested in it.
 
 Off by default and free when off: ``Engine.push`` checks one attribute and,
 when a profiler is recording, wraps the op's kernel in a timing closure.
@@ -92,23 +94,32 @@ class _Stat:
 
 class _Op:
     """One profiled op, from its push to the end of its run: where and when
-    it was pushed, the ops it depends on (until it ran), and where and when
-    it ran (``end`` stays None until it finished)."""
-    __slots__ = ("id", "name", "push_tid", "push_ts", "push_epoch", "deps", "tid", "ts",
-                 "end", "parent", "epoch")
+    it was pushed, the ops it waits for (until it runs), and where and when
+    it ran (``end`` stays None until it finished). A finished op is kept as
+    it is in the event list and becomes trace events only when written, so
+    recording costs the running program little."""
+    __slots__ = ("id", "name", "cat", "push_tid", "push_ts", "push_end", "push_epoch",
+                 "deps", "ready", "tid", "ts", "end", "parent", "epoch", "reads", "writes",
+                 "flows", "members")
 
-    def __init__(self, op_id, name, push_tid, push_ts, push_epoch):
+    def __init__(self, op_id, name, cat, push_tid, push_ts, push_epoch):
         self.id = op_id
         self.name = name
+        self.cat = cat
         self.push_tid = push_tid
         self.push_ts = push_ts
+        self.push_end = push_ts
         self.push_epoch = push_epoch
         self.deps = None
+        self.ready = None
         self.tid = None
         self.ts = None
         self.end = None
         self.parent = None
         self.epoch = None
+        self.reads = self.writes = ()
+        self.flows = ()
+        self.members = None
 
 
 _MAX_READERS = 32   # readers kept per var: the ones a later write waits on
@@ -131,6 +142,10 @@ class Profiler:
     last writer of a var it reads; for a var it writes, the readers since
     that write or else the writer) and its push to its run. The push-to-run
     wait is the span's ``args.queue_us`` and the "operator queue" statistic.
+
+    ``events`` holds what was recorded since the last dump: trace event
+    dicts, and each finished op as its ``_Op`` record, turned into events
+    when written (``trace()`` returns them all as trace events).
     """
 
     QUEUE_CATEGORY = "operator queue"
@@ -172,11 +187,17 @@ class Profiler:
         if not self.aggregate_stats:
             return
         with self._lock:
-            by_name = self.stats.setdefault(cat, {})
-            s = by_name.get(name)
-            if s is None:
-                s = by_name[name] = _Stat(counter)
-            s.add(value)
+            self._add_stat(cat, name, value, counter)
+
+    def _add_stat(self, cat, name, value, counter=False):
+        # (lock held)
+        by_name = self.stats.get(cat)
+        if by_name is None:
+            by_name = self.stats[cat] = {}
+        s = by_name.get(name)
+        if s is None:
+            s = by_name[name] = _Stat(counter)
+        s.add(value)
 
     # ---------------------------------------------------------------- ops
     def _var_state(self, v):
@@ -218,7 +239,7 @@ class Profiler:
                 st[2] = op
                 st[3] = []
         op.deps = deps
-        return rd, wr
+        op.reads, op.writes = rd, wr
 
     def wrap(self, fn, name, reads, writes, split=None):
         """``fn`` timed: its run becomes a complete ('X') 'operator' event.
@@ -236,16 +257,9 @@ class Profiler:
         if scope is not None:           # pushed by a custom operator's code
             name = "%s::%s" % (scope, name)
             cat = CUSTOM_CATEGORY
-        push_tid = self._tid()
-        push_ts = _us((push - t0) * 1e6)
-        op = _Op(next(self._op_ids), name, push_tid, push_ts, self._epoch)
-        rd, wr = self._depend(op, reads, writes)
-        events = self.events
-        pid = self._pid
-        push_end = _us((perf() - t0) * 1e6)
-        events.append({"name": "push:" + name, "ph": "X", "pid": pid, "tid": push_tid,
-                       "ts": push_ts, "dur": _us(max(push_end - push_ts, 2 * _NS)),
-                       "cat": "push", "args": {"op": op.id}})
+        op = _Op(next(self._op_ids), name, cat, self._tid(), (push - t0) * 1e6, self._epoch)
+        self._depend(op, reads, writes)
+        op.push_end = (perf() - t0) * 1e6
 
         def timed():
             start = perf()
@@ -259,52 +273,40 @@ class Profiler:
             finally:
                 end = perf()
                 stack.pop()
-                self._ran(op, fn, cat, rd, wr, start, end)
+                self._ran(op, fn, (start - t0) * 1e6, (end - t0) * 1e6)
         return timed
 
-    def _ran(self, op, fn, cat, rd, wr, start, end):
-        """Record ``op``'s run span, its flows and its queueing time."""
-        t0 = self._t0
-        tid = self._tid()
-        ts = _us((start - t0) * 1e6)
-        stop = _us((end - t0) * 1e6)
-        queue = _us(max(ts - op.push_ts, 0.0))
-        args = {"op": op.id, "reads": rd, "writes": wr, "queue_us": queue}
-        if op.parent is not None:
-            args["parent"] = op.parent.id
+    def _ran(self, op, fn, start, end):
+        """``op`` ran from ``start`` to ``end`` (µs) on this thread: note
+        the flows from the ops it waited for, and its statistics."""
+        epoch = self._epoch
+        deps, op.deps = op.deps, None   # history must not keep every earlier op alive
+        ready = op.push_end
+        if deps:
+            flows = []
+            seen = set()
+            for kind, p in deps:
+                if p.end is None or p.id in seen or self._inside(p, op):
+                    continue            # still running: this op encloses it
+                seen.add(p.id)
+                if p.end > ready:
+                    ready = p.end
+                if p.epoch == epoch:    # else its span is in a trace file already closed
+                    flows.append((kind, p.tid, p.ts, p.end))
+            op.flows = flows
+        op.ready = ready
         members = getattr(fn, "members", None)
         if members is not None:
-            args["members"] = [getattr(m, "name", str(m)) for m in members]
-        pid = self._pid
-        new = [{"name": op.name, "ph": "X", "pid": pid, "tid": tid, "ts": ts,
-                "dur": _us(stop - ts), "cat": cat, "args": args}]
-        f_ts = min(_us(ts + _NS), stop)
-        epoch = self._epoch
-        # the push's own arrow, then one per op waited for
-        if op.push_epoch == epoch:
-            fid = next(self._flow_ids)
-            new.append({"name": "push", "ph": "s", "cat": "push", "id": fid, "pid": pid,
-                        "tid": op.push_tid, "ts": _us(op.push_ts + _NS)})
-            new.append({"name": "push", "ph": "f", "bp": "e", "cat": "push", "id": fid,
-                        "pid": pid, "tid": tid, "ts": f_ts})
-        seen = set()
-        for kind, p in op.deps:
-            if p.end is None or p.epoch != epoch or p.id in seen or self._inside(p, op):
-                # still running (this op encloses it), or in a trace file
-                # already finished: no span to start the arrow from
-                continue
-            seen.add(p.id)
-            fid = next(self._flow_ids)
-            new.append({"name": kind, "ph": "s", "cat": "dependency", "id": fid, "pid": pid,
-                        "tid": p.tid, "ts": max(_us(p.end - _NS), p.ts)})
-            new.append({"name": kind, "ph": "f", "bp": "e", "cat": "dependency", "id": fid,
-                        "pid": pid, "tid": tid, "ts": f_ts})
-        op.deps = None       # an op's history must not keep every earlier op alive
-        op.tid, op.ts, op.epoch = tid, ts, epoch
-        op.end = stop
-        self.events.extend(new)
-        self._aggregate(cat, op.name, stop - ts)
-        self._aggregate(self.QUEUE_CATEGORY, op.name, queue)
+            op.members = [getattr(m, "name", str(m)) for m in members]
+        op.tid = self._tid()
+        op.ts = start
+        op.epoch = epoch
+        op.end = end
+        self.events.append(op)
+        if self.aggregate_stats:
+            with self._lock:
+                self._add_stat(op.cat, op.name, end - start)
+                self._add_stat(self.QUEUE_CATEGORY, op.name, max(start - op.push_ts, 0.0))
 
     @staticmethod
     def _inside(p, op):
@@ -315,6 +317,54 @@ class Profiler:
                 return True
             q = q.parent
         return False
+
+    def _op_events(self, op):
+        """The trace events of a finished op: its push span, its run span
+        and the flow arrows into the run."""
+        pid = self._pid
+        push_ts = _us(op.push_ts)
+        ts, stop = _us(op.ts), _us(op.end)
+        queue = _us(max(ts - push_ts, 0.0))
+        # queued = waiting for the ops it depends on + ready but not started
+        dispatch = _us(max(op.ts - op.ready, 0.0))
+        args = {"op": op.id, "reads": op.reads, "writes": op.writes, "queue_us": queue,
+                "deps_us": _us(max(queue - dispatch, 0.0)), "dispatch_us": dispatch}
+        if op.parent is not None:
+            args["parent"] = op.parent.id
+        if op.members is not None:
+            args["members"] = op.members
+        out = [{"name": "push:" + op.name, "ph": "X", "pid": pid, "tid": op.push_tid,
+                "ts": push_ts, "dur": _us(max(op.push_end - op.push_ts, 2 * _NS)),
+                "cat": "push", "args": {"op": op.id}},
+               {"name": op.name, "ph": "X", "pid": pid, "tid": op.tid, "ts": ts,
+                "dur": _us(stop - ts), "cat": op.cat, "args": args}]
+        f_ts = min(_us(ts + _NS), stop)      # inside the run span, before any member
+        ids = self._flow_ids
+        if op.push_epoch == op.epoch:
+            fid = next(ids)
+            out.append({"name": "push", "ph": "s", "cat": "push", "id": fid, "pid": pid,
+                        "tid": op.push_tid, "ts": _us(push_ts + _NS)})
+            out.append({"name": "push", "ph": "f", "bp": "e", "cat": "push", "id": fid,
+                        "pid": pid, "tid": op.tid, "ts": f_ts})
+        for kind, p_tid, p_ts, p_end in op.flows:
+            # a flow binds to the slice last begun on its track at its time
+            # (the trace processor does not close finished slices first):
+            # just after the producer's start, before any member of it began
+            fid = next(ids)
+            out.append({"name": kind, "ph": "s", "cat": "dependency", "id": fid, "pid": pid,
+                        "tid": p_tid, "ts": min(_us(_us(p_ts) + _NS), _us(p_end))})
+            out.append({"name": kind, "ph": "f", "bp": "e", "cat": "dependency", "id": fid,
+                        "pid": pid, "tid": op.tid, "ts": f_ts})
+        return out
+
+    def _expand(self, events):
+        out = []
+        for e in events:
+            if type(e) is _Op:
+                out.extend(self._op_events(e))
+            else:
+                out.append(e)
+        return out
 
     # ---------------------------------------------------------------- user annotations
     def duration(self, name, cat, start_us, end_us, aggregate_cat=None):
@@ -354,7 +404,8 @@ class Profiler:
 
     def trace(self) -> dict:
         """The events not yet dumped, with every track's name, as a dict."""
-        return {"traceEvents": self._thread_names(list(self._threads)) + list(self.events),
+        return {"traceEvents": (self._thread_names(list(self._threads))
+                                + self._expand(list(self.events))),
                 "displayTimeUnit": "ms"}
 
     def dump(self, filename=None, finished=True):
@@ -372,7 +423,7 @@ class Profiler:
                 self._named = set()
             tids = [t for t in list(self._threads) if t not in self._named]
             self._named.update(tids)
-            new[:0] = self._thread_names(tids, process=start)
+            new = self._thread_names(tids, process=start) + self._expand(new)
             with open(filename, "w" if start else "a") as f:
                 if start:
                     f.write('{\n    "traceEvents": [\n')
