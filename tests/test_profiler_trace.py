@@ -292,3 +292,25 @@ def test_trace_loads_in_perfetto_trace_processor(tmp_path):
         assert ("push:dot", "dot") in flows
     finally:
         tp.close()
+
+
+def test_dumps_orders_ties_and_rounds_as_mxnet():
+    """MXNet pops a max-heap of (value, name) (the value negated when
+    ascending), so equal values come out by name, last name first, either
+    way; its JSON prints four significant digits of the float32 ms value."""
+    from aiond.engine.profiler import Profiler
+    p = Profiler(aggregate_stats=True)
+    for name, us in (("b", 5.0), ("a", 5.0), ("c", 5.0), ("big", 12345.678), ("big", 1.0)):
+        p._aggregate("operator", name, us)
+    for asc in (False, True):
+        order = list(json.loads(p.aggregate("json", "count", asc))["Time"]["operator"])
+        assert order == (["big", "c", "b", "a"] if not asc else ["c", "b", "a", "big"])
+    big = json.loads(p.aggregate("json", "total", False))["Time"]["operator"]["big"]
+    assert big == {"Count": 2, "Total": 12.35, "Min": 0.001, "Max": 12.35, "Avg": 6.173}
+    table = p.aggregate("table", "total", False)
+    assert table.startswith("\nProfile Statistics:\n\tNote the difference in units for "
+                            "different entries.\noperator\n=================\n")
+    assert table.endswith("\n\n")
+    row = [line for line in table.splitlines() if line.startswith("big")][0]
+    assert row == "%-25s%16d %16.4f %16.4f %16.4f %16.4f" % ("big", 2, 12.3467, 0.001, 12.3457,
+                                                            6.1733)
