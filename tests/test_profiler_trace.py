@@ -314,3 +314,28 @@ def test_dumps_orders_ties_and_rounds_as_mxnet():
     row = [line for line in table.splitlines() if line.startswith("big")][0]
     assert row == "%-25s%16d %16.4f %16.4f %16.4f %16.4f" % ("big", 2, 12.3467, 0.001, 12.3457,
                                                             6.1733)
+
+
+def test_one_arrow_per_producer_and_writes_wait_for_readers(tmp_path):
+    def body():
+        x, y = mx.nd.zeros((3,)), mx.nd.zeros((3,))
+        mx.engine.push(lambda: None, reads=[], writes=[x, y], name="two_outputs")
+        s = x + y                   # reads both vars the producer wrote
+        np.testing.assert_array_equal(s.asnumpy(), np.zeros(3))
+        x[:] = 1                    # a write after two reads (s and the slice's base)
+
+    events, _, _ = _record(tmp_path, body)
+    ops = _ops(events)
+    by_op = {e["args"]["op"]: e for e in ops.values()}
+    producer = [e for e in ops.values() if e["name"] == "two_outputs"][0]
+    add = [e for e in ops.values() if e["name"] == "broadcast_add"][0]
+    setter = max(ops.values(), key=lambda e: e["args"]["op"])      # x[:] = 1
+    assert set(add["args"]["reads"]) == set(producer["args"]["writes"])
+    deps = [(kind, s["args"]["op"], d["args"]["op"]) for c, kind, s, d in _flows(events)
+            if c == "dependency"]
+    into_add = [(k, s) for k, s, d in deps if d == add["args"]["op"]]
+    assert into_add == [("read-after-write", producer["args"]["op"])]   # one, not two
+    # the write to x waits for the reader of x, not for x's writer
+    into_set = {(k, by_op[s]["name"]) for k, s, d in deps if d == setter["args"]["op"]}
+    assert ("write-after-read", "broadcast_add") in into_set
+    assert not [k for k, _ in into_set if k == "write-after-write"]

@@ -79,8 +79,10 @@ class _Stat:
             self.total = value          # a counter's "total" is its last value
         else:
             self.total += value
-        self.min = min(self.min, value)
-        self.max = max(self.max, value)
+        if value < self.min:
+            self.min = value
+        if value > self.max:
+            self.max = value
 
     def avg(self):
         if self.counter:
@@ -103,23 +105,15 @@ class _Op:
                  "flows", "members")
 
     def __init__(self, op_id, name, cat, push_tid, push_ts, push_epoch):
+        # the rest is set by Profiler.wrap (push_end, deps, reads, writes),
+        # by the run (parent) and at its end (everything else)
         self.id = op_id
         self.name = name
         self.cat = cat
         self.push_tid = push_tid
         self.push_ts = push_ts
-        self.push_end = push_ts
         self.push_epoch = push_epoch
-        self.deps = None
-        self.ready = None
-        self.tid = None
-        self.ts = None
         self.end = None
-        self.parent = None
-        self.epoch = None
-        self.reads = self.writes = ()
-        self.flows = ()
-        self.members = None
 
 
 _MAX_READERS = 32   # readers kept per var: the ones a later write waits on
@@ -203,13 +197,11 @@ class Profiler:
     def _var_state(self, v):
         # [profiler, small id, last writer _Op, readers since that write];
         # a state left by an earlier profiler is started afresh
-        st = getattr(v, "prof", None)
-        if st is None or st[0] is not self:
-            st = [self, next(self._var_ids), None, []]
-            try:
-                v.prof = st
-            except AttributeError:      # not an engine Var: track nothing for it
-                pass
+        st = [self, next(self._var_ids), None, []]
+        try:
+            v.prof = st
+        except AttributeError:          # not an engine Var: track nothing for it
+            pass
         return st
 
     def _depend(self, op, reads, writes):
@@ -220,7 +212,9 @@ class Profiler:
         with self._dep_lock:
             rd = []
             for v in reads:
-                st = self._var_state(v)
+                st = getattr(v, "prof", None)
+                if st is None or st[0] is not self:
+                    st = self._var_state(v)
                 rd.append(st[1])
                 if st[2] is not None:
                     deps.append(("read-after-write", st[2]))
@@ -230,7 +224,9 @@ class Profiler:
                     del readers[0]
             wr = []
             for v in writes:
-                st = self._var_state(v)
+                st = getattr(v, "prof", None)
+                if st is None or st[0] is not self:
+                    st = self._var_state(v)
                 wr.append(st[1])
                 if st[3]:
                     deps.extend(("write-after-read", r) for r in st[3])
@@ -282,22 +278,25 @@ class Profiler:
         epoch = self._epoch
         deps, op.deps = op.deps, None   # history must not keep every earlier op alive
         ready = op.push_end
+        flows = []
         if deps:
-            flows = []
-            seen = set()
+            seen = set() if len(deps) > 1 else None     # one arrow per producer
             for kind, p in deps:
-                if p.end is None or p.id in seen or self._inside(p, op):
+                if p.end is None or self._inside(p, op):
                     continue            # still running: this op encloses it
-                seen.add(p.id)
+                if seen is not None:
+                    if p.id in seen:
+                        continue
+                    seen.add(p.id)
                 if p.end > ready:
                     ready = p.end
                 if p.epoch == epoch:    # else its span is in a trace file already closed
                     flows.append((kind, p.tid, p.ts, p.end))
-            op.flows = flows
+        op.flows = flows
         op.ready = ready
         members = getattr(fn, "members", None)
-        if members is not None:
-            op.members = [getattr(m, "name", str(m)) for m in members]
+        op.members = None if members is None else [getattr(m, "name", str(m))
+                                                   for m in members]
         op.tid = self._tid()
         op.ts = start
         op.epoch = epoch
