@@ -11,6 +11,14 @@ user's own annotations and the storage in use, and write a Chrome trace
     mx.profiler.dump()                    # writes trace.json
     print(mx.profiler.dumps())            # per-op aggregate table (or format='json')
 
+The trace shows why ops ran when they did: one track per thread (engine
+workers, every pushing thread), each op's run on the track of the thread
+that ran it, a ``push:<op>`` span where it was pushed, ``args.queue_us``
+(push to start; ``deps_us`` of it waiting for other ops, ``dispatch_us``
+ready but not yet running) and flow arrows from the push and from each op
+it waited for. ``dumps()`` adds the push-to-start times per op name as the
+"operator queue" category.
+
 Annotations: ``Domain`` groups ``Task``/``Frame`` spans, ``Counter`` values
 and ``Marker`` instants under its name; an ``Event`` is a span of its own.
 They record while the profiler runs and is not paused. With

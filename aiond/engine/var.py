@@ -26,9 +26,13 @@ class Var:
     read the var and have not finished; while pinned and allocated, the
     var's bytes are counted once in the engine's pending bytes (``held``),
     since pending ops keep the buffer alive even after the user dropped it.
+
+    ``prof`` is the profiler's own record of who last wrote and read the var
+    (see ``profiler.Profiler.wrap``): never set in ``__init__``, so a var
+    costs nothing more to make while no profiler records.
     """
     __slots__ = ("queue", "head", "nreads", "writing", "version", "exc",
-                 "nbytes", "pins", "held")
+                 "nbytes", "pins", "held", "prof")
 
     def __init__(self):
         self.queue = None
