@@ -163,7 +163,7 @@ class _Backward:
     def __init__(self, graph, comp, saved, ctx):
         self.graph, self.comp, self.saved, self.ctx = graph, comp, saved, ctx
 
-    def _backward_entry(self, ograds, inputs):
+    def _backward_entry(self, ograds, inputs, targets=None):
         comp = self.comp
         if _ag._state.recording:
             raise MXNetError(
@@ -184,7 +184,10 @@ class _Backward:
                 _copy_into(g, c)
                 g = c
             og.append(g)
-        grads = comp.bwd.push(og + list(inputs) + self.saved, self.ctx)
+        tg = None
+        if targets is not None:
+            tg = [t for t, n in zip(targets, comp.need) if n]
+        grads = comp.bwd.push(og + list(inputs) + self.saved, self.ctx, targets=tg)
         res = []
         k = 0
         for n in comp.need:

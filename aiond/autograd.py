@@ -367,7 +367,11 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                 outs = [_relink(y, _Entry(node, i)) for i, y in enumerate(node.outputs)]
             if node.fn is not None:
                 if getattr(node.fn, "fused", False):
-                    igrads = node.fn._backward_entry(ograds, node.inputs)
+                    targets = None
+                    if direct:
+                        targets = [e.grad if isinstance(e, _Leaf) and id(e) in direct else None
+                                   for e in node.edges]
+                    igrads = node.fn._backward_entry(ograds, node.inputs, targets)
                 else:
                     igrads = node.fn._backward_entry(ograds)
             elif node.op.grad is None:
