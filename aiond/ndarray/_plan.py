@@ -343,7 +343,7 @@ class _Run:
                     step.kernel(_np, *ins, out=out, **step.attrs)
                 if prof is not None:
                     # each step of the plan is a span of its own in the trace
-                    prof.duration(step.name, "operator", t0, prof.now_us())
+                    prof.duration(step.name, "plan step", t0, prof.now_us(), "operator")
         except Exception as e:  # noqa: BLE001 - name the step, not the plan
             if step is not None:
                 try:
