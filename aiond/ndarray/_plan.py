@@ -42,6 +42,7 @@ def enabled():
 _engine = _engine_mod.get()
 _np = np
 _MAX_WORKSPACES = 4       # sets of intermediate buffers a plan keeps for reuse
+_INLINE_STEPS = 16
 _prod = math.prod
 
 
@@ -122,7 +123,6 @@ class Plan:
 
     def __init__(self, members, inputs, outputs, name="plan", inline=False):
         self.name = name
-        self.inline = inline
         slot_of = {}
         shapes = []             # per slot: (shape, dtype) of its buffer
         keep = []               # per slot: an external Storage read as is, or None
@@ -176,6 +176,9 @@ class Plan:
             if keep[s] is not None:
                 raise TraceError("a step writes an array made outside the graph")
         self.steps = steps
+        # small steps only, and few: run on the pushing thread when ready
+        # (as invoke runs a tiny op), which holds the engine's lock meanwhile
+        self.inline = bool(inline) and len(steps) <= _INLINE_STEPS
         self.shapes = shapes
         self.keep = keep
         self.nslots = len(shapes)
