@@ -446,7 +446,8 @@ class Engine:
         if not members or seg.tracing:
             return
         seg.members = []
-        inline = seg.inline
+        # a ready segment of few small ops runs right here (holding the lock)
+        inline = seg.inline and len(members) <= 32
         seg.inline = True
         writes = {}
         nbytes = 0
