@@ -142,23 +142,28 @@ def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded
         w = w + mom
 
     in the kernel's type ``f`` (float32 for mp, else the weight's); ``lr``/``wd``
-    are ``f`` (multi_*) or float32 (preloaded_*, promoted where they meet ``f``)."""
+    are ``f`` (multi_*) or float32 (preloaded_*, promoted where they meet ``f``).
+    numpy's scalar promotion (NEP 50) is C's: float32 scalar * float64 array is
+    double; float32 scalar * float16 array is float, rounded here to half as
+    mshadow's half_t operators round."""
     f = np.float32 if w32 is not None else w.dtype.type
     src = w32 if w32 is not None else w
     if preloaded:
         lr, wd = np.float32(lr), np.float32(wd)
     else:
         lr, wd = f(lr), f(wd)
-    a = xp.empty(src.shape, dtype=f)
-    _mul_into(xp, src, lr * wd, a)                      # lr*wd*w
-    t = xp.empty(src.shape, dtype=f)
+    a = xp.multiply(src, lr * wd)                       # lr*wd*w
+    if a.dtype.type is not f:
+        a = a.astype(f)
     if clip >= 0:
-        xp.multiply(g, f(rescale), out=t, dtype=f, casting="unsafe")
+        t = xp.multiply(g, f(rescale))
         xp.clip(t, f(-clip), f(clip), out=t)
-        _mul_into(xp, t, lr, t)                         # lr*clip(rescale*grad)
+        if t.dtype.type is f and type(lr) is f:
+            xp.multiply(t, lr, out=t)                   # lr*clip(rescale*grad)
+        else:
+            t = xp.multiply(t, lr).astype(f)
     else:
-        lrres = f(lr * f(rescale))                      # (lr*rescale) in f
-        xp.multiply(g, lrres, out=t, dtype=f, casting="unsafe")
+        t = xp.multiply(g, f(lr * f(rescale)))          # (lr*rescale)*grad, in f
     if mom is not None:
         xp.multiply(mom, f(momentum), out=mom)
         xp.subtract(mom, a, out=mom)
