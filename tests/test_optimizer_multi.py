@@ -1,10 +1,11 @@
 """MXNet 1.9.1's multi-weight optimizer ops (multi_sgd_update & co., their
 preloaded_* forms, multi_sum_sq, multi_lars, multi_lamb_update) and their use
-by SGD and LAMB: Trainer.step and Module.update update every parameter in a
-handful of engine ops, with MXNet's numbers.
+by SGD, LAMB and LARS: Trainer.step and Module.update update every parameter
+in a handful of engine ops, with MXNet's numbers.
 
-MX_REF was produced by MXNet 1.9.1 running ``_run_ref`` below (the same code,
-``mx`` being mxnet): aiond must reproduce it to the last bit.
+MX_REF and MX_LARS were produced by MXNet 1.9.1 running the code of the tests
+below that use them (``mx`` being mxnet 1.9.1): aiond must reproduce them to
+the last bit.
 """
 import numpy as np
 import pytest
@@ -454,3 +455,102 @@ def test_module_update_uses_multi_ops(monkeypatch):
         mod.update()
         s = mx.engine.statistics()
     assert s.ops_pushed + s.ops_inline - before == 1      # 10 parameters, one op
+
+
+# ------------------------------------------------------------------------- LARS
+
+MX_LARS = {'clip_eps': [[-0.002351240022107959, 0.8427743911743164, 0.9132747650146484,
+               0.1447671502828598, -0.7562446594238281, -0.9618829488754272],
+              [0.9713465571403503, 1.2123243808746338, 0.3879736661911011],
+              [0.9132600426673889, 0.1438659131526947, -0.757350504398346, -0.9623562693595886,
+               -0.2831402122974396, 0.6557860970497131],
+              [0.3451160788536072, -0.8150113224983215]],
+ 'mom': [[-0.0034126436803489923, 0.8414092063903809, 0.91263347864151, 0.1453295797109604,
+          -0.7549051642417908, -0.9607752561569214],
+         [0.9364066123962402, 1.9433574676513672, 1.331748604774475],
+         [0.9128047823905945, 0.1446598768234253, -0.7559089660644531, -0.9613535404205322,
+          -0.28332939743995667, 0.6545498967170715],
+         [1.2334620952606201, -0.5511751174926758]],
+ 'mp': [[-0.0034122467041015625, 0.84130859375, 0.91259765625, 0.145263671875, -0.7548828125,
+         -0.9609375],
+        [0.93603515625, 1.943359375, 1.33203125],
+        [0.91259765625, 0.1446533203125, -0.755859375, -0.96142578125, -0.283203125,
+         0.65478515625],
+        [1.2333984375, -0.55126953125]],
+ 'sched': [[-0.0001967480784514919, 0.8414182662963867, 0.909428596496582, 0.1413358747959137,
+            -0.7566653490066528, -0.9589695930480957],
+           [0.7383774518966675, 1.3351964950561523, 0.7736997604370117],
+           [0.9094460010528564, 0.14131350815296173, -0.7567105293273926, -0.9590034484863281,
+            -0.279605895280838, 0.6568290591239929],
+           [0.7528015971183777, -0.5070488452911377]],
+ 'sparse': [[-0.0034126434475183487, 0.8414092063903809, 0.91263347864151, 0.1453295797109604,
+             -0.7549051642417908, -0.9607752561569214],
+            [0.9364066123962402, 1.9433574676513672, 1.331748604774475],
+            [0.9128047823905945, 0.1446598768234253, -0.7559089660644531, -0.9613535404205322,
+             -0.28332939743995667, 0.6545498967170715],
+            [1.2334620952606201, -0.5511751174926758]]}
+
+LSH = [(3, 2), (3,), (2, 3), (2,)]
+LARS_CASES = {
+    'mom': (dict(learning_rate=0.1, momentum=0.9, wd=1e-3, eta=0.01), 'float32', False),
+    'clip_eps': (dict(learning_rate=0.1, wd=1e-2, eta=0.02, eps=1e-3, clip_gradient=2.0,
+                      rescale_grad=0.5), 'float32', False),
+    'sched': (dict(momentum=0.9, wd=1e-3,
+                   lr_scheduler=mx.lr_scheduler.FactorScheduler(1, 0.5, base_lr=0.1)),
+              'float32', False),
+    'mp': (dict(learning_rate=0.1, momentum=0.9, wd=1e-3, eta=0.01, multi_precision=True),
+           'float16', False),
+    'sparse': (dict(learning_rate=0.1, momentum=0.9, wd=1e-3, eta=0.01), 'float32', True),
+}
+
+
+def _run_lars(kw, dt, sparse):
+    """3 updater steps on 4 weights (the bias and gamma keep the plain lr);
+    ``sparse``: the first gradient row_sparse (the per-weight path)."""
+    names = {0: 'l0_weight', 1: 'l0_bias', 2: 'l1_weight', 3: 'l1_gamma'}
+    o = mx.optimizer.create('lars', param_idx2name=names, **kw)
+    u = mx.optimizer.get_updater(o)
+    w = [mx.nd.array(np.sin(np.arange(int(np.prod(s))).reshape(s) + i), dtype=dt)
+         for i, s in enumerate(LSH)]
+    for step in range(3):
+        g = [mx.nd.array(np.cos(np.arange(int(np.prod(s))).reshape(s) * 0.9 + step + i) * 3,
+                         dtype=dt) for i, s in enumerate(LSH)]
+        if sparse:
+            g[0] = g[0].tostype('row_sparse')
+        u(list(range(4)), g, w)
+    return [[float(v) for v in x.asnumpy().ravel()] for x in w]
+
+
+@pytest.mark.parametrize("key", sorted(LARS_CASES))
+def test_lars_matches_mxnet(key):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # the lr scheduler's / float16 notes
+        kw, dt, sparse = LARS_CASES[key]
+        kw = dict(kw)
+        if 'lr_scheduler' in kw:                # a fresh scheduler per run
+            kw['lr_scheduler'] = mx.lr_scheduler.FactorScheduler(1, 0.5, base_lr=0.1)
+        assert _run_lars(kw, dt, sparse) == MX_LARS[key]
+
+
+def test_lars_dense_group_runs_on_the_device(monkeypatch):
+    monkeypatch.delenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", raising=False)
+    from aiond.ndarray import _invoke
+    names = []
+    real = _invoke._push
+
+    def counting(call, *args, **kwargs):
+        names.append(args[2])
+        return real(call, *args, **kwargs)
+
+    o = mx.optimizer.create('lars', learning_rate=0.1, momentum=0.9,
+                            param_idx2name={0: 'a_weight', 1: 'a_bias'})
+    u = mx.optimizer.get_updater(o)
+    w = [mx.nd.ones((3, 2)), mx.nd.ones((2,))]
+    u([0, 1], [mx.nd.ones((3, 2)), mx.nd.ones((2,))], w)
+    monkeypatch.setattr(_invoke, "_push", counting)
+    u([0, 1], [mx.nd.ones((3, 2)), mx.nd.ones((2,))], w)
+    monkeypatch.setattr(_invoke, "_push", real)
+    for op in ("multi_sum_sq", "multi_lars", "preloaded_multi_sgd_mom_update"):
+        assert op in names, names
+    assert names.count("multi_sum_sq") == 2 and names.count("preloaded_multi_sgd_mom_update") == 1

@@ -1,5 +1,6 @@
 """``mx.optimizer``: the ``Optimizer`` base, its registry, and the SGD family
-(SGD, NAG, Signum, LAMB, DCASGD, SGLD, ccSGD), as in MXNet 1.9.1.
+(SGD, NAG, Signum, LAMB, DCASGD, SGLD, ccSGD; LARS in ``lars.py``), as in
+MXNet 1.9.1.
 
 Every update of a dense weight is one fused engine op (see
 ``aiond/ops/optimizer_ops.py``) with MXNet's float arithmetic: the same
@@ -25,7 +26,8 @@ from ..ops import optimizer_multi as _optimizer_multi  # noqa: F401  (multi_sgd_
 from ..ops import registry as _reg
 
 __all__ = [
-    'AdaDelta', 'AdaGrad', 'Adam', 'Adamax', 'DCASGD', 'FTML', 'Ftrl', 'LAMB', 'NAG', 'Nadam',
+    'AdaDelta', 'AdaGrad', 'Adam', 'Adamax', 'DCASGD', 'FTML', 'Ftrl', 'LAMB', 'LARS', 'NAG',
+    'Nadam',
     'Optimizer', 'RMSProp', 'SGD', 'SGLD', 'Signum', 'Test', 'ccSGD', 'create', 'register',
 ]
 
@@ -692,4 +694,5 @@ class ccSGD(SGD):
 
 from .adaptive import (AdaDelta, AdaGrad, Adam, Adamax, FTML, Ftrl, Nadam,  # noqa: E402,F401
                        RMSProp, Test)
+from .lars import LARS  # noqa: E402,F401
 from .updater import Updater, get_updater  # noqa: E402,F401
