@@ -8,6 +8,8 @@ an unpickler allowing only the classes those contain (``_states``).
 """
 from __future__ import annotations
 
+import os
+
 from ..ndarray import NDArray
 from . import _states
 
@@ -107,7 +109,9 @@ def _fused_update(optimizer):
     with the numbers of one ``update_multi_precision`` call per chunk), unless
     MXNET_OPTIMIZER_AGGREGATION_SIZE was set or a subclass overrides the update
     methods that path stands for."""
-    if not getattr(optimizer, '_fuse_groups', False):
+    # an SGD unpickled from MXNet's states has no flag: the environment decides
+    if not getattr(optimizer, '_fuse_groups',
+                   'MXNET_OPTIMIZER_AGGREGATION_SIZE' not in os.environ):
         return None
     cls = type(optimizer)
     owner = next((k for k in cls.__mro__ if '_update_fused' in k.__dict__), None)
