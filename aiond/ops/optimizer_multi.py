@@ -37,9 +37,8 @@ def _p_floats(v):
     v = _lit(v)
     if isinstance(v, (int, float, np.number)):
         v = (v,)
-    if isinstance(v, np.ndarray):
-        v = v.reshape(-1).tolist()
-    return tuple(float(np.float32(float(x))) for x in v)
+    # one conversion for the whole list (the optimizer passes one per push)
+    return tuple(np.asarray(v, dtype=np.float64).reshape(-1).astype(np.float32).tolist())
 
 
 def _p_ints(v):
