@@ -27,9 +27,8 @@ from ._rules import fmt
 from .optimizer_ops import _CLIP, _F32, _FLOATS, _MOM, _P, _RESCALE, _cast_into, p_f32
 from .registry import Param, _lit, p_bool, p_int, register
 
-__all__ = ["sum_sq"]
+__all__ = []
 
-_F16 = np.dtype(np.float16)
 
 
 def _p_floats(v):
