@@ -30,7 +30,6 @@ from .registry import Param, _lit, p_bool, p_int, register
 __all__ = []
 
 
-
 def _p_floats(v):
     """A ``Tuple<float>``: each value rounded to float32 as MXNet stores it."""
     v = _lit(v)
