@@ -46,3 +46,34 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     sampled_cls_fp64 = sampled_classes.astype("float64")
     expected_prob_sampled = ((sampled_cls_fp64 + 2.0) / (sampled_cls_fp64 + 1.0)).log() / log_range
     return sampled_classes, expected_count_true, expected_prob_sampled * num_sampled
+
+
+def _flatten_list(nested_list):
+    return [item for sublist in nested_list for item in sublist]
+
+
+def multi_lamb_update(weights, grads, mean, var, step_count,
+                      lrs, wds, out=None, num_tensors=0, **kwargs):
+    """LAMB updates of several tensors in one op (``_multi_lamb_update``): lists of
+    weights, grads, mean and var (updated in place), per-tensor ``step_count``,
+    ``lrs`` and ``wds``; ``out`` receives the updated weights."""
+    from . import _internal
+    if not num_tensors:
+        num_tensors = len(weights)
+    temp_list = _flatten_list(zip(weights, grads, mean, var))
+    return _internal._multi_lamb_update(*temp_list, out=out, num_tensors=num_tensors,
+                                        step_count=step_count, learning_rates=lrs, wds=wds,
+                                        **kwargs)
+
+
+def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count,
+                         lrs, wds, out=None, num_tensors=0, **kwargs):
+    """``multi_lamb_update`` with float32 master copies ``weights32`` of float16
+    weights (``_multi_mp_lamb_update``)."""
+    from . import _internal
+    if not num_tensors:
+        num_tensors = len(weights)
+    temp_list = _flatten_list(zip(weights, grads, mean, var, weights32))
+    return _internal._multi_mp_lamb_update(*temp_list, out=out, num_tensors=num_tensors,
+                                           step_count=step_count, learning_rates=lrs,
+                                           wds=wds, **kwargs)

@@ -13,6 +13,7 @@ from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse
 from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
 from . import spatial  # noqa: F401
 from . import reset, sync_norm  # noqa: F401
+from . import optimizer_multi  # noqa: F401  (multi_sgd_update, multi_sum_sq, multi_lars, ...)
 from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
 from . import groupnorm, roipool, stn, svm  # noqa: F401
 from . import deformable, proposal, quantize, roi  # noqa: F401

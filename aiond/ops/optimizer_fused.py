@@ -1,5 +1,5 @@
-"""LAMB's update ops (``lamb_update_phase1/2``, ``mp_lamb_update_phase1/2``,
-and ``_lamb_update``: one weight of ``multi_lamb_update``), and one-op forms of
+"""LAMB's update ops (``lamb_update_phase1/2``, ``mp_lamb_update_phase1/2``;
+``multi_lamb_update`` is in ``optimizer_multi.py``), and one-op forms of
 the updates MXNet's Python optimizers compose from several NDArray ops
 (``_adagrad_update``, ``_adadelta_update``, ``_adamax_update``,
 ``_nadam_update``), with the float arithmetic of that sequence of ops (scalars
@@ -12,7 +12,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._rules import fmt
 from .optimizer_ops import (_CLIP, _D, _F32, _FLOATS, _LR, _LRD, _P, _RESCALE, _RESCALED,
-                            _WD, _WDD, _cast_into, _rescaled, _rule, _scratch, p_f32)
+                            _WDD, _cast_into, _rescaled, _rule, _scratch, p_f32)
 from .registry import Param, p_bool, p_int, register
 
 __all__ = []
@@ -132,68 +132,6 @@ def mp_lamb_update_phase2(xp, weight, g, r1, r2, weight32, out, lr, lower_bound=
     xp.multiply(g, lr_, out=t)
     xp.subtract(weight32, t, out=t)
     _cast_into(xp, out, t)
-
-
-def _lamb_rule(attrs, shapes, dtypes):
-    """float32 states and master copy for a float16 weight; else all of its dtype."""
-    if dtypes[0] != dtypes[4]:
-        return _rule(2, 3)(attrs, shapes, dtypes)
-    return _rule(5)(attrs, shapes, dtypes)
-
-
-@register("_lamb_update", inputs=("weight", "grad", "mean", "var", "weight32"),
-          params=[_LR, _P("beta1", 0.9), _P("beta2", 0.999), _P("epsilon", 1e-6),
-                  Param("t", p_int), Param("bias_correction", p_bool, True), _WD, _RESCALE,
-                  _CLIP, _P("lower_bound", -1.0), _P("upper_bound", -1.0)],
-          infer=_lamb_rule, mutates=(2, 3, 4))
-def _lamb_update(xp, weight, grad, mean, var, weight32, out, lr, t, beta1=0.9, beta2=0.999,
-                 epsilon=1e-6, bias_correction=True, wd=0.0, rescale_grad=1.0,
-                 clip_gradient=-1.0, lower_bound=-1.0, upper_bound=-1.0):
-    """_lamb_update(weight, grad, mean, var, weight32, ...): one weight of MXNet's
-    ``multi_lamb_update`` / ``multi_mp_lamb_update`` (the path MXNet's updater
-    takes): both LAMB phases and the two norms in one op. ``weight32`` is the
-    float32 master copy for a float16 weight, else the weight itself."""
-    mp = weight32.dtype != weight.dtype
-    w = weight32 if mp else weight
-    f = np.float32 if mp else weight.dtype.type
-    b1, b2 = f(beta1), f(beta2)
-    g = _rescaled(xp, grad, f, rescale_grad, clip_gradient)
-    a = xp.empty(g.shape, dtype=f)
-    xp.multiply(mean, b1, out=mean)
-    xp.multiply(g, f(1) - b1, out=a)
-    xp.add(mean, a, out=mean)
-    xp.multiply(var, b2, out=var)
-    xp.multiply(g, f(1) - b2, out=a)
-    xp.multiply(a, g, out=a)
-    xp.add(var, a, out=var)
-    if bias_correction:
-        with np.errstate(under="ignore"):
-            c1 = f(1) - np.power(b1, f(t))
-            c2 = f(1) - np.power(b2, f(t))
-        xp.divide(mean, f(c1), out=g)
-        xp.divide(var, f(c2), out=a)
-    else:
-        xp.copyto(g, mean)
-        xp.copyto(a, var)
-    xp.sqrt(a, out=a)
-    xp.add(a, f(epsilon), out=a)
-    xp.divide(g, a, out=g)
-    xp.multiply(w, f(wd), out=a)
-    xp.add(g, a, out=g)
-    # MXNet's multi_sum_sq: float sums of squares of the weight as stored (float16 for mp)
-    r1 = np.sqrt(np.float32(float(xp.sum(xp.square(weight, dtype=np.float32)))))
-    r2 = np.sqrt(np.float32(float(xp.sum(xp.square(g, dtype=np.float32)))))
-    if lower_bound >= 0:
-        r1 = max(r1, np.float32(lower_bound))
-    if upper_bound >= 0:
-        r1 = min(r1, np.float32(upper_bound))
-    r = f(1) if (r1 == 0 or r2 == 0) else f(r1 / r2)
-    xp.multiply(g, f(lr) * r, out=g)
-    if mp:
-        xp.subtract(weight32, g, out=weight32)
-        _cast_into(xp, out, weight32)
-    else:
-        xp.subtract(weight, g, out=out)
 
 
 # ------------------------------------- fused forms of MXNet's Python updates

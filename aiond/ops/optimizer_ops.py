@@ -11,11 +11,10 @@ weight's size; every read of ``weight`` happens before ``out`` is written, so
 ``out`` may be ``weight`` itself. Elementwise kernels are marked ``elemwise``
 and the engine may split big updates across threads by flat ranges.
 
-``_mp_adam_update`` and ``_multi_(mp_)sgd_update_one`` are private: one
-weight of what MXNet runs in several ops (Adam's generic multi-precision
-wrapper) or in one op over a list of weights (``multi_sgd_update``). LAMB and
-the fused forms of MXNet's Python-composed updates are in
-``optimizer_fused.py``.
+``_mp_adam_update`` is private: what MXNet runs in several ops (Adam's
+generic multi-precision wrapper). LAMB and the fused forms of MXNet's
+Python-composed updates are in ``optimizer_fused.py``; the multi-weight ops
+(``multi_sgd_update``, ...) in ``optimizer_multi.py``.
 """
 from __future__ import annotations
 
@@ -205,40 +204,6 @@ def mp_sgd_mom_update(xp, weight, grad, mom, weight32, out, lr, momentum=0.0, wd
     t = _lr_grad(xp, grad, f, lr, rescale_grad, clip_gradient)
     _mom_step(xp, weight32, mom, t, f, lr, momentum, wd)
     xp.add(weight32, mom, out=weight32)
-    _cast_into(xp, out, weight32)
-
-
-def _multi_sgd(xp, w, grad, out, f, lr, wd, rescale, clip):
-    # MultiSGDKernel without momentum: mom = 0*0 - (lr*wd)*w - t; w = w + mom
-    t = _lr_grad(xp, grad, f, lr, rescale, clip)
-    if wd == 0:     # w + (-0 - t) == w - t (for finite weights)
-        xp.subtract(w, t, out=out)
-        return
-    a = xp.empty(w.shape, dtype=f)
-    xp.multiply(w, f(lr) * f(wd), out=a)
-    xp.negative(a, out=a)
-    xp.subtract(a, t, out=a)
-    xp.add(w, a, out=out)
-
-
-@register("_multi_sgd_update_one", inputs=("weight", "grad"),
-          params=[_LR, _WD, _RESCALE, _CLIP], infer=_rule(2), elemwise=True)
-def _multi_sgd_update_one(xp, weight, grad, out, lr, wd=0.0, rescale_grad=1.0,
-                          clip_gradient=-1.0):
-    """_multi_sgd_update_one(weight, grad, lr, wd, ...): one weight of MXNet's
-    ``multi_sgd_update`` (what its SGD optimizer runs for dense weights):
-    weight = weight + (-(lr*wd)*weight - lr*clip(rescale_grad*grad))."""
-    _multi_sgd(xp, weight, grad, out, weight.dtype.type, lr, wd, rescale_grad, clip_gradient)
-
-
-@register("_multi_mp_sgd_update_one", inputs=("weight", "grad", "weight32"),
-          params=[_LR, _WD, _RESCALE, _CLIP], infer=_rule(2, 1), mutates=(2,),
-          elemwise=True)
-def _multi_mp_sgd_update_one(xp, weight, grad, weight32, out, lr, wd=0.0, rescale_grad=1.0,
-                             clip_gradient=-1.0):
-    """_multi_mp_sgd_update_one(weight, grad, weight32, ...): one weight of MXNet's
-    ``multi_mp_sgd_update``, on the float32 master copy."""
-    _multi_sgd(xp, weight32, grad, weight32, np.float32, lr, wd, rescale_grad, clip_gradient)
     _cast_into(xp, out, weight32)
 
 

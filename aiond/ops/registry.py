@@ -186,10 +186,15 @@ class Op:
 
     def mutated(self, n_inputs):
         """Indices of the inputs the kernel writes: ``mutates``, or every
-        input when it is ``"all"`` (variadic in-place ops like reset_arrays)."""
-        if self.mutates == "all":
+        input when it is ``"all"`` (variadic in-place ops like reset_arrays), or
+        what a callable ``mutates(n_inputs)`` returns (variadic ops that write
+        some slots of each group, like multi_sgd_mom_update's momenta)."""
+        m = self.mutates
+        if m == "all":
             return range(n_inputs)
-        return self.mutates
+        if callable(m):
+            return m(n_inputs)
+        return m
 
     def parse(self, kwargs) -> dict:
         """Parse keyword parameters into an attrs dict, filling defaults."""
@@ -252,7 +257,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     (matmuls, convolutions; see ``matmul_cost``). ``needs_rng`` passes ``rng=`` (the context's generator, ordered by the
     engine); ``train_aware`` passes ``_train`` (autograd's training flag at
     push); ``mutates`` lists input indices the kernel updates in place (e.g.
-    BatchNorm's moving mean/var; ``"all"``: every input), which the engine
+    BatchNorm's moving mean/var; ``"all"``: every input; a callable: the
+    indices for a number of inputs), which the engine
     then orders as writes;
     ``aux`` names those inputs for Symbol; ``num_visible(attrs)`` is how many
     outputs ``mx.nd`` returns."""
@@ -260,7 +266,7 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
         doc = (kernel.__doc__ or "").strip()
         op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
                 doc, variadic, attr_check, needs_rng, output_names)
-        op.mutates = mutates if mutates == "all" else tuple(mutates)
+        op.mutates = mutates if (mutates == "all" or callable(mutates)) else tuple(mutates)
         op.train_aware = train_aware
         op.num_visible = num_visible
         op.aux = tuple(aux)

@@ -1,11 +1,13 @@
 """``mx.optimizer``: the ``Optimizer`` base, its registry, and the SGD family
-(SGD, NAG, Signum, LAMB, DCASGD, SGLD, ccSGD), as in MXNet 1.9.1.
+(SGD, NAG, Signum, LAMB, DCASGD, SGLD, ccSGD; LARS in ``lars.py``), as in
+MXNet 1.9.1.
 
 Every update of a dense weight is one fused engine op (see
 ``aiond/ops/optimizer_ops.py``) with MXNet's float arithmetic: the same
-numbers as MXNet, step for step. The adaptive optimizers (Adam, AdaGrad,
-RMSProp, ...) live in ``adaptive.py`` and are re-exported here, so
-``mx.optimizer.optimizer.Adam`` works as in MXNet.
+numbers as MXNet, step for step. SGD and LAMB update lists of weights with
+MXNet's multi-weight ops (``aiond/ops/optimizer_multi.py``): one op per group.
+The adaptive optimizers (Adam, AdaGrad, RMSProp, ...) live in ``adaptive.py``
+and are re-exported here, so ``mx.optimizer.optimizer.Adam`` works as in MXNet.
 """
 from __future__ import annotations
 
@@ -16,13 +18,16 @@ import warnings
 import numpy
 
 from ..ndarray import NDArray, clip, zeros
+from ..ndarray import contrib as _contrib
 from ..ndarray._invoke import invoke
 from ..ndarray.random import normal
 from ..ops import optimizer_ops as _optimizer_ops  # noqa: F401  (registers the update ops)
+from ..ops import optimizer_multi as _optimizer_multi  # noqa: F401  (multi_sgd_update, ...)
 from ..ops import registry as _reg
 
 __all__ = [
-    'AdaDelta', 'AdaGrad', 'Adam', 'Adamax', 'DCASGD', 'FTML', 'Ftrl', 'LAMB', 'NAG', 'Nadam',
+    'AdaDelta', 'AdaGrad', 'Adam', 'Adamax', 'DCASGD', 'FTML', 'Ftrl', 'LAMB', 'LARS', 'NAG',
+    'Nadam',
     'Optimizer', 'RMSProp', 'SGD', 'SGLD', 'Signum', 'Test', 'ccSGD', 'create', 'register',
 ]
 
@@ -287,6 +292,13 @@ def _clip_kw(kwargs, clip_gradient):
     return kwargs
 
 
+# Without MXNET_OPTIMIZER_AGGREGATION_SIZE in the environment, the updater pushes
+# consecutive groups of aggregate_num dense weights as one multi_*sgd* op until it
+# holds about this many elements (see SGD._update_fused): small weights share one
+# push, big ones keep ops of their own that workers can run side by side.
+_FUSE_ELEMS = 1 << 20
+
+
 @register
 class SGD(Optimizer):
     """The SGD optimizer with momentum and weight decay::
@@ -294,6 +306,11 @@ class SGD(Optimizer):
         rescaled_grad = lr * (rescale_grad * clip(grad, clip_gradient) + wd * weight)
         state = momentum * state + rescaled_grad
         weight = weight - state
+
+    Dense weights are updated ``aggregate_num`` at a time
+    (``MXNET_OPTIMIZER_AGGREGATION_SIZE``, default 4) by ``multi_sgd_update``,
+    ``multi_sgd_mom_update`` or their ``multi_mp_*`` forms, as in MXNet; sparse
+    weights or gradients one at a time by ``sgd_update``/``sgd_mom_update``.
 
     Parameters
     ----------
@@ -308,6 +325,8 @@ class SGD(Optimizer):
         self.momentum = momentum
         self.lazy_update = lazy_update
         self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', "4"))
+        # an explicit aggregation size is pushed as given: one op per group
+        self._fuse_groups = 'MXNET_OPTIMIZER_AGGREGATION_SIZE' not in os.environ
 
     _mp_state_first = True
     _mp_name = "SGD"
@@ -319,54 +338,89 @@ class SGD(Optimizer):
             momentum = zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
         return momentum
 
-    def _update_impl(self, indices, weights, grads, states, multi_precision=False):
-        if not isinstance(indices, (tuple, list)):
-            indices, weights, grads, states = [indices], [weights], [grads], [states]
+    def _prepare(self, indices, weights, grads):
+        """MXNet's bookkeeping of one group: update counts, then lrs and wds."""
+        aggregate = True
         for weight, grad in zip(weights, grads):
             assert isinstance(weight, NDArray)
             assert isinstance(grad, NDArray)
+            aggregate = aggregate and weight.stype == 'default' and grad.stype == 'default'
         self._update_count(indices)
-        lrs = self._get_lrs(indices)
-        wds = self._get_wds(indices)
+        return aggregate, self._get_lrs(indices), self._get_wds(indices)
 
+    def _kwargs(self):
         kwargs = {'rescale_grad': self.rescale_grad}
         if self.momentum > 0:
             kwargs['momentum'] = self.momentum
-        _clip_kw(kwargs, self.clip_gradient)
-        # MXNet runs dense SGD through multi_(mp_)sgd(_mom)_update: one fused op
-        # per weight here, with that kernel's arithmetic; sparse weights or
-        # gradients go through (mp_)sgd(_mom)_update (lazy_update applies)
-        aggregate = all(w.stype == 'default' and g.stype == 'default'
-                        for w, g in zip(weights, grads))
-        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
-            if not aggregate:
-                if not multi_precision:
-                    if state is not None:
-                        _update('sgd_mom_update', [weight, grad, state], weight,
-                                lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
-                    else:
-                        _update('sgd_update', [weight, grad], weight,
-                                lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
-                elif state[0] is not None:
-                    _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
-                            lr=lr, wd=wd, **kwargs)
-                else:
-                    _update('mp_sgd_update', [weight, grad, state[1]], weight,
-                            lr=lr, wd=wd, **kwargs)
-            elif not multi_precision:
-                if self.momentum > 0:
-                    _update('sgd_mom_update', [weight, grad, state], weight,
-                            lr=lr, wd=wd, **kwargs)
-                else:
-                    _update('_multi_sgd_update_one', [weight, grad], weight,
-                            lr=lr, wd=wd, **kwargs)
+        return _clip_kw(kwargs, self.clip_gradient)
+
+    def _push_multi(self, weights, grads, states, lrs, wds, kwargs, multi_precision):
+        """One multi_(mp_)sgd(_mom)_update op for the dense ``weights``."""
+        n = len(weights)
+        if not multi_precision:
+            if self.momentum > 0:
+                _update('multi_sgd_mom_update', _flatten_list(zip(weights, grads, states)),
+                        list(weights), num_weights=n, lrs=lrs, wds=wds, **kwargs)
             else:
-                if self.momentum > 0:
-                    _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
-                            lr=lr, wd=wd, **kwargs)
+                _update('multi_sgd_update', _flatten_list(zip(weights, grads)),
+                        list(weights), num_weights=n, lrs=lrs, wds=wds, **kwargs)
+        elif self.momentum > 0:
+            _update('multi_mp_sgd_mom_update',
+                    _flatten_list(zip(weights, grads, *zip(*states))),
+                    list(weights), num_weights=n, lrs=lrs, wds=wds, **kwargs)
+        else:
+            _update('multi_mp_sgd_update',
+                    _flatten_list(zip(weights, grads, list(zip(*states))[1])),
+                    list(weights), num_weights=n, lrs=lrs, wds=wds, **kwargs)
+
+    def _push_single(self, weights, grads, states, lrs, wds, kwargs, multi_precision):
+        """Weight by weight: sparse weights or gradients (lazy_update applies)."""
+        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+            if not multi_precision:
+                if state is not None:
+                    _update('sgd_mom_update', [weight, grad, state], weight,
+                            lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
                 else:
-                    _update('_multi_mp_sgd_update_one', [weight, grad, state[1]], weight,
-                            lr=lr, wd=wd, **kwargs)
+                    _update('sgd_update', [weight, grad], weight,
+                            lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
+            elif state[0] is not None:
+                _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
+                        lr=lr, wd=wd, **kwargs)
+            else:
+                _update('mp_sgd_update', [weight, grad, state[1]], weight,
+                        lr=lr, wd=wd, **kwargs)
+
+    def _update_impl(self, indices, weights, grads, states, multi_precision=False):
+        if not isinstance(indices, (tuple, list)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        aggregate, lrs, wds = self._prepare(indices, weights, grads)
+        push = self._push_multi if aggregate else self._push_single
+        push(weights, grads, states, lrs, wds, self._kwargs(), multi_precision)
+
+    def _update_fused(self, groups):
+        """Updates the updater's groups of ``aggregate_num`` weights of one dtype
+        (tuples of indices, weights, grads, states). Each group is counted and
+        given its lrs and wds in turn, as ``update_multi_precision`` would (the
+        numbers are MXNet's); consecutive dense groups then share one op of up
+        to about ``_FUSE_ELEMS`` elements."""
+        mp = self.multi_precision and groups[0][1][0].dtype == numpy.float16
+        kwargs = self._kwargs()
+        pending = ([], [], [], [], [])
+        size = 0
+        for indices, weights, grads, states in groups:
+            aggregate, lrs, wds = self._prepare(indices, weights, grads)
+            if not aggregate:
+                self._push_single(weights, grads, states, lrs, wds, kwargs, mp)
+                continue
+            for acc, part in zip(pending, (weights, grads, states, lrs, wds)):
+                acc.extend(part)
+            size += sum(w.size for w in weights)
+            if size >= _FUSE_ELEMS:
+                self._push_multi(*pending, kwargs, mp)
+                pending = ([], [], [], [], [])
+                size = 0
+        if pending[0]:
+            self._push_multi(*pending, kwargs, mp)
 
     def update(self, index, weight, grad, state):
         self._update_impl(index, weight, grad, state, multi_precision=False)
@@ -474,8 +528,9 @@ class NAG(Optimizer):
 @register
 class LAMB(Optimizer):
     """LAMB optimizer (layer-wise adaptive moments). Lists of indices (what the
-    updater passes) follow MXNet's ``multi_lamb_update``; one index at a time,
-    ``lamb_update_phase1``/``phase2``."""
+    updater passes) go through ``multi_lamb_update`` (``multi_mp_lamb_update``)
+    in groups of ``aggregate_num`` (``MXNET_OPTIMIZER_AGGREGATION_SIZE``, default
+    and at most 45); one index at a time, ``lamb_update_phase1``/``phase2``."""
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
                  lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
         super(LAMB, self).__init__(learning_rate=learning_rate, **kwargs)
@@ -539,18 +594,26 @@ class LAMB(Optimizer):
                 kwargs['lower_bound'] = self.lower_bound
             if self.upper_bound:
                 kwargs['upper_bound'] = self.upper_bound
-            for i, w_i, g_i, s_i in zip(index, weight, grad, state):
+            step_count, lrs, wds = [], [], []
+            for i, w_i, g_i in zip(index, weight, grad):
                 assert isinstance(w_i, NDArray)
                 assert isinstance(g_i, NDArray)
                 self._update_count(i)
-                t = self._index_update_count[i]
-                lr, wd = self._get_lr(i), self._get_wd(i)
-                if multi_precision:
-                    w32, (mean, var) = s_i
+                step_count.append(self._index_update_count[i])
+                lrs.append(self._get_lr(i))
+                wds.append(self._get_wd(i))
+            # groups of aggregate_num (at most 45, the op's limit) tensors, one op each
+            for sidx in range(0, len(weight), self.aggregate_num):
+                eidx = min(sidx + self.aggregate_num, len(weight))
+                ws, gs, st = list(weight[sidx:eidx]), list(grad[sidx:eidx]), state[sidx:eidx]
+                kw = dict(kwargs, step_count=step_count[sidx:eidx], lrs=lrs[sidx:eidx],
+                          wds=wds[sidx:eidx], out=ws)
+                if not multi_precision:
+                    mean, var = list(zip(*st))
+                    _contrib.multi_lamb_update(ws, gs, mean, var, **kw)
                 else:
-                    w32, (mean, var) = w_i, s_i
-                _update('_lamb_update', [w_i, g_i, mean, var, w32], w_i, lr=lr, wd=wd, t=t,
-                        **kwargs)
+                    mean, var = list(zip(*list(zip(*st))[1]))
+                    _contrib.multi_mp_lamb_update(ws, gs, mean, var, list(zip(*st))[0], **kw)
 
     def update(self, index, weight, grad, state):
         self._update_impl(index, weight, grad, state, multi_precision=False)
@@ -631,4 +694,5 @@ class ccSGD(SGD):
 
 from .adaptive import (AdaDelta, AdaGrad, Adam, Adamax, FTML, Ftrl, Nadam,  # noqa: E402,F401
                        RMSProp, Test)
+from .lars import LARS  # noqa: E402,F401
 from .updater import Updater, get_updater  # noqa: E402,F401

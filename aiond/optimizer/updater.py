@@ -8,6 +8,8 @@ an unpickler allowing only the classes those contain (``_states``).
 """
 from __future__ import annotations
 
+import os
+
 from ..ndarray import NDArray
 from . import _states
 
@@ -50,17 +52,24 @@ class Updater(object):
             for i, w, g in zip(indices, weights, grads):
                 type_map.setdefault(w.dtype, []).append((i, w, g))
             n = self.optimizer.aggregate_num
+            fused = _fused_update(self.optimizer)
             for group in type_map.values():
                 idxs, ws, gs = zip(*group)
+                chunks = []
                 current_index = 0
                 while current_index < len(idxs):
                     states = [self.states[j] for j in idxs[current_index:current_index + n]]
-                    self.optimizer.update_multi_precision(
-                        idxs[current_index:current_index + n],
-                        ws[current_index:current_index + n],
-                        gs[current_index:current_index + n],
-                        states)
+                    chunk = (idxs[current_index:current_index + n],
+                             ws[current_index:current_index + n],
+                             gs[current_index:current_index + n],
+                             states)
+                    if fused is None:
+                        self.optimizer.update_multi_precision(*chunk)
+                    else:
+                        chunks.append(chunk)
                     current_index += n
+                if chunks:
+                    fused(chunks)
         else:
             for i, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(i, w, g, self.states[i])
@@ -93,6 +102,26 @@ class Updater(object):
         saves its learning rate, schedule and update counts too), in aiond's
         code-free format."""
         return _states.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def _fused_update(optimizer):
+    """``optimizer._update_fused`` (SGD: the chunks of one dtype pushed as few ops,
+    with the numbers of one ``update_multi_precision`` call per chunk), unless
+    MXNET_OPTIMIZER_AGGREGATION_SIZE was set or a subclass overrides the update
+    methods that path stands for."""
+    # an SGD unpickled from MXNet's states has no flag: the environment decides
+    if not getattr(optimizer, '_fuse_groups',
+                   'MXNET_OPTIMIZER_AGGREGATION_SIZE' not in os.environ):
+        return None
+    cls = type(optimizer)
+    owner = next((k for k in cls.__mro__ if '_update_fused' in k.__dict__), None)
+    if owner is None:
+        return None
+    for name in ('update', 'update_multi_precision', '_update_impl', '_prepare',
+                 '_push_multi', '_push_single'):
+        if getattr(cls, name, None) is not getattr(owner, name, None):
+            return None
+    return optimizer._update_fused
 
 
 def get_updater(optimizer):
