@@ -356,9 +356,22 @@ SGD_KW = {'learning_rate': 0.01, 'momentum': 0.9, 'wd': 1e-3}
 
 @pytest.mark.parametrize("size,expect", [(None, 1), (4, 5), (1, 20)])
 def test_trainer_step_pushes_one_op_per_group(monkeypatch, size, expect):
-    # the second step: the momenta exist, only the update is pushed
-    _, n_ops = _train(monkeypatch, size, 'sgd', SGD_KW, steps=2, count_step=1)
+    # the second step: the momenta exist, only the update is pushed. Bulk
+    # segments (which would gather the groups into one engine op) are off
+    # here, so that the count is the number of update ops.
+    monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_TRAIN", "0")
+    mx.engine.reset_bulk_env()
+    try:
+        _, n_ops = _train(monkeypatch, size, 'sgd', SGD_KW, steps=2, count_step=1)
+    finally:
+        monkeypatch.delenv("MXNET_EXEC_BULK_EXEC_TRAIN")
+        mx.engine.reset_bulk_env()
     assert n_ops == expect
+
+
+def test_trainer_step_groups_are_one_bulk_segment(monkeypatch):
+    _, n_ops = _train(monkeypatch, 1, 'sgd', SGD_KW, steps=2, count_step=1)
+    assert n_ops == 2       # 20 update ops, as segments of at most 15
 
 
 @pytest.mark.parametrize("optimizer,kw", [
@@ -375,6 +388,9 @@ def test_trainer_values_do_not_depend_on_grouping(monkeypatch, optimizer, kw):
 
 
 def test_lamb_groups_of_aggregation_size(monkeypatch):
+    monkeypatch.setenv("MXNET_EXEC_BULK_EXEC_TRAIN", "0")     # count ops, not segments
+    mx.engine.reset_bulk_env()
+    monkeypatch.setattr(mx.engine, "_BULK_ENV", {})
     _, n45 = _train(monkeypatch, None, 'lamb', {'learning_rate': 0.01}, steps=2, count_step=1)
     _, n6 = _train(monkeypatch, 6, 'lamb', {'learning_rate': 0.01}, steps=2, count_step=1)
     assert (n45, n6) == (1, 4)
