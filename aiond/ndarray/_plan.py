@@ -43,6 +43,15 @@ _engine = _engine_mod.get()
 _np = np
 _MAX_WORKSPACES = 4       # sets of intermediate buffers a plan keeps for reuse
 _INLINE_STEPS = 16
+_MAX_KEPT_BYTES = 256 << 20  # a plan keeps at most this much in idle workspaces
+
+
+def _freed(s, free, phys):
+    p = phys[s]
+    for lst in free.values():
+        if p in lst:
+            return True
+    return False
 _prod = math.prod
 
 
@@ -198,6 +207,43 @@ class Plan:
         self.workspaces = []
         self.nbytes = sum(int(np.prod(shapes[s][0], dtype=np.int64)) * shapes[s][1].itemsize
                           for s in out_slots if s >= self.nin)
+        self._plan_memory()
+
+    def _plan_memory(self):
+        """MXNet's memory planning, simply: an intermediate's buffer goes
+        back to a free list after the last step that reads it, and a later
+        intermediate of the same byte size takes it. ``self.phys[s]`` is the
+        buffer of slot ``s``; ``self.phys_bytes`` their sizes."""
+        stores = set(self.out_slots)
+        last = {}
+        for i, st in enumerate(self.steps):
+            for s, _, _ in st.ins:
+                last[s] = i
+            for s, _, _ in st.outs:
+                last[s] = i
+        free = {}
+        phys = {}
+        sizes = []
+        for i, st in enumerate(self.steps):
+            for s in st.fresh:
+                if s in stores:
+                    continue
+                shape, dt = self.shapes[s]
+                nb = max(1, _prod(shape) * dt.itemsize)
+                lst = free.get(nb)
+                if lst:
+                    phys[s] = lst.pop()
+                else:
+                    phys[s] = len(sizes)
+                    sizes.append(nb)
+            # buffers whose last reader is this step are free for later steps
+            for s in [r[0] for r in st.outs] + [r[0] for r in st.ins]:
+                p = phys.get(s)
+                if p is not None and last.get(s) == i and not _freed(s, free, phys):
+                    free.setdefault(sizes[p], []).append(p)
+        self.phys = phys
+        self.phys_bytes = sizes
+        self.workspace_bytes = sum(sizes)
 
     def __repr__(self):
         return "<Plan %s: %d steps>" % (self.name, len(self.steps))
@@ -307,7 +353,8 @@ class _Run:
         try:
             ws = plan.workspaces.pop()
         except IndexError:
-            ws = {}
+            ws = [None] * len(plan.phys_bytes)
+        phys = plan.phys
         cpu = _engine.cpu
         prof = _engine.prof
         step = None
@@ -320,11 +367,12 @@ class _Run:
                     if st is not None:
                         bufs[s] = st.get()
                     else:
-                        a = ws.get(s)
-                        if a is None:
-                            shape, dt = shapes[s]
-                            a = ws[s] = empty(shape, dt)
-                        bufs[s] = a
+                        p = phys[s]
+                        raw = ws[p]
+                        if raw is None:
+                            raw = ws[p] = empty(plan.phys_bytes[p], _np.uint8)
+                        shape, dt = shapes[s]
+                        bufs[s] = raw[:_prod(shape) * dt.itemsize].view(dt).reshape(shape)
                 ins = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
                        for s, off, shape in step.ins]
                 outs = step.outs
@@ -356,7 +404,8 @@ class _Run:
             raise
         finally:
             self.inputs = None      # the op is done with them: free what the user dropped
-            if len(plan.workspaces) < _MAX_WORKSPACES:
+            if (len(plan.workspaces) < _MAX_WORKSPACES
+                    and plan.workspace_bytes * (len(plan.workspaces) + 1) <= _MAX_KEPT_BYTES):
                 plan.workspaces.append(ws)
 
 

@@ -269,3 +269,25 @@ def test_workspaces_are_reused_and_not_shared_by_concurrent_runs():
         np.testing.assert_allclose(o.asnumpy(), ref(x * (i + 1)).asnumpy(), rtol=1e-5)
     plan = next(iter(net._cached_op._fused.cache.values())).fwd
     assert 1 <= len(plan.workspaces) <= 4
+
+
+class _Chain(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        for i in range(10):
+            x = F.relu(x * 2 - 1)
+        return x
+
+
+def test_a_deep_chain_reuses_intermediate_buffers():
+    net = _Chain()
+    net.hybridize()
+    x = nd.array(np.random.RandomState(0).rand(64, 32))
+    y = net(x)
+    xn = x.asnumpy()
+    for _ in range(10):
+        xn = np.maximum(xn * 2 - 1, 0)
+    np.testing.assert_allclose(y.asnumpy(), xn, rtol=1e-6)
+    plan = next(iter(net._cached_op._fused.cache.values())).fwd
+    assert len(plan.steps) == 30
+    assert len(plan.phys_bytes) <= 3        # 29 intermediates in at most 3 buffers
+    assert plan.workspace_bytes <= 3 * 64 * 32 * 4
