@@ -265,36 +265,27 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         from ..ops.random import rng_state
         rng = rng_state(ctx)
     call = _Call(op, inputs, outs, attrs, rng)
-    # vars: reads and writes disjoint, each var once
-    reads = []
-    for x in inputs:
-        v = x._st.var
-        if v not in reads:
-            reads.append(v)
-    writes = []
-    for y in outs:
-        v = y._st.var
-        if v not in writes:
-            writes.append(v)
+    # vars: reads and writes disjoint, each var once (dicts keep push order
+    # and stay linear for variadic ops with many inputs)
+    reads = dict.fromkeys(x._st.var for x in inputs)
+    writes = dict.fromkeys(y._st.var for y in outs)
     rw = False
     for i in op.mutated(len(inputs)):
         v = inputs[i]._st.var
-        if v in reads:
-            reads.remove(v)
-        if v not in writes:
-            writes.append(v)
+        reads.pop(v, None)
+        writes[v] = None
         rw = True
     if not fresh:
         for v in writes:
             if v in reads:
-                reads.remove(v)
+                del reads[v]
                 rw = True
         # an out= that is a view of a bigger buffer keeps the rest: read-modify-write
         for y in outs:
             if y._off is not None or y._st.shape != y._shape:
                 rw = True
     if rng is not None:
-        writes.append(rng.var)
+        writes[rng.var] = None
     nbytes = work = 0
     for s, d in zip(oshapes, odtypes):
         n = _prod(s)
