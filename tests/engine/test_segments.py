@@ -228,3 +228,35 @@ def test_bulk_scope_follows_mxnet_variables(monkeypatch, bulk_env):
     bulk_env()
     with pytest.raises(mx.base.MXNetError, match="MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN"):
         mx.engine.bulk_scope("backward")
+
+
+def test_a_serial_chain_stays_on_the_worker_that_ran_its_head():
+    """No ping-pong: the worker that finishes an op runs the dependant it
+    made ready itself, while an independent op still goes to another worker."""
+    if mx.engine.statistics().workers < 2:
+        pytest.skip("needs 2 CPU workers")
+    a = mx.nd.zeros((4,))
+    other = mx.nd.zeros((4,))
+    threads = []
+
+    def record(tag):
+        def fn():
+            threads.append((tag, threading.get_ident()))
+        return fn
+    with Gate("head") as g:
+        g.push(writes=[a])
+        g.wait_started()
+        for i in range(6):
+            mx.engine.push(record("chain%d" % i), reads=[], writes=[a], name="chain%d" % i)
+        side_done = threading.Event()
+
+        def side():
+            threads.append(("side", threading.get_ident()))
+            side_done.set()
+        mx.engine.push(side, reads=[], writes=[other], name="side")
+        wait_for(side_done, "the independent op, while the chain's head blocks a worker")
+    mx.nd.waitall()
+    idents = dict(threads)
+    chain = {idents["chain%d" % i] for i in range(6)}
+    assert len(chain) == 1                      # the whole chain on one thread
+    assert idents["side"] not in chain          # independent work went to the other worker
