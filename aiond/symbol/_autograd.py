@@ -69,15 +69,7 @@ def _op_node(an, new_name, leaf, nodes):
     for k, v in (an.attrs or {}).items():
         if k in op.pindex and v is not None:
             attrs[k] = _attr_str(k, v)
-    inputs = []
-    for d in an.edges:
-        if isinstance(d, _ag._Leaf):
-            inputs.append(leaf(d))
-        elif isinstance(d, _ag._Entry):
-            inputs.append((nodes[id(d.node)], d.index, 0))
-        else:
-            inputs.append((_Node(None, new_name("null")), 0, 0))
-    node = _Node(op, new_name("node_"), attrs, inputs)
+    node = _Node(op, new_name("node_"), attrs, _edge_inputs(an, new_name, leaf, nodes))
     node._params = parse_params(op, attrs, node.name, strict=False)
     return node
 
