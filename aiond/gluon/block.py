@@ -19,6 +19,8 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
+from .. import autograd as _autograd
+from .. import engine as _engine
 from .. import initializer, ndarray
 from .. import name as _name
 from ..base import MXNetError
@@ -35,6 +37,10 @@ mx_real_t = np.float32
 def _symbol():
     from .. import symbol
     return symbol
+
+
+def _ag_recording():
+    return _autograd._state.recording
 
 
 def _is_symbol(x):
@@ -895,7 +901,11 @@ class HybridBlock(Block):
                         v._finish_deferred_init()
                     params = {k: v.data(ctx) for k, v in self._reg_params.items()}
                 try:
-                    return self.hybrid_forward(ndarray, x, *args, **params)
+                    # a block's ops go out as one bulk segment (nested blocks
+                    # join their parent's), as a hybridized call's do
+                    with _engine.bulk_scope("forward" if _ag_recording() else "inference",
+                                            "forward"):
+                        return self.hybrid_forward(ndarray, x, *args, **params)
                 except DeferredInitializationError:
                     raise
                 except MXNetError as e:
