@@ -291,3 +291,14 @@ def test_a_deep_chain_reuses_intermediate_buffers():
     assert len(plan.steps) == 30
     assert len(plan.phys_bytes) <= 3        # 29 intermediates in at most 3 buffers
     assert plan.workspace_bytes <= 3 * 64 * 32 * 4
+
+
+def test_an_imperative_block_call_is_one_bulk_segment():
+    net = _mlp(False)
+    x = nd.ones((2, 8))
+    net(x).wait_to_read()
+    s0 = mx.engine.statistics()
+    y = net(x)
+    s1 = mx.engine.statistics()
+    assert (s1.ops_pushed + s1.ops_inline) - (s0.ops_pushed + s0.ops_inline) == 1
+    np.testing.assert_allclose(y.asnumpy(), _mlp(True)(x).asnumpy(), rtol=1e-6)
