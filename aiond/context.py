@@ -46,7 +46,7 @@ class Context(metaclass=_ContextMeta):
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {'cpu': 1, 'gpu': 2, 'cpu_pinned': 3, 'cpu_shared': 5}
     _interned: dict = {}
-    __slots__ = ("device_typeid", "device_id", "_tokens", "__weakref__")
+    __slots__ = ("device_typeid", "device_id", "__weakref__")
 
     def __new__(cls, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -68,7 +68,6 @@ class Context(metaclass=_ContextMeta):
             ctx = object.__new__(cls)
             ctx.device_typeid = typeid
             ctx.device_id = device_id
-            ctx._tokens = []
             ctx = cls._interned.setdefault(key, ctx)
         return ctx
 
@@ -99,11 +98,17 @@ class Context(metaclass=_ContextMeta):
         return (Context, (self.device_type, self.device_id))
 
     def __enter__(self):
-        self._tokens.append(_default_ctx.set(self))
+        # the tokens live in a context variable, not on this (interned, shared)
+        # object: threads and tasks entering the same context at once each
+        # get their own stack
+        tok = _default_ctx.set(self)
+        _ctx_tokens.set(_ctx_tokens.get() + (tok,))
         return self
 
     def __exit__(self, *exc):
-        _default_ctx.reset(self._tokens.pop())
+        stack = _ctx_tokens.get()
+        _ctx_tokens.set(stack[:-1])
+        _default_ctx.reset(stack[-1])
 
     def empty_cache(self):
         """Release cached memory of this device back to the system."""
@@ -131,6 +136,7 @@ def cpu_pinned(device_id: int = 0) -> Context:
 
 
 _default_ctx: contextvars.ContextVar = contextvars.ContextVar("aiond_default_ctx", default=cpu(0))
+_ctx_tokens: contextvars.ContextVar = contextvars.ContextVar("aiond_ctx_tokens", default=())
 
 
 def current_context() -> Context:

@@ -39,6 +39,9 @@ def _symbol():
     return symbol
 
 
+_BUILD_LOCK = threading.RLock()
+
+
 def _ag_recording():
     return _autograd._state.recording
 
@@ -709,7 +712,15 @@ class HybridBlock(Block):
     def _call_cached_op(self, *args):
         flat, fmt = _flatten(args, "input")
         if self._cached_op is None or self._shape_dependent:
-            sig = self._signature(flat)
+            # threads serving one block may call it first at once: one builds
+            with _BUILD_LOCK:
+                self._select_cached_op(flat, args)
+                if self._shape_dependent:   # another thread may switch graphs after
+                    return self._run_cached_op(flat, fmt)
+        return self._run_cached_op(flat, fmt)
+
+    def _select_cached_op(self, flat, args):
+        sig = self._signature(flat)
         if self._cached_op is None:
             self._build_cache(*args)
             self._cached_sig = sig
@@ -729,6 +740,8 @@ class HybridBlock(Block):
                 self._cached_op = None
                 self._build_cache(*args)
             self._cached_sig = sig
+
+    def _run_cached_op(self, flat, fmt):
         if fmt != self._in_format:
             if len(self._in_format) > len(fmt):
                 valid = all([self._in_format[i] == -1

@@ -146,6 +146,8 @@ def test_a_failing_kernel_names_the_op_and_the_users_line():
 
 
 def test_threads_calling_one_hybridized_block():
+    """Eight threads call a fresh hybridized block at once: one builds its
+    graph, all get the right answers."""
     net = _mlp(True)
     ref = _mlp(False)
     xs = [nd.array(np.random.RandomState(i).rand(4, 8)) for i in range(8)]
