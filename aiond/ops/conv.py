@@ -623,6 +623,11 @@ def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max
     o = output.shape[2:]
     k, s, p = kernel, stride, pad
     pads = _pool_pads(L, k, s, p, o)
+    if (pool_type in ("max", "avg", "sum") and all(si >= ki for si, ki in zip(s, k))
+            and not any(a or b for a, b in pads)):
+        _pool_bwd_disjoint(xp, ograd, data, output, out, k, s, p, o, pool_type,
+                           count_include_pad)
+        return
     dpad = xp.zeros(tuple(data.shape[:2]) + tuple(Li + a + b for Li, (a, b) in zip(L, pads)),
                     dtype=out.dtype)
     if pool_type == "max":
@@ -645,6 +650,46 @@ def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max
             dv += _lp_grad(xp, ograd, v, output, p_value)
     out[...] = dpad[(slice(None), slice(None)) +
                     tuple(slice(a, a + Li) for Li, (a, _) in zip(L, pads))]
+
+
+def _pool_bwd_disjoint(xp, ograd, data, output, out, k, s, p, o, pool_type, include_pad):
+    """Pooling's gradient when windows neither overlap nor need padding:
+    every input cell is in at most one window, so each kernel offset writes
+    its cells once (no padded buffer, no accumulation)."""
+    L = data.shape[2:]
+    if any((oi - 1) * si + ki < Li or si > ki for Li, oi, si, ki in zip(L, o, s, k)):
+        out.fill(0)                 # cells outside every window get no gradient
+    if pool_type == "max":
+        left = xp.ones(output.shape, dtype=bool)    # windows whose max is not yet found
+        hit = xp.empty(output.shape, dtype=bool)
+        offs = list(zip(_offset_views(data, k, s, o), _offset_views(out, k, s, o)))
+        for i, ((_, v), (_, dv)) in enumerate(offs):
+            xp.equal(v, output, out=hit)
+            hit &= left
+            if i + 1 < len(offs):
+                left ^= hit             # hit is a subset of left
+            xp.multiply(ograd, hit, out=dv)
+        out += 0    # -0.0 (a negative gradient times False) as MXNet's +0.0
+        return
+    g = ograd
+    if pool_type == "avg":
+        g = ograd / _pool_divisor(xp, L, k, s, p, o, include_pad is not False, ograd.dtype)
+    for _, dv in _offset_views(out, k, s, o):
+        dv[...] = g
+
+
+def _pool_rows(xp, ins, out, attrs):
+    """Pooling and its gradient by ranges of (sample, channel) planes."""
+    if _channels_last(attrs) or not out.flags.c_contiguous:
+        return 0, None
+    kern = _backward_Pooling if len(ins) == 3 else Pooling
+    nc = out.shape[0] * out.shape[1]
+    flat = [a.reshape((nc, 1) + a.shape[2:]) for a in ins]
+    fo = out.reshape((nc, 1) + out.shape[2:])
+
+    def run(lo, hi):
+        kern(xp, *[a[lo:hi] for a in flat], out=fo[lo:hi], **attrs)
+    return nc, run
 
 
 def _lp_grad(xp, g, x, y, pv):
@@ -775,6 +820,8 @@ def _install():
             ("_backward_Deconvolution_weight", _rows_deconv_weight, _bwd_deconv_weight_cost)):
         op = get(name)
         op.rows, op.inline = rows, cost
+    get("Pooling").rows = _pool_rows
+    get("_backward_Pooling").rows = _pool_rows
 
 
 _install()

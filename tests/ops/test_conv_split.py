@@ -162,3 +162,50 @@ def test_deconvolution_split_matches_the_convolution_adjoint():
     lhs = (y * probe).sum()
     rhs = (x * ref_conv(probe, w, (2, 2), (1, 1), (1, 1), 1)).sum()
     np.testing.assert_allclose(lhs, rhs, rtol=1e-4)
+
+
+def ref_pool_bwd(x, dy, k, s, pool_type):
+    """Gradient of valid, unpadded 2-D pooling: max to the first maximum of
+    each window (row-major order), avg/sum spread over the window."""
+    dx = np.zeros(x.shape)
+    oh, ow = dy.shape[2:]
+    for n, c, i, j in np.ndindex(x.shape[0], x.shape[1], oh, ow):
+        win = x[n, c, i * s[0]:i * s[0] + k[0], j * s[1]:j * s[1] + k[1]]
+        sl = (n, c, slice(i * s[0], i * s[0] + k[0]), slice(j * s[1], j * s[1] + k[1]))
+        if pool_type == "max":
+            a, b = np.unravel_index(np.argmax(win), win.shape)
+            dx[n, c, i * s[0] + a, j * s[1] + b] += dy[n, c, i, j]
+        else:
+            dx[sl] += dy[n, c, i, j] / (k[0] * k[1] if pool_type == "avg" else 1)
+    return dx
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg", "sum"])
+@pytest.mark.parametrize("shape,k,s", [((2, 3, 8, 8), (2, 2), (2, 2)),
+                                       ((3, 2, 9, 7), (2, 3), (2, 3)),      # leftover cells
+                                       ((2, 2, 10, 10), (2, 2), (3, 3)),    # gaps between windows
+                                       ((8, 40, 24, 24), (2, 2), (2, 2))])  # split over planes
+def test_disjoint_pooling_gradient(pool_type, shape, k, s):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    x[0, 0] = 0                         # ties: the first maximum of a window takes it all
+    X = mx.nd.array(x)
+    X.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Pooling(X, kernel=k, stride=s, pool_type=pool_type)
+    dy = RNG.standard_normal(y.shape).astype(np.float32)
+    y.backward(mx.nd.array(dy))
+    got = X.grad.asnumpy()
+    np.testing.assert_allclose(got, ref_pool_bwd(x, dy, k, s, pool_type), rtol=1e-5, atol=1e-6)
+    assert not np.signbit(got[got == 0]).any()      # +0.0 where no gradient goes, as MXNet
+
+
+def test_pooling_forward_split_over_planes():
+    x = RNG.standard_normal((8, 64, 30, 30)).astype(np.float32)
+    y = mx.nd.Pooling(mx.nd.array(x), kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+                      pool_type="max").asnumpy()
+    xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=-np.inf)
+    want = np.full(y.shape, -np.inf, np.float32)
+    for a in range(3):
+        for b in range(3):
+            want = np.maximum(want, xp[:, :, a:a + 29:2, b:b + 29:2])
+    np.testing.assert_array_equal(y, want)
