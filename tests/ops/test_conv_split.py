@@ -209,3 +209,23 @@ def test_pooling_forward_split_over_planes():
         for b in range(3):
             want = np.maximum(want, xp[:, :, a:a + 29:2, b:b + 29:2])
     np.testing.assert_array_equal(y, want)
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_pooling_rows_hook_any_split(parts):
+    from aiond.ops import conv, registry
+    x = RNG.standard_normal((3, 5, 12, 12)).astype(np.float32)
+    op = registry.get("Pooling")
+    attrs = op.parse({"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "avg"})
+    whole = np.empty((3, 5, 6, 6), np.float32)
+    op.kernel(np, x, out=whole, **attrs)
+    got = np.full(whole.shape, np.nan, np.float32)
+    _run(conv._pool_rows(np, [x], got, attrs), parts)
+    np.testing.assert_array_equal(got, whole)
+    bop = registry.get("_backward_Pooling")
+    dy = RNG.standard_normal(whole.shape).astype(np.float32)
+    want = np.empty(x.shape, np.float32)
+    bop.kernel(np, dy, x, whole, out=want, **attrs)
+    dx = np.full(x.shape, np.nan, np.float32)
+    _run(conv._pool_rows(np, [dy, x, whole], dx, attrs), parts)
+    np.testing.assert_array_equal(dx, want)
