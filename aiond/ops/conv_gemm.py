@@ -157,6 +157,35 @@ class _Cols:
         xp.copyto(cols, v)
         return cols.reshape(n, g, self.K, R * self.P1)
 
+    def batch_last(self, n):
+        """Whether ``n`` whole samples are better done batch-innermost: short
+        output rows make the copies' inner runs too short otherwise."""
+        return n >= 2 * self.o[-1] and n > 1 and not self.direct
+
+    def get_t(self, a, b):
+        """Columns of whole samples [a, b) with the batch innermost:
+        (g, K, prod(o) * n), column index (output position, sample)."""
+        xp, x, p = self.xp, self.x, self.p
+        n, C = b - a, x.shape[1]
+        L = x.shape[2:]
+        xt = scratch(xp, "xt", (C,) + tuple(Li + 2 * pi for Li, pi in zip(L, p)) + (n,),
+                     x.dtype)
+        inner = xp.moveaxis(x[a:b], 0, -1)
+        if any(p):
+            xt.fill(0)
+            xt[(slice(None),) + tuple(slice(pi, pi + Li) for pi, Li in zip(p, L))] = inner
+        else:
+            xp.copyto(xt, inner)
+        st = xt.strides
+        sp = st[1:-1]
+        v = xp.lib.stride_tricks.as_strided(
+            xt, shape=(C,) + tuple(self.k) + tuple(self.o) + (n,),
+            strides=(st[0],) + tuple(di * si for di, si in zip(self.d, sp))
+            + tuple(s_ * si for s_, si in zip(self.s, sp)) + (st[-1],))
+        cols = scratch(xp, "colst", v.shape, x.dtype)
+        xp.copyto(cols, v)
+        return cols.reshape(self.g, self.K, -1)
+
 
 def _gemm_out(xp, wm, cols, out, a, b, r0, r1, bias):
     """out[a:b, :, r0:r1] = wm (g, Fg, K) @ cols (n, g, K, RP) (+ bias)."""
@@ -186,10 +215,21 @@ def fwd_plan(xp, x, w, out, k, s, d, p, g, workspace, bias=None):
     budget = _budget(workspace)
     if N == 0 or _prod(o) == 0:
         return 0, None
+    # batch-innermost columns save im2col time in proportion to K but cost
+    # a transposed copy of the output (F rows): only for K well above F
+    t_ok = cols.K >= 2 * (F // g)
 
     def run(lo, hi):
         for a, b, r0, r1 in _blocks(lo, hi, rows, cols.per_row, budget):
-            _gemm_out(xp, wm, cols.get(a, b, r0, r1), out, a, b, r0, r1, bias)
+            if t_ok and r0 == 0 and r1 == rows and cols.batch_last(b - a):
+                c = cols.get_t(a, b)
+                tmp = scratch(xp, "gemm", (g, F // g, c.shape[-1]), out.dtype)
+                xp.matmul(wm, c, out=tmp)
+                xp.copyto(out[a:b], xp.moveaxis(tmp.reshape((F,) + tuple(o) + (b - a,)), -1, 0))
+                if bias is not None:
+                    out[a:b] += bias.reshape((1, -1) + (1,) * len(o))
+            else:
+                _gemm_out(xp, wm, cols.get(a, b, r0, r1), out, a, b, r0, r1, bias)
     return N * rows, run
 
 
@@ -215,20 +255,25 @@ def _offset_slices(ki, di, si, pi, L, O):
     return slice(x_lo, x_lo + si * (j_hi - j_lo) + 1, si), slice(j_lo, j_hi + 1)
 
 
-def col2im(xp, dcols, dx, k, s, d, p):
+def col2im(xp, dcols, dx, k, s, d, p, batch_last=False):
     """dx (N, C, *L) = sum of the columns dcols (N, C, *k, *o) put back at
     their input positions (positions in the padding are dropped): one
-    strided add per kernel offset."""
+    strided add per kernel offset. ``batch_last``: dx is (C, *L, N) and
+    dcols (C, *k, *o, N), which makes the adds' inner runs N (or more)
+    elements long instead of one output row."""
     dx.fill(0)
-    L = dx.shape[2:]
-    o = dcols.shape[2 + len(k):]
     nd = len(k)
+    lead = 1 if batch_last else 2
+    L = dx.shape[lead:lead + nd]
+    o = dcols.shape[lead + nd:lead + 2 * nd]
+    head = (slice(None),) * lead
+    tail = (slice(None),) if batch_last else ()
     for off in itertools.product(*[range(ki) for ki in k]):
         sl = [_offset_slices(off[i], d[i], s[i], p[i], L[i], o[i]) for i in range(nd)]
         if any(t is None for t in sl):
             continue
-        dx[(slice(None), slice(None)) + tuple(t[0] for t in sl)] += \
-            dcols[(slice(None), slice(None)) + tuple(off) + tuple(t[1] for t in sl)]
+        dx[head + tuple(t[0] for t in sl) + tail] += \
+            dcols[head + tuple(off) + tuple(t[1] for t in sl) + tail]
 
 
 def bwd_data_plan(xp, dy, w, dx, k, s, d, p, g, workspace, bias=None):
@@ -261,9 +306,20 @@ def bwd_data_plan(xp, dy, w, dx, k, s, d, p, g, workspace, bias=None):
         for a in range(lo, hi, spb):
             b = min(hi, a + spb)
             n = b - a
-            dcols = scratch(xp, "dcols", (n, g, K, P), dy.dtype)
-            xp.matmul(wm, dy[a:b].reshape(n, g, Fg, P), out=dcols)
-            col2im(xp, dcols.reshape((n, C) + tuple(k) + tuple(o)), dx[a:b], k, s, d, p)
+            if n >= 2 * o[-1]:
+                # short output rows: put the batch innermost for the adds
+                dyt = scratch(xp, "dyt", (g, Fg, P, n), dy.dtype)
+                xp.copyto(dyt, xp.moveaxis(dy[a:b].reshape(n, g, Fg, P), 0, -1))
+                dcols = scratch(xp, "dcols", (g, K, P * n), dy.dtype)
+                xp.matmul(wm, dyt.reshape(g, Fg, P * n), out=dcols)
+                dxt = scratch(xp, "dxt", (C,) + tuple(L) + (n,), dx.dtype)
+                col2im(xp, dcols.reshape((C,) + tuple(k) + tuple(o) + (n,)), dxt, k, s, d, p,
+                       batch_last=True)
+                xp.copyto(dx[a:b], xp.moveaxis(dxt, -1, 0))
+            else:
+                dcols = scratch(xp, "dcols", (n, g, K, P), dy.dtype)
+                xp.matmul(wm, dy[a:b].reshape(n, g, Fg, P), out=dcols)
+                col2im(xp, dcols.reshape((n, C) + tuple(k) + tuple(o)), dx[a:b], k, s, d, p)
             if bias is not None:
                 dx[a:b] += bias.reshape(bshape)
     return N, run
@@ -280,6 +336,7 @@ def bwd_weight_plan(xp, dy, x, dw, k, s, d, p, g, workspace):
         return 1, lambda lo, hi: dw.fill(0)
     cols = _Cols(xp, x, k, s, d, p, o, g)
     K = cols.K
+    P = _prod(o)
     rows = o[0]
     budget = _budget(workspace)
     # sample blocks sized by the shape alone (at least 4 when the batch
@@ -294,6 +351,13 @@ def bwd_weight_plan(xp, dy, x, dw, k, s, d, p, g, workspace):
         acc = xp.zeros((g, Fg, K), dtype=dw.dtype)
         a0, b0 = i * spb, min(N, (i + 1) * spb)
         for a, b, r0, r1 in _blocks(a0 * rows, b0 * rows, rows, cols.per_row, budget):
+            if r0 == 0 and r1 == rows and cols.batch_last(b - a):
+                n = b - a
+                c = cols.get_t(a, b)
+                dyt = scratch(xp, "dyt", (g, Fg, P, n), dy.dtype)
+                xp.copyto(dyt, xp.moveaxis(dy[a:b].reshape(n, g, Fg, P), 0, -1))
+                acc += xp.matmul(dyt.reshape(g, Fg, P * n), xp.swapaxes(c, -1, -2))
+                continue
             c = cols.get(a, b, r0, r1)
             n, RP = b - a, c.shape[-1]
             g_ = dy[a:b, :, r0:r1].reshape(n, g, Fg, RP)
