@@ -39,6 +39,7 @@ _prod = math.prod
 _CHUNK_BYTES = 4 << 20      # columns per chunk: cache-sized, not batch-sized
 _SCRATCH_KEEP = 64 << 20    # larger scratch requests are not kept between calls
 _local = threading.local()
+_FILTER_SPLIT = True       # False: never split the forward by filters (A/B timing)
 
 
 def scratch(xp, slot, shape, dtype):
@@ -215,6 +216,24 @@ def fwd_plan(xp, x, w, out, k, s, d, p, g, workspace, bias=None):
     budget = _budget(workspace)
     if N == 0 or _prod(o) == 0:
         return 0, None
+    if (_FILTER_SPLIT and g == 1 and F > 2 * N * _prod(o) and N * cols.per_row * rows <= budget
+            and out.flags.c_contiguous):
+        # few output positions, many filters (late layers at batch 1): the
+        # weight is the big operand, so make the (small) columns once and
+        # give each worker a range of filters, i.e. its own part of the weight.
+        # The columns are read by every worker: an array of their own, not
+        # this thread's scratch (which it may reuse for other work meanwhile)
+        c = cols.get(0, N, 0, rows)[:, 0]               # (N, K, P)
+        if not cols.direct:
+            c = c.copy()
+        wf = wm[0]
+        o3 = out.reshape(N, F, -1)
+
+        def run_f(lo, hi):
+            xp.matmul(wf[lo:hi], c, out=o3[:, lo:hi])
+            if bias is not None:
+                o3[:, lo:hi] += bias[lo:hi].reshape(1, -1, 1)
+        return F, run_f
     # batch-innermost columns save im2col time in proportion to K but cost
     # a transposed copy of the output (F rows): only for K well above F
     t_ok = cols.K >= 2 * (F // g)
