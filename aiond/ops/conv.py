@@ -1,23 +1,22 @@
 """Convolution, Deconvolution and Pooling (1-D, 2-D and 3-D, channel-first
 layouts) with MXNet 1.9.1's arguments, defaults, shapes and checks.
 
-Kernels are one body over ``xp`` (numpy or CuPy):
+The convolution kernels live in ``conv_gemm`` (im2col into per-thread
+scratch + batched GEMM, col2im by kernel offsets, each a plan over work
+units); this module registers the ops, their shape rules, their costs in
+MACs and their ``rows`` hooks, through which the engine runs one large
+convolution as one range of units per CPU worker:
 
-* im2col is a strided view of the padded input (``as_strided``), copied once
-  into ``(N, groups, C/g * prod(kernel), prod(out))`` columns, then one batched
-  ``matmul`` with the weight (groups and batch are matmul batch axes);
-* the data gradient of a stride-1 convolution is itself a convolution of the
-  padded output gradient with the flipped, transposed weight (im2col again);
-  other strides scatter the gradient columns back with one vectorised add per
-  kernel offset (col2im);
 * Deconvolution is the data gradient of the matching Convolution, and its
   gradients are a Convolution (data) and a weight gradient;
-* like MXNet, ``workspace`` (MB) bounds the column buffer: the batch is done
-  in chunks of as many samples as fit (the whole batch for usual sizes).
+* like MXNet, ``workspace`` (MB) bounds the column buffer (conv_gemm uses
+  cache-sized chunks below it).
 
 Pooling loops over kernel offsets (vectorised over the whole output), which
-beats a reduction over a strided window view for small kernels; global
-pooling reduces the spatial axes directly.
+beats a reduction over a strided window view for small kernels; when windows
+are disjoint (stride >= kernel, no padding) the gradient writes each cell
+once; global pooling reduces the spatial axes directly. Pooling and its
+gradient split over (sample, channel) planes.
 """
 from __future__ import annotations
 
