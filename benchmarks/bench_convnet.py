@@ -23,14 +23,17 @@ cases):
   torch    ``--torch-python PATH``: eager torch (nn.Sequential LeNet and
            torch.optim.SGD; a ResNet-18 v1 built here with torch.nn, since
            torchvision is not used; F.conv2d for the micro cases)
-Ratios vs MXNet divide medians measured in the same ``bench_convnet`` run.
+Each section runs ``--rounds`` times, aiond, MXNet and torch back to back
+(the order reversed every other round); a ratio vs MXNet is taken per round
+(medians measured minutes apart, under the same load), and the median over
+rounds is reported.
 Results are checked: LeNet losses after the timed steps must equal numpy's
 trainer (same weights, data and steps), resnet logits must agree across
 backends, and micro results must equal the numpy reference.
 
     .venv/bin/python benchmarks/bench_convnet.py [--steps 20] [--repeats 5]
         [--mxnet-python /tmp/gcv-mx/bin/python] [--torch-python /tmp/conv-torch/bin/python]
-        [--only lenet,resnet,micro]
+        [--only lenet,resnet,micro] [--rounds 2]
 """
 import json
 import os
@@ -523,82 +526,123 @@ def _ratio(a, b):
     return None if a is None or b is None else round(a / b, 3)
 
 
+def _med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def run_rounds(args, params):
+    """``--rounds`` rounds; in each, every section runs in aiond, then MXNet,
+    then torch (reversed on odd rounds), so the backends compared in a round
+    ran minutes apart at most, under the same load from other processes."""
+    import aiond as mx
+    rounds, errors = [], {}
+    for r in range(args.rounds):
+        rd = {}
+        for sec in params["only"]:
+            ps = dict(params, only=[sec])
+            jobs = [("aiond", lambda: measure(mx, "aiond", ps))]
+            if args.mxnet_python:
+                from _common import run_mxnet
+                jobs.append(("mxnet", lambda: run_mxnet(args.mxnet_python, "bench_convnet",
+                                                         "measure", ps, args.mxnet_timeout)))
+            if args.torch_python:
+                jobs.append(("torch", lambda: run_torch(args.torch_python, ps,
+                                                        args.mxnet_timeout)))
+            for who, fn in (jobs if r % 2 == 0 else jobs[::-1]):
+                if who in errors:
+                    continue
+                try:
+                    got = fn()
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    errors[who] = str(e)
+                    continue
+                rd.setdefault(who, {}).update(got)
+        rounds.append(rd)
+    return rounds, errors
+
+
 def main():
     p = parser(__doc__.splitlines()[0], repeats=5)
     p.add_argument("--steps", type=int, default=20, help="LeNet steps per timed run")
     p.add_argument("--resnet-inner-b1", type=int, default=5,
                    help="batch-1 resnet forwards per timed run")
     p.add_argument("--only", default="lenet,resnet,micro")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="rounds of (aiond, MXNet, torch) per section (default %(default)s)")
     p.add_argument("--torch-python", metavar="PATH", default=None)
     args = parse(p)
     params = {"repeats": args.repeats, "steps": args.steps, "only": args.only.split(","),
               "resnet_inner_b1": args.resnet_inner_b1}
-    import aiond as mx
-    results = {"aiond": measure(mx, "aiond", params)}
-    if args.mxnet_python:
-        from _common import run_mxnet
-        try:
-            results["mxnet"] = run_mxnet(args.mxnet_python, "bench_convnet", "measure",
-                                         params, args.mxnet_timeout)
-        except RuntimeError as e:
-            results["mxnet_error"] = str(e)
-    if args.torch_python:
-        try:
-            results["torch"] = run_torch(args.torch_python, params, args.mxnet_timeout)
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            results["torch_error"] = str(e)
-    A, M, T = results["aiond"], results.get("mxnet") or {}, results.get("torch") or {}
-    med = lambda d, *k: dig(d, *k, "median")   # noqa: E731
+    rounds, errors = run_rounds(args, params)
+    results = {"rounds": rounds}
+    for who, e in errors.items():
+        results[who + "_error"] = e
+
+    def fig(who, *path):
+        """(median over rounds of ``path``'s median, per-round values)."""
+        vals = [dig(rd.get(who) or {}, *path, "median") for rd in rounds]
+        m = _med(vals)
+        return (None if m is None else round(m, 6)), vals
+
+    def rel(path_a, path_b, who_b="mxnet", who_a="aiond"):
+        """Median over rounds of the per-round ratio who_a / who_b."""
+        return _ratio(_med([None if a is None or b is None else a / b for a, b in
+                            zip(fig(who_a, *path_a)[1], fig(who_b, *path_b)[1])]), 1)
     targets = []
     if "lenet" in params["only"]:
-        ref = A["lenet_numpy"]["losses"]
-        for who, d, key in (("mxnet", M, "lenet_imperative"), ("torch", T, "lenet_eager")):
-            if key in d:
-                err = max(abs(a - b) for a, b in zip(d[key]["losses"], ref))
-                check(err < 2e-3, "%s lenet losses %s vs numpy %s" % (who, d[key]["losses"], ref))
-        t_torch = med(T, "lenet_eager", "sec_per_step")
+        for rd in rounds:
+            ref = rd["aiond"]["lenet_numpy"]["losses"]
+            for who, key in (("mxnet", "lenet_imperative"), ("torch", "lenet_eager")):
+                got = dig(rd.get(who) or {}, key, "losses")
+                if got is not None:
+                    err = max(abs(a - b) for a, b in zip(got, ref))
+                    check(err < 2e-3, "%s lenet losses %s vs numpy %s" % (who, got, ref))
+        t_torch = fig("torch", "lenet_eager", "sec_per_step")[0]
         for mode in ("imperative", "hybridized"):
-            a = med(A, "lenet_" + mode, "sec_per_step")
-            m = med(M, "lenet_" + mode, "sec_per_step")
+            k = ("lenet_" + mode, "sec_per_step")
+            a, m = fig("aiond", *k)[0], fig("mxnet", *k)[0]
             targets += [
                 target("LeNet %s ms/step" % mode, round(a * 1e3, 2), unit="ms",
-                       numpy=round(med(A, "lenet_numpy", "sec_per_step") * 1e3, 2),
+                       numpy=round(fig("aiond", "lenet_numpy", "sec_per_step")[0] * 1e3, 2),
                        mxnet=None if m is None else round(m * 1e3, 2)),
-                target("LeNet %s aiond/MXNet" % mode, _ratio(a, m), "<=", 1.5, "x")]
+                target("LeNet %s aiond/MXNet" % mode, rel(k, k), "<=", 1.5, "x")]
             if t_torch is not None:
-                targets.append(target("LeNet %s aiond/torch eager" % mode, _ratio(a, t_torch),
+                targets.append(target("LeNet %s aiond/torch eager" % mode,
+                                      rel(k, ("lenet_eager", "sec_per_step"), "torch"),
                                       "<=", 1.0, "x",
                                       note="torch eager %.2f ms/step" % (t_torch * 1e3)))
     if "resnet" in params["only"]:
         for bs in (1, 16):
-            k = "batch%d" % bs
-            a = med(A, "resnet18_v1", k, "sec_per_batch")
-            m = med(M, "resnet18_v1", k, "sec_per_batch")
-            t = med(T, "resnet18_v1", k, "sec_per_batch")
-            ha = A["resnet18_v1"][k]["logits_head"]
-            for who, d in (("mxnet", M), ("torch", T)):
-                h = dig(d, "resnet18_v1", k, "logits_head")
-                if h is not None:
-                    check(np.allclose(h, ha, rtol=2e-3, atol=2e-3),
-                          "resnet logits %s %s vs aiond %s" % (who, h, ha))
+            k = ("resnet18_v1", "batch%d" % bs, "sec_per_batch")
+            a, m, t = fig("aiond", *k)[0], fig("mxnet", *k)[0], fig("torch", *k)[0]
+            for rd in rounds:
+                ha = rd["aiond"]["resnet18_v1"]["batch%d" % bs]["logits_head"]
+                for who in ("mxnet", "torch"):
+                    h = dig(rd.get(who) or {}, "resnet18_v1", "batch%d" % bs, "logits_head")
+                    if h is not None:
+                        check(np.allclose(h, ha, rtol=2e-3, atol=2e-3),
+                              "resnet logits %s %s vs aiond %s" % (who, h, ha))
             targets += [
                 target("resnet18_v1 b%d ms/batch" % bs, round(a * 1e3, 2), unit="ms",
                        mxnet=None if m is None else round(m * 1e3, 2),
                        note="torch eager %s ms" % (None if t is None else round(t * 1e3, 2))),
-                target("resnet18_v1 b%d aiond/MXNet" % bs, _ratio(a, m), "<=", 1.5, "x")]
+                target("resnet18_v1 b%d aiond/MXNet" % bs, rel(k, k), "<=", 1.5, "x")]
     if "micro" in params["only"]:
         for name in MICRO:
             for lab in ("fwd", "fwd_bwd"):
-                a = med(A, "micro", name, lab, "ms")
-                m = med(M, "micro", name, lab, "ms")
-                t = med(T, "micro", name, lab, "ms")
+                k = ("micro", name, lab, "ms")
+                a, m = fig("aiond", *k)[0], fig("mxnet", *k)[0]
+                t = fig("torch", *k)[0]
+                n_ = fig("aiond", "micro", name, lab, "numpy_im2col_ms")[0]
                 targets.append(target(
-                    "conv %s %s ms" % (name, lab), a, unit="ms",
-                    numpy=med(A, "micro", name, lab, "numpy_im2col_ms"), mxnet=m,
-                    note="aiond/MXNet %s, torch %s ms" % (_ratio(a, m), t)))
+                    "conv %s %s ms" % (name, lab), round(a, 3), unit="ms",
+                    numpy=None if n_ is None else round(n_, 3),
+                    mxnet=None if m is None else round(m, 3),
+                    note="aiond/MXNet %s, torch %s ms" % (rel(k, k), t)))
     emit("convnet", args, results, targets, params)
-    if "mxnet_error" in results or "torch_error" in results:
-        log("worker failed: %s" % (results.get("mxnet_error") or results.get("torch_error")))
+    if errors:
+        log("worker failed: %s" % errors)
         sys.exit(1)
 
 
