@@ -380,12 +380,12 @@ def bwd_weight_plan(xp, dy, x, dw, k, s, d, p, g, workspace):
             c = cols.get(a, b, r0, r1)
             n, RP = b - a, c.shape[-1]
             g_ = dy[a:b, :, r0:r1].reshape(n, g, Fg, RP)
-            if n == 1:
-                acc += xp.matmul(g_[0], xp.swapaxes(c[0], -1, -2))
-            else:
-                t = scratch(xp, "wtmp", (n, g, Fg, K), dw.dtype)
-                xp.matmul(g_, xp.swapaxes(c, -1, -2), out=t)
-                acc += t.sum(axis=0)
+            # one GEMM per sample into an (F, K)-sized buffer: a batched
+            # product would hold n weight-sized partials (deep layers: MBs each)
+            t = scratch(xp, "wtmp", (g, Fg, K), dw.dtype)
+            for i in range(n):
+                xp.matmul(g_[i], xp.swapaxes(c[i], -1, -2), out=t)
+                acc += t
         return acc
 
     def run(lo, hi):
