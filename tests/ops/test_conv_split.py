@@ -132,15 +132,16 @@ def test_empty_batch_weight_gradient_is_zero():
 
 
 def test_split_ops_through_the_engine_match_numpy():
-    """Large enough to be split over the workers (when they are idle)."""
-    x = RNG.standard_normal((6, 8, 20, 20)).astype(np.float32)
-    w = RNG.standard_normal((16, 8, 3, 3)).astype(np.float32)
+    """Large enough (> ROWS_SPLIT_MIN MACs/8) to be split over the workers
+    when they are idle."""
+    x = RNG.standard_normal((8, 16, 32, 32)).astype(np.float32)
+    w = RNG.standard_normal((16, 16, 3, 3)).astype(np.float32)
     b = RNG.standard_normal(16).astype(np.float32)
     X, W, B = mx.nd.array(x), mx.nd.array(w), mx.nd.array(b)
     X.attach_grad()
     W.attach_grad()
     B.attach_grad()
-    dy = RNG.standard_normal((6, 16, 10, 10)).astype(np.float32)
+    dy = RNG.standard_normal((8, 16, 16, 16)).astype(np.float32)
     with mx.autograd.record():
         y = mx.nd.Convolution(X, W, B, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=16)
     y.backward(mx.nd.array(dy))
@@ -156,7 +157,7 @@ def test_split_ops_through_the_engine_match_numpy():
     dw = np.zeros(w.shape)
     for i in range(3):
         for j in range(3):
-            dw[:, :, i, j] = np.einsum("nfhw,nchw->fc", dy, xp[:, :, i:i + 20:2, j:j + 20:2])
+            dw[:, :, i, j] = np.einsum("nfhw,nchw->fc", dy, xp[:, :, i:i + 32:2, j:j + 32:2])
     np.testing.assert_allclose(W.grad.asnumpy(), dw, rtol=1e-4, atol=1e-3)
 
 
