@@ -1,23 +1,22 @@
 """Convolution, Deconvolution and Pooling (1-D, 2-D and 3-D, channel-first
 layouts) with MXNet 1.9.1's arguments, defaults, shapes and checks.
 
-Kernels are one body over ``xp`` (numpy or CuPy):
+The convolution kernels live in ``conv_gemm`` (im2col into per-thread
+scratch + batched GEMM, col2im by kernel offsets, each a plan over work
+units); this module registers the ops, their shape rules, their costs in
+MACs and their ``rows`` hooks, through which the engine runs one large
+convolution as one range of units per CPU worker:
 
-* im2col is a strided view of the padded input (``as_strided``), copied once
-  into ``(N, groups, C/g * prod(kernel), prod(out))`` columns, then one batched
-  ``matmul`` with the weight (groups and batch are matmul batch axes);
-* the data gradient of a stride-1 convolution is itself a convolution of the
-  padded output gradient with the flipped, transposed weight (im2col again);
-  other strides scatter the gradient columns back with one vectorised add per
-  kernel offset (col2im);
 * Deconvolution is the data gradient of the matching Convolution, and its
   gradients are a Convolution (data) and a weight gradient;
-* like MXNet, ``workspace`` (MB) bounds the column buffer: the batch is done
-  in chunks of as many samples as fit (the whole batch for usual sizes).
+* like MXNet, ``workspace`` (MB) bounds the column buffer (conv_gemm uses
+  cache-sized chunks below it).
 
 Pooling loops over kernel offsets (vectorised over the whole output), which
-beats a reduction over a strided window view for small kernels; global
-pooling reduces the spatial axes directly.
+beats a reduction over a strided window view for small kernels; when windows
+are disjoint (stride >= kernel, no padding) the gradient writes each cell
+once; global pooling reduces the spatial axes directly. Pooling and its
+gradient split over (sample, channel) planes.
 """
 from __future__ import annotations
 
@@ -28,6 +27,8 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt
+from .conv_gemm import (bwd_data_plan, bwd_weight_plan, col2im as _col2im, fwd_plan,  # noqa: F401
+                        run_all, windows)
 from .registry import window_cost, Param, p_any, p_bool, p_int, p_shape, register
 
 _prod = math.prod
@@ -252,143 +253,36 @@ def _pad(xp, x, pad, value=0):
     return buf
 
 
-def _windows(xp, xpad, k, s, d, o):
-    """The (N, C, *k, *o) im2col view of padded input ``xpad`` (no copy)."""
-    st = xpad.strides
-    sp = st[2:]
-    return xp.lib.stride_tricks.as_strided(
-        xpad, shape=tuple(xpad.shape[:2]) + tuple(k) + tuple(o),
-        strides=tuple(st[:2]) + tuple(di * si for di, si in zip(d, sp))
-        + tuple(s_ * si for s_, si in zip(s, sp)))
-
-
 def _cols(xp, x, k, s, d, p, o, g):
-    """im2col of x (N, C, *L): (N, g, C/g * prod(k), prod(o)), C-contiguous."""
+    """im2col of x (N, C, *L): (N, g, C/g * prod(k), prod(o)), C-contiguous
+    (a fresh array; the convolution kernels use conv_gemm's scratch)."""
     N, C = x.shape[:2]
     K = (C // g) * _prod(k)
     P = _prod(o)
     if all(ki == 1 for ki in k) and all(si == 1 for si in s) and not any(p) \
             and x.flags.c_contiguous:
         return x.reshape(N, g, K, P)        # 1x1, stride 1: the data is the columns
-    v = _windows(xp, _pad(xp, x, p), k, s, d, o)
+    v = windows(xp, _pad(xp, x, p), k, s, d, o)
     return xp.ascontiguousarray(v).reshape(N, g, K, P)
 
 
-def _chunks(n, per_sample_bytes, workspace_mb):
-    """Batch ranges whose column buffer fits in ``workspace`` MB (>= 1 sample)."""
-    limit = max(int(workspace_mb), 1) << 20
-    step = max(1, min(n, limit // max(per_sample_bytes, 1)))
-    return [(i, min(n, i + step)) for i in range(0, n, step)] or [(0, 0)]
-
-
-def _mm_into(xp, a, b, out, shape):
-    """out (contiguous, any shape) = matmul(a, b) viewed as ``shape``."""
-    if out.flags.c_contiguous:
-        xp.matmul(a, b, out=out.reshape(shape))
-    else:
-        out[...] = xp.matmul(a, b).reshape(out.shape)
-
-
-def _conv_fwd(xp, x, w, out, k, s, d, p, g, workspace):
+def _conv_fwd(xp, x, w, out, k, s, d, p, g, workspace, bias=None):
     """out (N, F, *o) = correlation of x (N, C, *L) with w (F, C/g, *k)."""
-    N, C = x.shape[:2]
-    F = w.shape[0]
-    o = out.shape[2:]
-    K = (C // g) * _prod(k)
-    P = _prod(o)
-    wm = w.reshape(g, F // g, K)
-    for a, b in _chunks(N, K * g * P * x.itemsize, workspace):
-        cols = _cols(xp, x[a:b], k, s, d, p, o, g)
-        _mm_into(xp, wm, cols, out[a:b], (b - a, g, F // g, P))
+    run_all(fwd_plan(xp, x, w, out, k, s, d, p, g, workspace, bias))
 
 
-def _offset_slices(ki, di, si, pi, L, O):
-    """For kernel offset ki on one axis: (slice into the input, slice into
-    the output positions) of the output positions whose tap lands inside the
-    unpadded input; None if none does."""
-    base = ki * di - pi                       # input position of output 0's tap
-    j_lo = max(0, (-base + si - 1) // si)     # first j with base + si*j >= 0
-    j_hi = min(O - 1, (L - 1 - base) // si) if L - 1 - base >= 0 else -1
-    if j_lo > j_hi:
-        return None
-    x_lo = base + si * j_lo
-    return slice(x_lo, x_lo + si * (j_hi - j_lo) + 1, si), slice(j_lo, j_hi + 1)
-
-
-def _col2im(xp, dcols, dx, k, s, d, p):
-    """dx (N, C, *L) = sum of the columns dcols (N, C, *k, *o) put back at
-    their input positions (positions in the padding are dropped)."""
-    dx.fill(0)
-    L = dx.shape[2:]
-    o = dcols.shape[2 + len(k):]
-    nd = len(k)
-    for off in itertools.product(*[range(ki) for ki in k]):
-        sl = [_offset_slices(off[i], d[i], s[i], p[i], L[i], o[i]) for i in range(nd)]
-        if any(t is None for t in sl):
-            continue
-        dx[(slice(None), slice(None)) + tuple(t[0] for t in sl)] += \
-            dcols[(slice(None), slice(None)) + tuple(off) + tuple(t[1] for t in sl)]
-
-
-def _conv_bwd_data(xp, dy, w, dx, k, s, d, p, g, workspace):
+def _conv_bwd_data(xp, dy, w, dx, k, s, d, p, g, workspace, bias=None):
     """dx (N, C, *L) = gradient of _conv_fwd w.r.t. x for output gradient dy."""
-    N, F = dy.shape[:2]
-    C = dx.shape[1]
-    Cg, Fg = C // g, F // g
-    o = dy.shape[2:]
-    L = dx.shape[2:]
-    nd = len(k)
-    dks = _dk(k, d)
-    # the full-correlation columns hold Fg*prod(k) x prod(L) elements, col2im's
-    # Cg*prod(k) x prod(o): a kernel as large as the input (o = 1) makes the
-    # first quadratic in the input size, so take whichever is smaller
-    full_ok = _prod(L) * Fg <= 2 * _prod(o) * Cg
-    if full_ok and all(si == 1 for si in s) and all(pi <= dk - 1 for pi, dk in zip(p, dks)):
-        # stride 1: a full correlation of dy with the flipped, transposed weight
-        q = tuple(dk - 1 - pi for dk, pi in zip(dks, p))
-        wt = xp.flip(w.reshape((g, Fg, Cg) + tuple(k)), axis=tuple(range(3, 3 + nd)))
-        wt = xp.ascontiguousarray(xp.moveaxis(wt, 2, 1)).reshape(g, Cg, Fg * _prod(k))
-        K = Fg * _prod(k)
-        P = _prod(L)
-        ones = (1,) * nd
-        for a, b in _chunks(N, K * g * P * dy.itemsize, workspace):
-            cols = _cols(xp, dy[a:b], k, ones, d, q, L, g)
-            _mm_into(xp, wt, cols, dx[a:b], (b - a, g, Cg, P))
-        return
-    K = Cg * _prod(k)
-    P = _prod(o)
-    wm = xp.swapaxes(w.reshape(g, Fg, K), 1, 2)          # (g, K, Fg)
-    for a, b in _chunks(N, K * g * P * dy.itemsize, workspace):
-        n = b - a
-        dcols = xp.matmul(wm, dy[a:b].reshape(n, g, Fg, P))   # (n, g, K, P)
-        _col2im(xp, dcols.reshape((n, C) + tuple(k) + tuple(o)), dx[a:b], k, s, d, p)
+    run_all(bwd_data_plan(xp, dy, w, dx, k, s, d, p, g, workspace, bias))
 
 
 def _conv_bwd_weight(xp, dy, x, dw, k, s, d, p, g, workspace):
     """dw (F, C/g, *k) = gradient of _conv_fwd w.r.t. w for output gradient dy."""
-    N, C = x.shape[:2]
-    F = dy.shape[1]
-    o = dy.shape[2:]
-    K = (C // g) * _prod(k)
-    P = _prod(o)
-    acc = None
-    for a, b in _chunks(N, K * g * P * x.itemsize, workspace):
-        n = b - a
-        cols = _cols(xp, x[a:b], k, s, d, p, o, g)
-        # batched GEMMs (per sample and group), then a small sum over the batch
-        r = xp.matmul(dy[a:b].reshape(n, g, F // g, P), xp.swapaxes(cols, -1, -2)).sum(axis=0)
-        acc = r if acc is None else acc + r
-    if acc is None:
-        dw.fill(0)
-    else:
-        dw[...] = acc.reshape(dw.shape)
+    run_all(bwd_weight_plan(xp, dy, x, dw, k, s, d, p, g, workspace))
 
 
 from .registry import optional as _optional  # noqa: E402
 
-
-def _add_bias(out, bias):
-    out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
 
 # ------------------------------------------------------------- Convolution
 
@@ -403,9 +297,8 @@ def Convolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad
     num_group=1, no_bias=False, layout=None): 1-D/2-D/3-D convolution
     (cross-correlation) over channel-first data; weight is
     (num_filter, C/num_group, *kernel); bias (num_filter,) unless no_bias."""
-    _conv_fwd(xp, data, weight, out, kernel, stride, dilate, pad, num_group, workspace)
-    if bias is not None and not no_bias:
-        _add_bias(out, bias)
+    _conv_fwd(xp, data, weight, out, kernel, stride, dilate, pad, num_group, workspace,
+              None if no_bias else bias)
 
 
 def _bwd_data_rule(attrs, shapes, dtypes):
@@ -467,9 +360,8 @@ def Deconvolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, p
     (the data gradient of Convolution); weight is (C, num_filter/num_group, *kernel);
     output size stride*(L-1) + dilated kernel - 2*pad + adj (or target_shape)."""
     pads = _deconv_geom(_deconv_attrs(kernel, stride, dilate, pad, adj, target_shape), data.shape)
-    _conv_bwd_data(xp, data, weight, out, kernel, stride, dilate, pads, num_group, workspace)
-    if bias is not None and not no_bias:
-        _add_bias(out, bias)
+    _conv_bwd_data(xp, data, weight, out, kernel, stride, dilate, pads, num_group, workspace,
+                   None if no_bias else bias)
 
 
 @register("_backward_Deconvolution_data", inputs=("ograd", "data", "weight"),
@@ -730,6 +622,11 @@ def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max
     o = output.shape[2:]
     k, s, p = kernel, stride, pad
     pads = _pool_pads(L, k, s, p, o)
+    if (pool_type in ("max", "avg", "sum") and all(si >= ki for si, ki in zip(s, k))
+            and not any(a or b for a, b in pads)):
+        _pool_bwd_disjoint(xp, ograd, data, output, out, k, s, p, o, pool_type,
+                           count_include_pad)
+        return
     dpad = xp.zeros(tuple(data.shape[:2]) + tuple(Li + a + b for Li, (a, b) in zip(L, pads)),
                     dtype=out.dtype)
     if pool_type == "max":
@@ -752,6 +649,46 @@ def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max
             dv += _lp_grad(xp, ograd, v, output, p_value)
     out[...] = dpad[(slice(None), slice(None)) +
                     tuple(slice(a, a + Li) for Li, (a, _) in zip(L, pads))]
+
+
+def _pool_bwd_disjoint(xp, ograd, data, output, out, k, s, p, o, pool_type, include_pad):
+    """Pooling's gradient when windows neither overlap nor need padding:
+    every input cell is in at most one window, so each kernel offset writes
+    its cells once (no padded buffer, no accumulation)."""
+    L = data.shape[2:]
+    if any((oi - 1) * si + ki < Li or si > ki for Li, oi, si, ki in zip(L, o, s, k)):
+        out.fill(0)                 # cells outside every window get no gradient
+    if pool_type == "max":
+        left = xp.ones(output.shape, dtype=bool)    # windows whose max is not yet found
+        hit = xp.empty(output.shape, dtype=bool)
+        offs = list(zip(_offset_views(data, k, s, o), _offset_views(out, k, s, o)))
+        for i, ((_, v), (_, dv)) in enumerate(offs):
+            xp.equal(v, output, out=hit)
+            hit &= left
+            if i + 1 < len(offs):
+                left ^= hit             # hit is a subset of left
+            xp.multiply(ograd, hit, out=dv)
+        out += 0    # -0.0 (a negative gradient times False) as MXNet's +0.0
+        return
+    g = ograd
+    if pool_type == "avg":
+        g = ograd / _pool_divisor(xp, L, k, s, p, o, include_pad is not False, ograd.dtype)
+    for _, dv in _offset_views(out, k, s, o):
+        dv[...] = g
+
+
+def _pool_rows(xp, ins, out, attrs):
+    """Pooling and its gradient by ranges of (sample, channel) planes."""
+    if _channels_last(attrs) or not out.flags.c_contiguous:
+        return 0, None
+    kern = _backward_Pooling if len(ins) == 3 else Pooling
+    nc = out.shape[0] * out.shape[1]
+    flat = [a.reshape((nc, 1) + a.shape[2:]) for a in ins]
+    fo = out.reshape((nc, 1) + out.shape[2:])
+
+    def run(lo, hi):
+        kern(xp, *[a[lo:hi] for a in flat], out=fo[lo:hi], **attrs)
+    return nc, run
 
 
 def _lp_grad(xp, g, x, y, pv):
@@ -796,3 +733,94 @@ def _pool_grad(F, attrs, ins, outs, og):
 
 
 set_grads({"Convolution": _conv_grad, "Deconvolution": _deconv_grad, "Pooling": _pool_grad})
+
+# ------------------------------------------------- cost and worker splits
+
+
+def _macs(big, chans, attrs):
+    return _prod(big) * chans * _prod(attrs.get("kernel") or ()) // 8
+
+
+def _bwd_conv_data_cost(attrs, shapes, oshapes):
+    """(ograd, data, weight): ograd size x weight's channels per group x kernel."""
+    return _macs(shapes[0], shapes[2][1], attrs)
+
+
+def _bwd_conv_weight_cost(attrs, shapes, oshapes):
+    """(ograd, data): ograd size x data channels per group x kernel."""
+    return _macs(shapes[0], shapes[1][1] // attrs["num_group"], attrs)
+
+
+def _deconv_cost(attrs, shapes, oshapes):
+    """(data, weight[, bias]): every input cell meets weight's channels per
+    group x kernel."""
+    return _macs(shapes[0], shapes[1][1], attrs)
+
+
+def _bwd_deconv_data_cost(attrs, shapes, oshapes):
+    """(ograd, data, weight): a Convolution of ograd giving data's shape."""
+    return _macs(shapes[1], shapes[2][1], attrs)
+
+
+def _bwd_deconv_weight_cost(attrs, shapes, oshapes):
+    """(ograd, data): data size x ograd channels per group x kernel."""
+    return _macs(shapes[1], shapes[0][1] // attrs["num_group"], attrs)
+
+
+def _conv_attrs(a):
+    return (a["kernel"], a["stride"], a["dilate"], a["pad"], a["num_group"], a["workspace"])
+
+
+def _rows_conv(xp, ins, out, a):
+    bias = ins[2] if len(ins) > 2 and not a["no_bias"] else None
+    k, s, d, p, g, ws = _conv_attrs(a)
+    return fwd_plan(xp, ins[0], ins[1], out, k, s, d, p, g, ws, bias)
+
+
+def _rows_conv_data(xp, ins, out, a):
+    k, s, d, p, g, ws = _conv_attrs(a)
+    return bwd_data_plan(xp, ins[0], ins[2], out, k, s, d, p, g, ws)
+
+
+def _rows_conv_weight(xp, ins, out, a):
+    k, s, d, p, g, ws = _conv_attrs(a)
+    return bwd_weight_plan(xp, ins[0], ins[1], out, k, s, d, p, g, ws)
+
+
+def _deconv_pads(a, data):
+    return _deconv_geom(_deconv_attrs(a["kernel"], a["stride"], a["dilate"], a["pad"],
+                                      a["adj"], a["target_shape"]), data.shape)
+
+
+def _rows_deconv(xp, ins, out, a):
+    bias = ins[2] if len(ins) > 2 and not a["no_bias"] else None
+    k, s, d, _, g, ws = _conv_attrs(a)
+    return bwd_data_plan(xp, ins[0], ins[1], out, k, s, d, _deconv_pads(a, ins[0]), g, ws, bias)
+
+
+def _rows_deconv_data(xp, ins, out, a):
+    k, s, d, _, g, ws = _conv_attrs(a)
+    return fwd_plan(xp, ins[0], ins[2], out, k, s, d, _deconv_pads(a, ins[1]), g, ws)
+
+
+def _rows_deconv_weight(xp, ins, out, a):
+    k, s, d, _, g, ws = _conv_attrs(a)
+    return bwd_weight_plan(xp, ins[1], ins[0], out, k, s, d, _deconv_pads(a, ins[1]), g, ws)
+
+
+def _install():
+    from .registry import get
+    for name, rows, cost in (
+            ("Convolution", _rows_conv, window_cost),
+            ("_backward_Convolution_data", _rows_conv_data, _bwd_conv_data_cost),
+            ("_backward_Convolution_weight", _rows_conv_weight, _bwd_conv_weight_cost),
+            ("Deconvolution", _rows_deconv, _deconv_cost),
+            ("_backward_Deconvolution_data", _rows_deconv_data, _bwd_deconv_data_cost),
+            ("_backward_Deconvolution_weight", _rows_deconv_weight, _bwd_deconv_weight_cost)):
+        op = get(name)
+        op.rows, op.inline = rows, cost
+    get("Pooling").rows = _pool_rows
+    get("_backward_Pooling").rows = _pool_rows
+
+
+_install()
