@@ -149,6 +149,16 @@ def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded
         lr, wd = np.float32(lr), np.float32(wd)
     else:
         lr, wd = f(lr), f(wd)
+    if (wd == 0 and mom is None and w32 is None and clip < 0 and f is np.float32
+            and type(lr) is f):
+        # plain SGD, the common case, in two passes: w + ((0 - 0*w) - t) is
+        # w - t for finite weights (a non-finite weight stays inf here where
+        # the kernel's 0*w makes it NaN; a -0 weight under a +0 step keeps
+        # its sign); each extra pass over a large weight costs what the
+        # update itself does
+        t = xp.multiply(g, f(lr * f(rescale)))
+        xp.subtract(w, t, out=out)
+        return
     a = xp.multiply(src, lr * wd)                       # lr*wd*w
     if a.dtype.type is not f:
         a = a.astype(f)
