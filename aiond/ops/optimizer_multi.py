@@ -19,6 +19,7 @@ place (``mutates``), and ``out=weights`` updates the weights in place.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -132,6 +133,22 @@ def _mul_into(xp, a, s, out):
         xp.multiply(a, s, out=out, dtype=loop, casting="unsafe")
 
 
+_tls = threading.local()
+
+
+def _scratch_like(xp, a, dtype):
+    """A per-thread scratch array of ``a``'s shape: a fresh temporary of a
+    large weight's size comes back from malloc as new pages every step,
+    which costs more than the update's arithmetic."""
+    if xp is not np:
+        return xp.empty(a.shape, dtype=dtype)
+    n = a.size
+    buf = getattr(_tls, "buf", None)
+    if buf is None or buf.dtype != dtype or buf.size < n:
+        buf = _tls.buf = np.empty(max(n, 1), dtype=dtype)
+    return buf[:n].reshape(a.shape)
+
+
 def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded):
     """One weight of MXNet's (Preloaded)MultiSGDKernel:
 
@@ -156,7 +173,8 @@ def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded
         # the kernel's 0*w makes it NaN; a -0 weight under a +0 step keeps
         # its sign); each extra pass over a large weight costs what the
         # update itself does
-        t = xp.multiply(g, f(lr * f(rescale)))
+        t = _scratch_like(xp, g, f)
+        xp.multiply(g, f(lr * f(rescale)), out=t)
         xp.subtract(w, t, out=out)
         return
     a = xp.multiply(src, lr * wd)                       # lr*wd*w
