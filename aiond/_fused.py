@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from . import autograd as _ag
 from .base import MXNetError
+from .util import is_np_shape
 from .ndarray import _plan
 from .ndarray._plan import Plan, TraceError, enabled, placeholder
 
@@ -70,7 +71,8 @@ class FusedGraph:
             need = tuple(_live(a._ag) is not None for a in args)
             if not any(need):
                 need = ()
-        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need)
+        # shape rules that read NumPy-shape semantics ran at trace time
+        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
         comp = self.cache.get(key)
         if comp is None:
             if len(self.cache) >= self.max_signatures:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import engine as _engine_mod
 from .ndarray._plan import Plan, TraceError, enabled, placeholder, trace
+from .util import is_np_shape
 
 _engine = _engine_mod.get()
 
@@ -39,7 +40,8 @@ def _key(node, ins, outs, ograds, need, training, ctx):
         akey = tuple(sorted(attrs.items())) if attrs else ()
         k = (node.op, node.op.grad, akey, tuple((x._shape, x._dtype) for x in ins),
              tuple((y._shape, y._dtype) for y in outs),
-             tuple((g._shape, g._dtype) for g in ograds), need, training, ctx)
+             tuple((g._shape, g._dtype) for g in ograds), need, training, ctx,
+             is_np_shape())
         hash(k)
     except TypeError:       # an attribute value that is not hashable
         return None
