@@ -19,7 +19,7 @@ import os
 import numpy
 
 from ..ndarray import NDArray, array, norm, zeros
-from .optimizer import Optimizer, _flatten_list, _update, register
+from .optimizer import Optimizer, _flatten_list, _sgd_per_weight, _update, register
 
 __all__ = ['LARS']
 
@@ -151,20 +151,8 @@ class LARS(Optimizer):
             return
         lrs = [self._get_lars(i, w, g, lr, wd)
                for (i, w, g, lr, wd) in zip(indices, weights, grads, lrs, wds)]
-        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
-            if not multi_precision:
-                if state is not None:
-                    _update('sgd_mom_update', [weight, grad, state], weight,
-                            lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
-                else:
-                    _update('sgd_update', [weight, grad], weight,
-                            lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
-            elif state[0] is not None:
-                _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
-                        lr=lr, wd=wd, **kwargs)
-            else:
-                _update('mp_sgd_update', [weight, grad, state[1]], weight,
-                        lr=lr, wd=wd, **kwargs)
+        _sgd_per_weight(weights, grads, states, lrs, wds, kwargs, multi_precision,
+                        self.lazy_update)
 
     def _update_aggregated(self, indices, weights, grads, states, lrs, wds, kwargs,
                            multi_precision):

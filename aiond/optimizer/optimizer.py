@@ -299,6 +299,25 @@ def _clip_kw(kwargs, clip_gradient):
 _FUSE_ELEMS = 1 << 20
 
 
+def _sgd_per_weight(weights, grads, states, lrs, wds, kwargs, multi_precision, lazy_update):
+    """SGD's fused update weight by weight (SGD's and LARS's sparse paths);
+    ``states`` as ``create_state(_multi_precision)`` made them."""
+    for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+        if not multi_precision:
+            if state is not None:
+                _update('sgd_mom_update', [weight, grad, state], weight,
+                        lazy_update=lazy_update, lr=lr, wd=wd, **kwargs)
+            else:
+                _update('sgd_update', [weight, grad], weight,
+                        lazy_update=lazy_update, lr=lr, wd=wd, **kwargs)
+        elif state[0] is not None:
+            _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
+                    lr=lr, wd=wd, **kwargs)
+        else:
+            _update('mp_sgd_update', [weight, grad, state[1]], weight,
+                    lr=lr, wd=wd, **kwargs)
+
+
 @register
 class SGD(Optimizer):
     """The SGD optimizer with momentum and weight decay::
@@ -375,20 +394,8 @@ class SGD(Optimizer):
 
     def _push_single(self, weights, grads, states, lrs, wds, kwargs, multi_precision):
         """Weight by weight: sparse weights or gradients (lazy_update applies)."""
-        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
-            if not multi_precision:
-                if state is not None:
-                    _update('sgd_mom_update', [weight, grad, state], weight,
-                            lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
-                else:
-                    _update('sgd_update', [weight, grad], weight,
-                            lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
-            elif state[0] is not None:
-                _update('mp_sgd_mom_update', [weight, grad, state[0], state[1]], weight,
-                        lr=lr, wd=wd, **kwargs)
-            else:
-                _update('mp_sgd_update', [weight, grad, state[1]], weight,
-                        lr=lr, wd=wd, **kwargs)
+        _sgd_per_weight(weights, grads, states, lrs, wds, kwargs, multi_precision,
+                        self.lazy_update)
 
     def _update_impl(self, indices, weights, grads, states, multi_precision=False):
         if not isinstance(indices, (tuple, list)):
