@@ -26,7 +26,7 @@ from . import autograd as _ag
 from .base import MXNetError
 from .util import is_np_shape
 from .ndarray import _plan
-from .ndarray._plan import Plan, TraceError, enabled, placeholder
+from .ndarray._plan import Plan, TraceError, enabled, handle, placeholder
 
 __all__ = ["FusedGraph", "enabled"]
 
@@ -38,17 +38,6 @@ class _Compiled:
         self.fwd, self.bwd, self.nheads, self.need = fwd, bwd, nheads, need
         self.out_meta = out_meta
         self.unread = unread    # per output: no gradient rule reads its head gradient
-
-
-def _whole(st):
-    from .ndarray._invoke import _NDArray
-    h = _NDArray.__new__(_NDArray)
-    h._st = st
-    h._shape = st.shape
-    h._dtype = st.dtype
-    h._off = None
-    h._ag = None
-    return h
 
 
 class FusedGraph:
@@ -135,7 +124,7 @@ class FusedGraph:
                     saved[k] = made_fwd[k]
             for h in m.fn.outs:
                 made_bwd.add(id(h._st))
-        saved_h = [_whole(st) for st in saved.values()]
+        saved_h = [handle(st, st.shape) for st in saved.values()]
         fwd = Plan(fmembers, ph, outs + saved_h, self.name + "_forward", finline)
         bwd_plan = Plan(bmembers, ograds + ph + saved_h, list(grads), self.name + "_backward",
                         binline)

@@ -118,3 +118,18 @@ def test_a_failing_planned_rule_poisons_only_its_gradients():
         y = nd.linalg.potrf(nd.dot(x, x, transpose_b=True) + nd.array(np.eye(3) * 3))
     y.backward()
     np.testing.assert_equal(np.isfinite(x.grad.asnumpy()).all(), True)
+
+
+def test_a_gradient_that_is_a_view_of_a_head_gradient_view():
+    # Reshape's rule returns its head gradient reshaped (a view, no op); the
+    # head gradient given here is itself a view into a bigger array
+    big = nd.array(np.arange(24, dtype=np.float32).reshape(4, 6))
+    for _ in range(2):                          # the second time from the cached plan
+        x = nd.ones((2, 3))
+        x.attach_grad()
+        with autograd.record():
+            y = nd.Reshape(x * 1, shape=(3, 2))
+        head = big.reshape((12, 2))[5:8]        # rows 5..7: an offset view
+        y.backward(head)
+        np.testing.assert_array_equal(x.grad.asnumpy(),
+                                      np.arange(10, 16, dtype=np.float32).reshape(2, 3))

@@ -144,7 +144,7 @@ def reset_bulk_env():
 
 
 def _env_limit(kind):
-    from .segments import env_limit
+    from .scheduler import _env_int as env_limit
     if kind == "inference":
         return 0 if env_limit("MXNET_EXEC_BULK_EXEC_INFERENCE", 1) else 1
     if not env_limit("MXNET_EXEC_BULK_EXEC_TRAIN", 1):

@@ -18,33 +18,20 @@ What stays as without segments:
   it that read them) write, and names its op and the user's line that
   opened the segment; the other members run.
 
-A segment is flushed when it reaches its size (``bulk_limit``), when the
+A segment is flushed when it reaches its size (the scope's limit), when the
 thread waits on anything, pushes an op with its own executor, or leaves the
 outermost ``segment()``.
 """
 from __future__ import annotations
 
-import os
-
 from .var import Failure
 
-__all__ = ["Builder", "Runner", "env_limit", "TraceError"]
+__all__ = ["Builder", "Runner", "TraceError"]
 
 
 class TraceError(RuntimeError):
     """What was traced cannot become a plan (it waited for a value, or
     pushed work that is not a plain op); the caller runs it op by op."""
-
-
-def env_limit(name, default):
-    v = os.environ.get(name)
-    if v is None or v.strip() == "":
-        return default
-    try:
-        return int(float(v))
-    except ValueError:
-        from ..base import MXNetError
-        raise MXNetError("environment variable %s=%r is not a number" % (name, v)) from None
 
 
 class Builder:
@@ -109,7 +96,3 @@ class Runner:
                 vf[v] = fail
             m.done = True
         self.vfail = vf
-
-    @property
-    def names(self):
-        return [m.name for m in self.members]

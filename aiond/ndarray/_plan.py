@@ -20,6 +20,7 @@ with an error naming the step's operator and the user's line.
 """
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -44,14 +45,6 @@ _np = np
 _MAX_WORKSPACES = 4       # sets of intermediate buffers a plan keeps for reuse
 _INLINE_STEPS = 16
 _MAX_KEPT_BYTES = 256 << 20  # a plan keeps at most this much in idle workspaces
-
-
-def _freed(s, free, phys):
-    p = phys[s]
-    for lst in free.values():
-        if p in lst:
-            return True
-    return False
 _prod = math.prod
 
 
@@ -113,6 +106,18 @@ def _elemwise_rows(kernel):
     return rows
 
 
+def handle(st, shape, off=None):
+    """A fresh NDArray handle over Storage ``st`` (``off``: a flat view's start)."""
+    from ._invoke import _NDArray
+    h = _NDArray.__new__(_NDArray)
+    h._st = st
+    h._shape = shape
+    h._dtype = st.dtype
+    h._off = off
+    h._ag = None
+    return h
+
+
 def _ref(h, slot_of):
     """(slot, off, shape) of handle ``h``; off/shape None for a whole slot."""
     st = h._st
@@ -145,27 +150,26 @@ class Plan:
         self.nin = len(inputs)
         written = set()
         steps = []
+
+        def new_slot(st, kept):
+            slot_of[id(st)] = len(shapes)
+            shapes.append((st.shape, st.dtype))
+            keep.append(kept)
+            return slot_of[id(st)]
         for m in members:
             call = m.fn
             ins = []
             for h in call.ins:
-                st = h._st
-                if id(st) not in slot_of:
-                    slot_of[id(st)] = len(shapes)
-                    shapes.append((st.shape, st.dtype))
-                    keep.append(st)
+                if id(h._st) not in slot_of:
+                    new_slot(h._st, h._st)      # made before the trace: read as is
                 ins.append(_ref(h, slot_of))
             outs = []
             fresh = []
             for h in call.outs:
-                st = h._st
-                if id(st) not in slot_of:
-                    slot_of[id(st)] = len(shapes)
-                    shapes.append((st.shape, st.dtype))
-                    keep.append(None)
-                    fresh.append(slot_of[id(st)])
+                if id(h._st) not in slot_of:
+                    fresh.append(new_slot(h._st, None))
                 else:
-                    written.add(slot_of[id(st)])
+                    written.add(slot_of[id(h._st)])
                 outs.append(_ref(h, slot_of))
             step = _Step(call.op.kernel, call.attrs, tuple(ins), tuple(outs),
                          call.rng is not None, call.op.name, tuple(fresh))
@@ -173,9 +177,7 @@ class Plan:
             steps.append(step)
         # ops that update inputs in place (BatchNorm's running stats): their
         # kernels write buffers the op call only lists among its inputs
-        slot_of_var = {}
-        for k, st in enumerate(keep[:self.nin]):
-            slot_of_var[id(inputs[k]._st.var)] = k
+        slot_of_var = {id(h._st.var): k for k, h in enumerate(inputs)}
         for m in members:
             for v in m.writes:
                 k = slot_of_var.get(id(v))
@@ -193,14 +195,8 @@ class Plan:
         self.nslots = len(shapes)
         self.written_inputs = sorted(s for s in written if s < self.nin)
         self.outputs = [_ref(h, slot_of) for h in outputs]
-        out_slots = []
-        for s, _, _ in self.outputs:
-            if s not in out_slots:
-                out_slots.append(s)
-        self.out_slots = out_slots
-        self._out_uses = {}
-        for s, _, _ in self.outputs:
-            self._out_uses[s] = self._out_uses.get(s, 0) + 1
+        self._out_uses = collections.Counter(s for s, _, _ in self.outputs)
+        self.out_slots = out_slots = list(self._out_uses)
         self.has_rng = any(st.rng for st in steps)
         # intermediate buffers: allocated on a plan's first runs, then reused
         # (one set per run in flight, so concurrent calls never share one)
@@ -222,6 +218,7 @@ class Plan:
             for s, _, _ in st.outs:
                 last[s] = i
         free = {}
+        freed = set()
         phys = {}
         sizes = []
         for i, st in enumerate(self.steps):
@@ -233,13 +230,15 @@ class Plan:
                 lst = free.get(nb)
                 if lst:
                     phys[s] = lst.pop()
+                    freed.discard(phys[s])
                 else:
                     phys[s] = len(sizes)
                     sizes.append(nb)
             # buffers whose last reader is this step are free for later steps
             for s in [r[0] for r in st.outs] + [r[0] for r in st.ins]:
                 p = phys.get(s)
-                if p is not None and last.get(s) == i and not _freed(s, free, phys):
+                if p is not None and last.get(s) == i and p not in freed:
+                    freed.add(p)
                     free.setdefault(sizes[p], []).append(p)
         self.phys = phys
         self.phys_bytes = sizes
@@ -248,7 +247,7 @@ class Plan:
     def __repr__(self):
         return "<Plan %s: %d steps>" % (self.name, len(self.steps))
 
-    def push(self, inputs, ctx, origin=None, targets=None):
+    def push(self, inputs, ctx, targets=None):
         """Push one op running the plan on NDArrays ``inputs``; returns the
         output NDArrays (fresh handles; an output that is an input slot is
         the input's buffer, as the op call would have returned it).
@@ -256,7 +255,6 @@ class Plan:
         computed in those arrays' buffers; an output comes back as its
         target itself when that was possible (same shape and dtype, whole
         buffers, an output of its own)."""
-        from ._invoke import _NDArray
         nin = self.nin
         if len(inputs) != nin:
             raise TraceError("plan %s takes %d inputs, got %d" % (self.name, nin, len(inputs)))
@@ -283,21 +281,16 @@ class Plan:
                 outs.append(into[k])
                 continue
             if s < nin:
+                # the ref is relative to the input as the graph saw it (a whole
+                # placeholder); the caller's array may itself be a view
                 src = inputs[s]
-                h = _NDArray.__new__(_NDArray)
-                h._st = src._st
-                h._shape = src._shape if shape is None else shape
-                h._dtype = src._dtype
-                h._off = src._off if off is None else off
-                h._ag = None
+                if shape is None:
+                    h = handle(src._st, src._shape, src._off)
+                else:
+                    h = handle(src._st, shape, (src._off or 0) + off)
             else:
                 st = stores[s]
-                h = _NDArray.__new__(_NDArray)
-                h._st = st
-                h._shape = st.shape if shape is None else shape
-                h._dtype = st.dtype
-                h._off = off
-                h._ag = None
+                h = handle(st, st.shape if shape is None else shape, off)
             outs.append(h)
         written = self.written_inputs
         reads = {}
@@ -322,18 +315,17 @@ class Plan:
         for v in writes:
             if reads.pop(v, 0) is None:
                 rw = True
-        run = _Run(self, list(inputs), stores, rng, origin)
+        run = _Run(self, list(inputs), stores, rng)
         _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline, rw)
         return outs
 
 
 class _Run:
     """One pushed execution of a plan (the engine op's kernel)."""
-    __slots__ = ("plan", "inputs", "stores", "rng", "origin")
+    __slots__ = ("plan", "inputs", "stores", "rng")
 
-    def __init__(self, plan, inputs, stores, rng, origin):
+    def __init__(self, plan, inputs, stores, rng):
         self.plan, self.inputs, self.stores, self.rng = plan, inputs, stores, rng
-        self.origin = origin
 
     def __call__(self):
         plan = self.plan
