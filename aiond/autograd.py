@@ -341,13 +341,13 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
     prev = (_state.recording, _state.training)
     _set_rec(create_graph)
     _state.training = bool(train_mode)
-    order = _topo(heads)
-    # a leaf that gets its whole gradient from one node's rule has it
-    # computed in its grad buffer (MXNet's kWriteTo), with no copy after
-    direct = None
-    if variables is None and not create_graph:
-        direct = _direct_leaves(order, heads)
     try:
+        order = _topo(heads)
+        # a leaf that gets its whole gradient from one node has it computed
+        # in its grad buffer (MXNet's kWriteTo), with no copy after
+        direct = None
+        if variables is None and not create_graph:
+            direct = _direct_leaves(order, heads)
         for node in order:
             if node.freed:
                 raise MXNetError("backward: the graph through operator %s was already freed by "
@@ -365,12 +365,12 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                 # the output): give their aliases back their graph links
                 ins = [_relink(x, e) for x, e in zip(node.inputs, node.edges)]
                 outs = [_relink(y, _Entry(node, i)) for i, y in enumerate(node.outputs)]
+            targets = None
+            if direct:
+                targets = [e.grad if isinstance(e, _Leaf) and id(e) in direct else None
+                           for e in node.edges]
             if node.fn is not None:
                 if getattr(node.fn, "fused", False):
-                    targets = None
-                    if direct:
-                        targets = [e.grad if isinstance(e, _Leaf) and id(e) in direct else None
-                                   for e in node.edges]
                     igrads = node.fn._backward_entry(ograds, node.inputs, targets)
                 else:
                     igrads = node.fn._backward_entry(ograds)
@@ -383,10 +383,6 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                 rule = node.op.grad
                 igrads = None
                 if not create_graph:
-                    targets = None
-                    if direct:
-                        targets = [e.grad if isinstance(e, _Leaf) and id(e) in direct else None
-                                   for e in node.edges]
                     igrads = _grad_plans.rule_via_plan(
                         F, node, ograds, tuple(e is not None for e in node.edges),
                         _state.training, targets)
@@ -445,20 +441,17 @@ def _direct_leaves(order, heads):
     """ids of the leaves ('write', dense) that exactly one edge of the graph
     reaches, and no head is."""
     uses = {}
+    leaves = {}
     for node in order:
         for e in node.edges:
             if isinstance(e, _Leaf):
                 uses[id(e)] = uses.get(id(e), 0) + 1
+                leaves[id(e)] = e
     for h in heads:
-        if isinstance(h._ag, _Leaf):
-            uses[id(h._ag)] = 2
-    out = set()
-    for node in order:
-        for e in node.edges:
-            if (isinstance(e, _Leaf) and uses[id(e)] == 1 and e.req == "write"
-                    and e.grad is not None and not e.grad._sparse):
-                out.add(id(e))
-    return out
+        uses.pop(id(h._ag), None)
+    return {k for k, n in uses.items()
+            if n == 1 and leaves[k].req == "write" and leaves[k].grad is not None
+            and not leaves[k].grad._sparse}
 
 
 def _relink(alias, edge):

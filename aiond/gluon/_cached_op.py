@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import threading
 
+from .. import autograd
 from .. import engine as _engine
+from .._fused import FusedGraph, enabled
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray import _invoke
@@ -158,8 +160,7 @@ class CachedOp:
         self.heads = [slot[(id(e[0]), e[1])] for e in outputs]
         self._inline_limit = int(self.flags.get("inline_limit", 2))
         self._fused = None
-        if _fusion_enabled() and self.steps:
-            from .._fused import FusedGraph
+        if enabled() and self.steps:
             self._fused = FusedGraph(self._replay, _graph_name(order))
 
     def __call__(self, *args, ctx=None):
@@ -183,14 +184,14 @@ class CachedOp:
             if not isinstance(a, NDArray):
                 return False
         # MXNet records graphs of at most inline_limit ops op by op (inlined)
-        return not (_autograd_recording() and len(self.steps) <= self._inline_limit)
+        return not (autograd.is_recording() and len(self.steps) <= self._inline_limit)
 
     def _replay(self, args, ctx):
         """Push the graph's ops one by one (as bulk segments)."""
         vals = [None] * self.nslots
         vals[:self.num_inputs] = args
         invoke = _invoke.invoke
-        if _invoke.hooks.record is not None and _autograd_recording():
+        if _invoke.hooks.record is not None and autograd.is_recording():
             scope = _engine.bulk_scope("forward", "forward", self.flags.get("forward_bulk_size"))
         else:
             scope = _engine.bulk_scope("inference", "forward")
@@ -210,21 +211,11 @@ class CachedOp:
         return [vals[s] for s in self.heads]
 
 
-def _fusion_enabled():
-    from .._fused import enabled
-    return enabled()
-
-
 def _graph_name(order):
     for n in order:
         if n.op is not None:
             return n.name.rsplit("_", 1)[0] if "_" in n.name else n.name
     return "graph"
-
-
-def _autograd_recording():
-    from .. import autograd
-    return autograd.is_recording()
 
 
 def _renamed(e, msg):

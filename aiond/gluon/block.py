@@ -42,10 +42,6 @@ def _symbol():
 _BUILD_LOCK = threading.RLock()
 
 
-def _ag_recording():
-    return _autograd._state.recording
-
-
 def _is_symbol(x):
     from ..symbol import Symbol
     return isinstance(x, Symbol)
@@ -916,7 +912,7 @@ class HybridBlock(Block):
                 try:
                     # a block's ops go out as one bulk segment (nested blocks
                     # join their parent's), as a hybridized call's do
-                    with _engine.bulk_scope("forward" if _ag_recording() else "inference",
+                    with _engine.bulk_scope("forward" if _autograd.is_recording() else "inference",
                                             "forward"):
                         return self.hybrid_forward(ndarray, x, *args, **params)
                 except DeferredInitializationError:
