@@ -121,7 +121,8 @@ class Engine:
                 raise TraceError("%s runs on its own executor" % name)
             self.flush_segment(seg)
         opr = Opr(fn, reads, writes, name, nbytes, rw)
-        opr.bulk = bulk
+        if bulk is not None:
+            opr.bulk = bulk
         if self.naive_depth:
             opr.split = split
             opr.executor = executor
