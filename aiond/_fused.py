@@ -86,6 +86,23 @@ class FusedGraph:
             y._ag = _ag._Entry(node, i)
         return heads
 
+    def planned_bytes(self, args, ctx, training, need):
+        """Bytes the plans of one call allocate besides ``args`` and the
+        gradients' targets (what MXNet's ``Executor.debug_str`` reports as
+        allocated); None when the graph runs op by op."""
+        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
+        comp = self.cache.get(key)
+        if comp is None:
+            try:
+                comp = self._compile(args, ctx, training, need)
+            except TraceError:
+                comp = False
+            self.cache[key] = comp
+        if comp is False:
+            return None
+        n = comp.fwd.workspace_bytes + comp.fwd.nbytes     # nbytes: what backward reads
+        return n + (comp.bwd.workspace_bytes if comp.bwd is not None else 0)
+
     def _compile(self, args, ctx, training, need):
         ph = [placeholder(a._shape, a._dtype, ctx) for a in args]
         if not need:

@@ -127,6 +127,38 @@ def _ref(h, slot_of):
     return (s, h._off, h._shape)
 
 
+# forward identities: MXNet runs them in place; a plan drops them and lets the
+# producer write where the identity would have copied to
+_IDENTITIES = frozenset(("BlockGrad", "make_loss"))
+
+
+def _elide_identities(steps, outputs, nin, shapes):
+    if not any(st.name in _IDENTITIES for st in steps):
+        return steps
+    readers = collections.Counter(r[0] for st in steps for r in st.ins)
+    readers.update(r[0] for r in outputs)
+    producer = {}
+    for st in steps:
+        for s in st.fresh:
+            producer[s] = st
+    kept = []
+    for st in steps:
+        if st.name in _IDENTITIES and len(st.ins) == 1 and len(st.outs) == 1:
+            (s_in, off_i, _), (s_out, off_o, _) = st.ins[0], st.outs[0]
+            src = producer.get(s_in)
+            if (src is not None and s_in >= nin and readers[s_in] == 1
+                    and off_i is None and off_o is None and shapes[s_in] == shapes[s_out]
+                    and all(r[0] != s_in or r[1] is None for r in src.outs)):
+                src.outs = tuple((s_out, None, None) if r[0] == s_in else r for r in src.outs)
+                src.fresh = tuple(x for x in src.fresh if x != s_in) + tuple(
+                    x for x in st.fresh if x == s_out)
+                if s_out in st.fresh:
+                    producer[s_out] = src
+                continue
+        kept.append(st)
+    return kept
+
+
 class Plan:
     """Replays traced op calls ``members`` as one engine op.
 
@@ -195,6 +227,7 @@ class Plan:
         self.nslots = len(shapes)
         self.written_inputs = sorted(s for s in written if s < self.nin)
         self.outputs = [_ref(h, slot_of) for h in outputs]
+        self.steps = steps = _elide_identities(steps, self.outputs, self.nin, shapes)
         self._out_uses = collections.Counter(s for s, _, _ in self.outputs)
         self.out_slots = out_slots = list(self._out_uses)
         self.has_rng = any(st.rng for st in steps)

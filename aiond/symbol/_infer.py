@@ -399,7 +399,7 @@ def _infer_init(n, S, D):
     """``_zeros(shape=(-1, 3))`` & co: the shape parameter gives what it
     knows, the rest comes from the graph around (the backward sweep)."""
     k = (id(n), 0)
-    _, outs = _partial.RULES[n.op.name](n.params, [], [S.get(k)])
+    _, outs = _partial.init_rule(n.params, [], [S.get(k)])
     _assign(n, "output", 0, k, outs[0], S, "from its shape parameter")
     d = n.params.get("dtype")
     D.setdefault(k, np.dtype(d if d is not None else np.float32))

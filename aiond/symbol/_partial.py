@@ -256,25 +256,34 @@ def _transpose(p, ins, outs):
     return [new_d], [new_o]
 
 
-def _init(p, ins, outs):
+def init_rule(p, ins, outs):
     """InitShape (_zeros, _ones, _full): the ``shape`` parameter, whose -1
     dims are unknown and come from the graph around."""
     shape = p.get("shape")
     if shape is None:
         return ins, outs
     legacy = not _util.is_np_shape()        # MXNet 1.x: a 0 dim is unknown too
+    if legacy and shape == ():
+        return ins, outs                    # ... and () an unknown shape
     return ins, [tuple(UNKNOWN if d < 0 or (legacy and d == 0) else d for d in shape)]
 
 
 def has_unknown_param_shape(op, params):
     """An init op whose ``shape`` parameter leaves dims to inference."""
-    if op.name not in _INIT_OPS:
+    if not _is_init(op):
         return False
     shape = params.get("shape")
+    legacy = not _util.is_np_shape()
     if shape is None:
-        return False
-    # MXNet 1.x (no NumPy-shape semantics): a 0 dim is unknown too
-    return any(d < 0 for d in shape) or (0 in shape and not _util.is_np_shape())
+        return legacy          # a sampler's default shape is (), below
+    # MXNet 1.x (no NumPy-shape semantics): a 0 dim is unknown too, and so is
+    # the whole shape when it is () (ConvertToNumpyShape in InitShape)
+    return any(d < 0 for d in shape) or (legacy and (0 in shape or shape == ()))
+
+
+def _is_init(op):
+    # the samplers without inputs (_random_normal & co) share InitShape
+    return op.name in _INIT_OPS or (op.name.startswith("_random_") and not op.inputs)
 
 
 _INIT_OPS = ("_zeros", "_ones", "_full")
@@ -287,9 +296,9 @@ RULES = {
     "SliceChannel": _slice_channel,
     "where": _where,
     "transpose": _transpose,
-    "_zeros": _init,
-    "_ones": _init,
-    "_full": _init,
+    "_zeros": init_rule,
+    "_ones": init_rule,
+    "_full": init_rule,
 }
 
 

@@ -712,7 +712,26 @@ class Executor:
                         inf, shared_outputs=self.outputs)
 
     def debug_str(self):
-        return self._symbol.debug_str()
+        text = self._symbol.debug_str()
+        nbytes = self._planned_bytes()
+        if nbytes is not None:
+            # MXNet's line, which scripts (and its test_zero_prop) parse
+            text += "Total %d MB allocated\n" % (nbytes >> 20)
+        return text
+
+    def _planned_bytes(self):
+        """What one forward (and backward, when gradients are asked for)
+        allocates beyond the bound arrays, from the compiled plans."""
+        if self._fused is None:
+            return None
+        args = self._views + self.aux_arrays + self.outputs
+        need = tuple(i in self._grad_idx for i in range(len(args)))
+        if any(need):
+            n = self._fused.planned_bytes(args, self._ctx, True, need)
+            if n is not None:
+                return n
+        # no gradient reaches the outputs (stop_gradient): forward alone
+        return self._fused.planned_bytes(args, self._ctx, False, ())
 
     def __repr__(self):
         return "<Executor %s on %s>" % (", ".join(self._symbol.list_outputs()), self._ctx)

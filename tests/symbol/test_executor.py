@@ -468,3 +468,54 @@ def test_backward_ignores_extra_head_gradients_like_mxnet():
     exe.forward(is_train=True)
     exe.backward([mx.nd.ones((2,)), mx.nd.ones((5,))])
     assert exe.grad_dict["x"].asnumpy().tolist() == [2.0, 2.0]
+
+
+def _allocated_mb(exe):
+    import re
+    m = re.search(r"Total (\d+) MB allocated", exe.debug_str())
+    assert m, exe.debug_str()[-300:]
+    return int(m.group(1))
+
+
+def test_debug_str_reports_planned_memory_as_mxnet_zero_prop():
+    # MXNet's test_symbol::test_zero_prop: gradients keep the forward's
+    # intermediates alive; without them (grad_req null or stop_gradient)
+    # buffers are reused and the report is the same for both
+    data = mx.sym.Variable("data")
+    for _ in range(10):
+        data = data * data
+    shape = (10, 3, 64, 64)                          # 0.47 MB per intermediate
+    big = _allocated_mb(data.simple_bind(mx.cpu(), data=shape))
+    small1 = _allocated_mb(data.simple_bind(mx.cpu(), data=shape, grad_req="null"))
+    small2 = _allocated_mb(mx.sym.stop_gradient(data).simple_bind(mx.cpu(), data=shape))
+    assert big > small2
+    assert small1 == small2
+    # 9 saved intermediates of 0.47 MB and more for backward's workspace
+    assert big >= 4
+
+
+def test_block_grad_in_a_plan_writes_through_and_keeps_values():
+    x = mx.sym.Variable("x")
+    w = mx.sym.Variable("w")
+    h = mx.sym.BlockGrad(x * 2) * w           # identity in the middle
+    y = mx.sym.make_loss(mx.sym.sum(h * h))   # and at the head
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    wv = np.full((2, 3), 0.5, np.float32)
+    exe = y.bind(mx.cpu(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)},
+                 args_grad={"x": mx.nd.zeros((2, 3)), "w": mx.nd.zeros((2, 3))})
+    exe.forward(is_train=True)
+    exe.backward()
+    np.testing.assert_allclose(exe.outputs[0].asnumpy(), [np.sum((2 * xv * wv) ** 2)],
+                               rtol=1e-6)
+    np.testing.assert_allclose(exe.grad_dict["w"].asnumpy(), 2 * (2 * xv * wv) * 2 * xv,
+                               rtol=1e-6)
+    np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), np.zeros((2, 3)))
+    plans = [c for c in exe._fused.cache.values() if c]
+    assert plans and all(s.name != "BlockGrad" for c in plans for s in c.fwd.steps)
+    # forward only: make_loss's input is read by nothing else, so it goes too
+    # and sum writes straight into the executor's output
+    inf = y.bind(mx.cpu(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)}, grad_req="null")
+    inf.forward()
+    np.testing.assert_allclose(inf.outputs[0].asnumpy(), exe.outputs[0].asnumpy())
+    steps = [s.name for c in inf._fused.cache.values() if c for s in c.fwd.steps]
+    assert steps and "make_loss" not in steps and "BlockGrad" not in steps

@@ -199,3 +199,27 @@ def test_bilinear_upsampling_names_and_infers_its_weight():
     assert up._outputs[0][0].input_names() == ['data', 'weight']
     args, outs, _ = up.infer_shape_partial(data=(1, 3, 4, 4))
     assert args == [(1, 3, 4, 4), (3, 1, 4, 4)] and outs == [(1, 3, 8, 8)]
+
+
+def test_sampler_without_inputs_ignores_keywords_and_takes_its_shape_from_the_graph():
+    # nnvm's Compose matches keywords only for ops with inputs, and MXNet 1.x
+    # reads a sampler's shape () as unknown (MXNet's test_random::test_random)
+    X = mx.sym.Variable("X")
+    Y = mx.sym.random.normal(loc=10, scale=0.5, data=mx.sym.ones((2, 2)), dtype="float16") + X
+    assert Y.list_arguments() == ["X"]
+    args, outs, _ = Y.infer_shape(X=(3, 4))
+    assert outs == [(3, 4)]
+    x = mx.nd.zeros((3, 4), dtype="float16")
+    g = mx.nd.zeros((3, 4), dtype="float16")
+    exe = Y.bind(mx.cpu(), {"X": x}, {"X": g})
+    mx.random.seed(128)
+    exe.forward(is_train=True)
+    exe.backward(exe.outputs[0])
+    out = exe.outputs[0].asnumpy()
+    assert out.dtype == np.float16 and out.shape == (3, 4)
+    assert abs(float(out.mean()) - 10) < 1.5
+    np.testing.assert_array_equal(g.asnumpy(), out)
+    # a known shape still wins, and an op with inputs still rejects strangers
+    assert mx.sym.random.normal(shape=(5,)).infer_shape()[1] == [(5,)]
+    with pytest.raises(mx.base.MXNetError):
+        mx.sym.relu(data=X, bogus=X)
