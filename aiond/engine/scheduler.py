@@ -565,6 +565,10 @@ class Engine:
                     self.cv.wait(0.05)
                 finally:
                     self.cv_waiters -= 1
+        gpu = sys.modules.get("aiond.engine.gpu")
+        if gpu is not None and gpu._executors:
+            # GPU ops finish in the scheduler once enqueued: wait for the devices
+            gpu.drain_all()
         self.raise_unreported("waitall()")
 
     def raise_unreported(self, what):
