@@ -692,6 +692,10 @@ def install(ndev=2):
     cpx.empty_pinned = lambda shape, dtype=float, order="C": np.empty(shape, dtype, order)
     cpx.zeros_pinned = lambda shape, dtype=float, order="C": np.zeros(shape, dtype, order)
     _cupy = cp
+    import importlib.machinery
+    for name, m in (("cupy", cp), ("cupy.cuda", cuda), ("cupy.cuda.runtime", runtime),
+                    ("cupyx", cpx)):
+        m.__spec__ = importlib.machinery.ModuleSpec(name, None)
     sys.modules["cupy"] = cp
     sys.modules["cupy.cuda"] = cuda
     sys.modules["cupy.cuda.runtime"] = runtime

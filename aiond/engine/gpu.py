@@ -167,10 +167,7 @@ class GPUWork:
         return result
 
     def __call__(self):
-        # run outside an executor (naive engine, a segment runner): launch on
-        # the device's compute stream and wait for it here
-        ex = self.executor()
-        return ex.run_now(self)
+        raise RuntimeError("GPU work runs through its executor, not inline")
 
 
 class GPUExecutor(Executor):
@@ -346,14 +343,24 @@ class GPUExecutor(Executor):
                 _, n0, _ = q.popleft()
                 self.inflight_bytes -= n0
 
-    def run_now(self, work):
-        """Launch ``work`` outside the scheduler and wait for it (naive mode)."""
-        with self.device:
-            stream = self.copy if work.copy else self.compute
-            with stream:
-                result = work.launch(self, stream)
+    def run_naive(self, opr):
+        """The naive engine's way: launch now, and return once the device ran it."""
+        self.submit(opr)
         self._wait_streams()
-        return work.complete(result) if work.host else result
+        if not opr.done:        # a host op: its callback is on its way
+            done = threading.Event()
+            with self.engine.lock:
+                if not opr.done:
+                    prev = opr.on_done
+
+                    def cb(o, prev=prev):
+                        if prev is not None:
+                            prev(o)
+                        done.set()
+                    opr.on_done = cb
+                else:
+                    done.set()
+            done.wait()
 
     def statistics(self):
         return {"device": str(self.ctx), "launched": self.launched,

@@ -652,6 +652,9 @@ class Engine:
             # earlier asynchronous work still holds a var: run ours right after
             opr.origin = user_origin(3)
             self.wait_opr(opr, "the naive engine")
+        elif opr.executor is not None and hasattr(opr.executor, "run_naive"):
+            opr.origin = user_origin(3)
+            opr.executor.run_naive(opr)     # a device op: launched, then waited for
         else:
             self._run_inline(opr)
         fail = opr.failure

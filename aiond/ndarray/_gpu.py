@@ -91,9 +91,6 @@ class Kernel(GPUWork):
         self.op, self.ins, self.outs, self.attrs, self.rng, self.ex = op, ins, outs, attrs, rng, ex
         self.stream = None
 
-    def executor(self):
-        return self.ex
-
     def launch(self, ex, stream):
         self.stream = stream
         cp = ex.cp
@@ -181,9 +178,6 @@ class _Read(GPUWork):
     def __init__(self, src, ex):
         self.src, self.ex = src, ex
 
-    def executor(self):
-        return self.ex
-
     def launch(self, ex, stream):
         src = data_of(self.src)
         pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
@@ -204,9 +198,6 @@ class _Sync(GPUWork):
 
     def __init__(self, ex):
         self.ex = ex
-
-    def executor(self):
-        return self.ex
 
     def launch(self, ex, stream):
         return None
@@ -234,9 +225,6 @@ class _HostToDevice(GPUWork):
         self.pinned = None
         self.stream = None
 
-    def executor(self):
-        return self.ex
-
     def launch(self, ex, stream):
         self.stream = stream
         src = self.src if isinstance(self.src, np.ndarray) else data_of(self.src)
@@ -263,9 +251,6 @@ class _DeviceToHost(GPUWork):
     def __init__(self, src, dst, ex):
         self.src, self.dst, self.ex = src, dst, ex
 
-    def executor(self):
-        return self.ex
-
     def launch(self, ex, stream):
         src = data_of(self.src)
         pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
@@ -286,9 +271,6 @@ class _DeviceToDevice(GPUWork):
     def __init__(self, src, dst, ex):
         self.src, self.dst, self.ex = src, dst, ex
         self.stream = None
-
-    def executor(self):
-        return self.ex
 
     def launch(self, ex, stream):
         self.stream = stream
