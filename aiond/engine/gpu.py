@@ -172,6 +172,7 @@ class GPUWork:
 
 class GPUExecutor(Executor):
     """Runs the ops of one GPU on a compute stream and a copy stream."""
+    times_itself = True     # the profiler's spans come from CUDA events, not host clocks
 
     def __init__(self, engine, ctx):
         cp = cupy()
@@ -192,6 +193,8 @@ class GPUExecutor(Executor):
         self.launched = 0
         self.host_wakeups = 0
         self._eloop = None
+        self._timed = collections.deque()   # (name, stream, start ev, end ev) while profiling
+        self._anchors = {}                  # stream -> (event, host µs) of the recording
 
     # ------------------------------------------------------------ submit
     def submit(self, opr):
@@ -202,12 +205,15 @@ class GPUExecutor(Executor):
             return
         work = opr.fn
         stream = self.copy if work.copy else self.compute
+        prof = engine.prof
         try:
             with self.device:
                 self._order(stream, opr)
+                if prof is not None:
+                    t0 = self._timing_event(stream, prof)
                 with stream:
                     result = work.launch(self, stream)
-                ev = self.cp.cuda.Event(disable_timing=True)
+                ev = self.cp.cuda.Event(disable_timing=prof is None)
                 ev.record(stream)
         except BaseException as e:  # noqa: BLE001 - every failure poisons
             fail = Failure(getattr(e, "aiond_op", opr.name), opr.origin, e)
@@ -216,6 +222,9 @@ class GPUExecutor(Executor):
             return
         self._mark(stream, opr, ev)
         self.launched += 1
+        if prof is not None:
+            self._timed.append((opr.name, stream, t0, ev))
+            self._resolve(prof, False)
         self._track(ev, opr.nbytes, stream, work)
         if work.host:
             self.host_wakeups += 1
@@ -283,6 +292,37 @@ class GPUExecutor(Executor):
                 q.popleft()
                 self.inflight_bytes -= n0
 
+    # ------------------------------------------------------------ profiling
+    def _timing_event(self, stream, prof):
+        if self._anchors.get(stream, (None, None, None))[2] is not prof:
+            a = self.cp.cuda.Event()
+            a.record(stream)
+            self._anchors[stream] = (a, prof.now_us(), prof)
+        t0 = self.cp.cuda.Event()
+        t0.record(stream)
+        return t0
+
+    def _resolve(self, prof, all_done):
+        """Turn the timed ops the device has finished into spans on the
+        stream's track: anchored where the recording began on that stream
+        (an event recorded then, at a known host time)."""
+        q = self._timed
+        get = self.cp.cuda.get_elapsed_time
+        while q:
+            name, stream, t0, t1 = q[0]
+            if not (all_done or t1.done):
+                break
+            q.popleft()
+            anchor, host_us, _ = self._anchors[stream]
+            try:
+                start = host_us + get(anchor, t0) * 1e3
+                end = host_us + get(anchor, t1) * 1e3
+            except Exception:  # noqa: BLE001 - an event of an earlier recording
+                continue
+            kind = "copy" if stream is self.copy else "compute"
+            track = 1 << 40 | self.ctx.device_id << 8 | (kind == "copy")
+            prof.device_span(track, "%s %s stream" % (self.ctx, kind), name, start, end)
+
     def over_bound(self) -> bool:
         return self.inflight_bytes > self.max_inflight
 
@@ -337,6 +377,12 @@ class GPUExecutor(Executor):
 
     def drain(self):
         self._wait_streams()
+        prof = self.engine.prof
+        if prof is not None or self._timed:
+            if prof is None:
+                self._timed.clear()
+            else:
+                self._resolve(prof, True)
         with self.lock:
             q = self.inflight
             while q and q[0][0].done:

@@ -102,7 +102,8 @@ class Engine:
         every other op runs on its executor. Blocks only when the pending
         bound is exceeded, and never on an engine thread.
         """
-        if self.prof is not None:
+        if self.prof is not None and (executor is None
+                                      or not getattr(executor, "times_itself", False)):
             fn = self.prof.wrap(fn, name, reads, writes)
             split = None
         seg = _tls.seg

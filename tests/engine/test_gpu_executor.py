@@ -325,3 +325,26 @@ def test_naive_engine_runs_gpu_ops_at_push(fake_gpu):
         np.testing.assert_array_equal(b.asnumpy(), 3)
         with pytest.raises(MXNetError):
             mx.nd.random.uniform(low=2, high=1, shape=(2,), ctx=mx.gpu(0))
+
+
+def test_profiler_puts_gpu_ops_on_stream_tracks(fake_gpu, tmp_path):
+    f = str(tmp_path / "trace.json")
+    mx.profiler.set_config(profile_all=True, filename=f)
+    mx.profiler.set_state("run")
+    try:
+        a = mx.nd.array(np.ones((4,)), ctx=mx.gpu(0))
+        b = (a * 3).sum()
+        b.asnumpy()
+        mx.nd.waitall()
+    finally:
+        mx.profiler.set_state("stop")
+    mx.profiler.dump()
+    import json
+    with open(f) as fh:
+        ev = json.load(fh)["traceEvents"]
+    tracks = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+    spans = [(tracks.get(e["tid"]), e["name"]) for e in ev if e.get("ph") == "X"]
+    assert ("gpu(0) compute stream", "_mul_scalar") in spans
+    assert ("gpu(0) compute stream", "sum") in spans
+    assert ("gpu(0) copy stream", "_copyto") in spans
+    assert ("gpu(0) copy stream", "read") in spans
