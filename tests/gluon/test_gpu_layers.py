@@ -100,3 +100,22 @@ def test_gluon_data_parallel_on_two_gpus(fake_gpu):
         assert a.context == mx.gpu(0) and b.context == mx.gpu(1)
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
     np.testing.assert_allclose(lg, lc, rtol=1e-4)
+
+
+def test_module_fit_on_gpu(fake_gpu):
+    rs = np.random.RandomState(0)
+    x = rs.randn(40, 6).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.float32)
+    it = mx.io.NDArrayIter(x, y, batch_size=10, label_name="softmax_label")
+    data = mx.sym.Variable("data")
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=2, name="fc"),
+                               name="softmax")
+    mod = mx.mod.Module(net, context=mx.gpu(0))
+    mod.fit(it, num_epoch=5, optimizer="sgd", optimizer_params={"learning_rate": 0.5},
+            initializer=mx.init.Xavier())
+    score = mod.score(it, "acc")[0][1]
+    assert score > 0.8
+    arg, _ = mod.get_params()
+    assert arg["fc_weight"].context == mx.cpu()
+    out = mod.predict(it)
+    assert out.shape == (40, 2)
