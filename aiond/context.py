@@ -111,7 +111,15 @@ class Context(metaclass=_ContextMeta):
         _default_ctx.reset(stack[-1])
 
     def empty_cache(self):
-        """Release cached memory of this device back to the system."""
+        """Release cached memory of this device back to the system (for a
+        GPU: CuPy's pool's free blocks, without synchronizing the device)."""
+        if self.device_typeid == 2:
+            import sys
+            cp = sys.modules.get("cupy")
+            if cp is not None:      # nothing is cached on a GPU never used
+                with cp.cuda.Device(self.device_id):
+                    cp.get_default_memory_pool().free_all_blocks()
+            return
         from .engine import storage
         storage.pool.clear()
 
@@ -155,8 +163,11 @@ def num_gpus() -> int:
 
 def gpu_memory_info(device_id: int = 0):
     """(free, total) bytes of GPU ``device_id``, as in MXNet."""
-    if device_id >= num_gpus():
-        raise MXNetError("gpu(%d) is not available: %d GPU(s) found" % (device_id, num_gpus()))
+    n = num_gpus()
+    if device_id >= n:
+        raise MXNetError("gpu(%d) is not available: %d GPU(s) found (GPU support needs CuPy: "
+                         "pip install aiond[gpu])" % (device_id, n))
     import cupy
     with cupy.cuda.Device(device_id):
-        return cupy.cuda.runtime.memGetInfo()
+        free, total = cupy.cuda.runtime.memGetInfo()
+    return int(free), int(total)

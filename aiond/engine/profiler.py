@@ -374,6 +374,17 @@ class Profiler:
                             "dur": _us(dur), "cat": cat})
         self._aggregate(aggregate_cat or cat, name, dur)
 
+    def device_span(self, track, track_name, name, start_us, end_us):
+        """An op's run on a device stream (timed by CUDA events) as a
+        complete event on that stream's own track."""
+        if track not in self._threads:
+            self._threads[track] = track_name
+        dur = max(end_us - start_us, 0.0)
+        self.events.append({"name": name, "ph": "X", "pid": self._pid, "tid": track,
+                            "ts": _us(start_us), "dur": _us(dur), "cat": "operator",
+                            "args": {"device": track_name}})
+        self._aggregate("operator", name, dur)
+
     def counter(self, name, cat, value):
         """A counter's new value: a 'C' event; aggregated as a counter."""
         self.events.append({"name": name, "ph": "C", "pid": self._pid,

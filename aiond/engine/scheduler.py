@@ -102,7 +102,8 @@ class Engine:
         every other op runs on its executor. Blocks only when the pending
         bound is exceeded, and never on an engine thread.
         """
-        if self.prof is not None:
+        if self.prof is not None and (executor is None
+                                      or not getattr(executor, "times_itself", False)):
             fn = self.prof.wrap(fn, name, reads, writes)
             split = None
         seg = _tls.seg
@@ -565,6 +566,10 @@ class Engine:
                     self.cv.wait(0.05)
                 finally:
                     self.cv_waiters -= 1
+        gpu = sys.modules.get("aiond.engine.gpu")
+        if gpu is not None and gpu._executors:
+            # GPU ops finish in the scheduler once enqueued: wait for the devices
+            gpu.drain_all()
         self.raise_unreported("waitall()")
 
     def raise_unreported(self, what):
@@ -648,6 +653,9 @@ class Engine:
             # earlier asynchronous work still holds a var: run ours right after
             opr.origin = user_origin(3)
             self.wait_opr(opr, "the naive engine")
+        elif opr.executor is not None and hasattr(opr.executor, "run_naive"):
+            opr.origin = user_origin(3)
+            opr.executor.run_naive(opr)     # a device op: launched, then waited for
         else:
             self._run_inline(opr)
         fail = opr.failure

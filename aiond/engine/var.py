@@ -29,10 +29,12 @@ class Var:
 
     ``prof`` is the profiler's own record of who last wrote and read the var
     (see ``profiler.Profiler.wrap``): never set in ``__init__``, so a var
-    costs nothing more to make while no profiler records.
+    costs nothing more to make while no profiler records. ``gev`` likewise
+    belongs to the GPU executor (the CUDA events of the var's last GPU write
+    and the GPU reads since, see ``gpu.py``), set only for vars a GPU touched.
     """
     __slots__ = ("queue", "head", "nreads", "writing", "version", "exc",
-                 "nbytes", "pins", "held", "prof")
+                 "nbytes", "pins", "held", "prof", "gev")
 
     def __init__(self):
         self.queue = None

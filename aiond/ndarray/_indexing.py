@@ -380,10 +380,14 @@ def _set_whole(dst, value, partial=False):
         raise ShapeError("cannot assign a value of shape %s to an array (or selection) of "
                          "shape %s" % (np.shape(value), shape)) from None
     n = src.size
+    rw = partial or dst._off is not None or dst._st.shape != shape
+    if dst._st.ctx.device_typeid == 2:
+        from ._gpu import copy_in as gpu_copy_in
+        gpu_copy_in(dst, src, rw)
+        return
 
     def copy_in():
         np.copyto(data_of(dst), src)
-    rw = partial or dst._off is not None or dst._st.shape != shape
     _engine.push(copy_in, (), (dst._st.var,), "_sync_copyfrom", src.nbytes, n <= INLINE_MAX, rw)
 
 

@@ -48,6 +48,9 @@ _NDArray = None     # set by ndarray.py (which imports this module)
 
 
 def new_array(shape, dtype, ctx):
+    if ctx.device_typeid == 2:
+        from ._gpu import new_array as gpu_array
+        return gpu_array(shape, dtype, ctx)
     h = _NDArray.__new__(_NDArray)
     h._st = Storage(shape, dtype, ctx)
     h._shape = shape
@@ -172,7 +175,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
     except OpError as e:
         raise type(e)("%s: %s" % (op.name, e)) from None
     if ctx.device_typeid == 2:
-        _no_gpu(ctx)
+        from ._gpu import invoke as gpu_invoke
+        return gpu_invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
     if op.train_aware:
         attrs = dict(attrs)
         attrs["_train"] = hooks.is_training()
@@ -330,10 +334,6 @@ def _check_out(op, outs, oshapes, odtypes, ctx):
 
 
 def _no_gpu(ctx):
-    from ..context import num_gpus
-    n = num_gpus()
-    if ctx.device_id >= n:
-        raise MXNetError("%s is not available: %s. Use mx.cpu(), or install CuPy "
-                         "(pip install aiond[gpu]) on a machine with a GPU."
-                         % (ctx, "no GPU was found" if n == 0 else "only %d GPU(s) found" % n))
-    raise MXNetError("%s: GPU kernels are not available in this build of aiond yet" % ctx)
+    """Raise the clear error of an unusable GPU context (no CuPy, no device)."""
+    from ..engine.gpu import check_device
+    check_device(ctx)

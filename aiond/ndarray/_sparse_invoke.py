@@ -64,6 +64,8 @@ def new_sparse(stype, shape, dtype, ctx, aux_types=None):
     """A fresh all-zero sparse array handle."""
     if ctx.device_typeid == 2:
         _invoke._no_gpu(ctx)
+        raise MXNetError("sparse arrays (%s) on %s are not supported by aiond; keep them on "
+                         "mx.cpu() or use tostype('default')" % (stype, ctx))
     cls = _CLASSES[stype]
     h = cls.__new__(cls)
     h._st = SparseStorage(tuple(shape), np.dtype(dtype), ctx, stype, aux_types)

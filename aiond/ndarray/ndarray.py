@@ -117,6 +117,9 @@ class NDArray:
     # -------------------------------------------------------------- reading
     def _push_copy(self, on_done=None):
         st = self._st
+        if st.ctx.device_typeid == 2:
+            from ._gpu import read
+            return read(self)
         n = _prod(self._shape)
 
         def copy():
@@ -142,7 +145,11 @@ class NDArray:
     def wait_to_read(self):
         """Block until every write pushed before this call has finished."""
         _engine.check_blocking("wait_to_read()")
-        opr = _engine.push(None, (self._st.var,), (), "wait_to_read", 0, True)
+        if self._st.ctx.device_typeid == 2:
+            from ._gpu import wait_to_read
+            opr = wait_to_read(self)
+        else:
+            opr = _engine.push(None, (self._st.var,), (), "wait_to_read", 0, True)
         if not opr.done:
             _engine.wait_opr(opr, "wait_to_read()")
         if opr.failure is not None:
@@ -486,6 +493,9 @@ def _copy_into(src, dst):
 
 def _cross_ctx_copy(src, dst):
     """Copy between contexts: one op reading src's var and writing dst's."""
+    if src._st.ctx.device_typeid == 2 or dst._st.ctx.device_typeid == 2:
+        from ._gpu import copy as gpu_copy
+        return gpu_copy(src, dst)
     rw = dst._off is not None or dst._st.shape != dst._shape
 
     def copy():
@@ -670,8 +680,8 @@ def array(source_array, ctx=None, dtype=None):
         raise TypeError("source_array must be array like object: %s" % e) from None
     ctx = _ctx_arg(ctx)
     if ctx.device_typeid == 2:
-        from ._invoke import _no_gpu
-        _no_gpu(ctx)
+        from ._gpu import from_numpy_value
+        return from_numpy_value(src, ctx, dt)
     h = new_array(src.shape, dt, ctx)
     h._st.set(src)
     return h

@@ -603,8 +603,8 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
     except Exception as e:  # noqa: BLE001 - NumPy's message, as MXNet shows it
         raise TypeError("{}".format(str(e))) from None
     if ctx.device_typeid == 2:
-        from ..ndarray._invoke import _no_gpu
-        _no_gpu(ctx)
+        from ..ndarray._gpu import from_numpy_value
+        return _as_np(from_numpy_value(_np.ascontiguousarray(src), ctx, src.dtype))
     h = _as_np(_new_array(src.shape, src.dtype, ctx))
     h._st.set(_np.ascontiguousarray(src))
     return h

@@ -139,7 +139,7 @@ def _random_exponential(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None)
           aliases=("shuffle",))
 def _shuffle(xp, data, out, rng):
     """shuffle(data): a copy with the first axis randomly permuted."""
-    out[...] = data[rng.gen.permutation(data.shape[0])] if data.ndim else data
+    out[...] = data[xp.asarray(rng.gen.permutation(data.shape[0]))] if data.ndim else data
 
 # ------------------------------------------- per-element parameters (_sample_*)
 # mx.nd.random.uniform(low_nd, high_nd, shape=s): shape(low) + s draws, the
@@ -328,7 +328,7 @@ def _sample_multinomial(xp, data, out, rng, shape=(), get_prob=False, dtype=None
     m = int(np.prod(extra)) if extra else 1
     cdf = np.cumsum(p, axis=1)
     cdf /= cdf[:, -1:]
-    u = rng.gen.random(size=(p.shape[0], m))
+    u = xp.asarray(rng.gen.random(size=(p.shape[0], m)))
     idx = np.minimum((u[:, :, None] > cdf[:, None, :]).sum(axis=2), p.shape[1] - 1)
     outs[0][...] = idx.reshape(outs[0].shape)
     if len(outs) > 1:

@@ -169,8 +169,8 @@ def _contrib_rroi_align(xp, data, rois, out, pooled_size, spatial_scale, samplin
         c, s = np.cos(theta, dtype=f32), np.sin(theta, dtype=f32)
         x = X * c + Y * s + cw
         y = Y * c - X * s + ch
-        v = _bilinear_gather(xp, data[b].astype(np.float64), y.astype(np.float64),
-                             x.astype(np.float64))                   # (C, PH, gh, PW, gw)
+        v = _bilinear_gather(xp, data[b].astype(np.float64), xp.asarray(y.astype(np.float64)),
+                             xp.asarray(x.astype(np.float64)))                   # (C, PH, gh, PW, gw)
         out[r] = v.sum(axis=(2, 4)) / count
 
 

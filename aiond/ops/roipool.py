@@ -79,7 +79,7 @@ def roi_pooling(xp, data, rois, out, pooled_size, spatial_scale):
 def _backward_roi_pooling(xp, ograd, data, rois, out, pooled_size, spatial_scale):
     out[...] = 0
     C = data.shape[1]
-    ch = np.arange(C)
+    ch = xp.arange(C)
     for i in range(rois.shape[0]):
         b, bins = _bins(data.shape, rois[i], pooled_size, spatial_scale)
         if not 0 <= b < data.shape[0]:
@@ -88,7 +88,7 @@ def _backward_roi_pooling(xp, ograd, data, rois, out, pooled_size, spatial_scale
             if he > hs and we > ws:
                 k = data[b, :, hs:he, ws:we].reshape(C, -1).argmax(1)
                 w = we - ws
-                np.add.at(out[b], (ch, hs + k // w, ws + k % w), ograd[i, :, ph, pw])
+                xp.add.at(out[b], (ch, hs + k // w, ws + k % w), ograd[i, :, ph, pw])
 
 
 set_grads({"ROIPooling": lambda F, at, ins, outs, og: [

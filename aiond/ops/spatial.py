@@ -129,8 +129,8 @@ def _chan_window_sum(xp, v, n):
     h = n // 2
     C = v.shape[1]
     c = xp.cumsum(xp.pad(v, ((0, 0), (1, 0), (0, 0), (0, 0))), axis=1)
-    hi = np.minimum(np.arange(C) + h + 1, C)
-    lo = np.maximum(np.arange(C) - h, 0)
+    hi = xp.minimum(xp.arange(C) + h + 1, C)
+    lo = xp.maximum(xp.arange(C) - h, 0)
     return c[:, hi] - c[:, lo]
 
 

@@ -34,33 +34,33 @@ def _rule(attrs, shapes, dtypes):
     return ((d[0], d[1], th, tw),), (dtypes[0],)
 
 
-def _grid_dst(th, tw):
+def _grid_dst(xp, th, tw):
     """(3, th*tw): normalised target x, y and 1 for each output pixel."""
-    i = np.arange(th * tw)
+    i = xp.arange(th * tw)
     x = -1.0 + (i % tw) * (2.0 / (tw - 1) if tw > 1 else 0.0)
     y = -1.0 + (i // tw) * (2.0 / (th - 1) if th > 1 else 0.0)
-    return np.stack([x, y, np.ones(th * tw)])
+    return xp.stack([x, y, xp.ones(th * tw)])
 
 
-def _corners(data, loc, target):
+def _corners(xp, data, loc, target):
     """Source coordinates and the four neighbours' values and weights."""
     N, C, H, W = data.shape
     th, tw = target
-    g = np.einsum("nkj,jp->nkp", loc.reshape(N, 2, 3).astype(np.float64), _grid_dst(th, tw))
+    g = xp.einsum("nkj,jp->nkp", loc.reshape(N, 2, 3).astype(xp.float64), _grid_dst(xp, th, tw))
     x = (g[:, 0] + 1) * (W - 1) / 2           # (N, P)
     y = (g[:, 1] + 1) * (H - 1) / 2
-    x0 = np.floor(x).astype(np.int64)
-    y0 = np.floor(y).astype(np.int64)
+    x0 = xp.floor(x).astype(xp.int64)
+    y0 = xp.floor(y).astype(xp.int64)
     wx = 1 - (x - x0)                         # weight of the left / top neighbour
     wy = 1 - (y - y0)
-    n = np.arange(N)[:, None]
+    n = xp.arange(N)[:, None]
     vals, masks = [], []
     for dy in (0, 1):
         for dx in (0, 1):
             yy, xx = y0 + dy, x0 + dx
             ok = (yy >= 0) & (yy <= H - 1) & (xx >= 0) & (xx <= W - 1)
-            v = data[n, :, np.clip(yy, 0, H - 1), np.clip(xx, 0, W - 1)]   # (N, P, C)
-            vals.append(np.where(ok[..., None], v, 0).astype(np.float64))
+            v = data[n, :, xp.clip(yy, 0, H - 1), xp.clip(xx, 0, W - 1)]   # (N, P, C)
+            vals.append(xp.where(ok[..., None], v, 0).astype(xp.float64))
             masks.append((n, yy, xx, ok))
     return x0, y0, wx, wy, vals, masks
 
@@ -72,10 +72,10 @@ def spatial_transformer(xp, data, loc, out, target_shape, transform_type="affine
     """SpatialTransformer(data, loc, target_shape, transform_type='affine',
     sampler_type='bilinear'): affine warp of data sampled bilinearly."""
     N, C = data.shape[:2]
-    _, _, wx, wy, (tl, tr, bl, br), _ = _corners(data, loc, target_shape)
+    _, _, wx, wy, (tl, tr, bl, br), _ = _corners(xp, data, loc, target_shape)
     wx, wy = wx[..., None], wy[..., None]
     o = tl * wy * wx + tr * wy * (1 - wx) + bl * (1 - wy) * wx + br * (1 - wy) * (1 - wx)
-    out[...] = np.moveaxis(o, 2, 1).reshape(N, C, *target_shape)
+    out[...] = xp.moveaxis(o, 2, 1).reshape(N, C, *target_shape)
 
 
 @register("_backward_SpatialTransformer", inputs=("ograd", "data", "loc"), params=_PARAMS,
@@ -87,22 +87,22 @@ def _backward_spatial_transformer(xp, ograd, data, loc, out, target_shape,
     ddata, dloc = out
     N, C, H, W = data.shape
     th, tw = target_shape
-    _, _, wx, wy, (tl, tr, bl, br), masks = _corners(data, loc, target_shape)
-    g = np.moveaxis(ograd.reshape(N, C, th * tw).astype(np.float64), 1, 2)   # (N, P, C)
-    acc = np.zeros((N, H, W, C))
+    _, _, wx, wy, (tl, tr, bl, br), masks = _corners(xp, data, loc, target_shape)
+    g = xp.moveaxis(ograd.reshape(N, C, th * tw).astype(xp.float64), 1, 2)   # (N, P, C)
+    acc = xp.zeros((N, H, W, C))
     weights = (wy * wx, wy * (1 - wx), (1 - wy) * wx, (1 - wy) * (1 - wx))
     for (n, yy, xx, ok), w in zip(masks, weights):
-        nn, pp = np.nonzero(ok)
-        np.add.at(acc, (nn, yy[nn, pp], xx[nn, pp]), g[nn, pp] * w[nn, pp, None])
-    ddata[...] = np.moveaxis(acc, 3, 1)
+        nn, pp = xp.nonzero(ok)
+        xp.add.at(acc, (nn, yy[nn, pp], xx[nn, pp]), g[nn, pp] * w[nn, pp, None])
+    ddata[...] = xp.moveaxis(acc, 3, 1)
     wx, wy = wx[..., None], wy[..., None]
     # d out / d x (source pixels) and d out / d y, summed over channels with ograd
     gx = ((tr - tl) * wy + (br - bl) * (1 - wy)) * g
     gy = ((bl - tl) * wx + (br - tr) * (1 - wx)) * g
     gx = gx.sum(axis=2) * (W - 1) / 2          # to normalised coordinates
     gy = gy.sum(axis=2) * (H - 1) / 2
-    dst = _grid_dst(th, tw)
-    dloc[...] = np.stack([gx @ dst.T, gy @ dst.T], axis=1).reshape(N, 6)
+    dst = _grid_dst(xp, th, tw)
+    dloc[...] = xp.stack([gx @ dst.T, gy @ dst.T], axis=1).reshape(N, 6)
 
 
 set_grads({"SpatialTransformer": lambda F, at, ins, outs, og: list(

@@ -1,0 +1,104 @@
+"""Suite-wide GPU switches.
+
+* ``ctx`` fixture: ``mx.cpu()``, and ``mx.gpu(0)`` marked ``gpu`` - so
+  ``pytest -m gpu`` runs the GPU half of every test that takes ``ctx``; it is
+  skipped where CuPy sees no device.
+* ``AIOND_TEST_CTX=gpu``: every test runs with ``mx.gpu(0)`` as the default
+  context (``with mx.gpu(0):``), on a real GPU - the whole operator and
+  acceptance suites on the device, compared with the numpy results they
+  assert. ``AIOND_TEST_CTX=gpu-double`` does the same on the CuPy test double
+  (``tests/fakecupy.py``), which needs no GPU.
+* ``fake_gpu`` fixture: the double installed for one test (two devices),
+  with a check afterwards that no GPU work ran unordered across streams.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+_MODE = os.environ.get("AIOND_TEST_CTX", "cpu").strip().lower()
+if _MODE == "gpu-double":
+    import fakecupy
+    fakecupy.install(2)
+
+
+def _real_gpus():
+    if _MODE == "gpu-double":
+        return 2
+    try:
+        import cupy
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no CuPy, no driver or no device
+        return 0
+
+
+_NGPU = None
+
+
+def ngpus():
+    global _NGPU
+    if _NGPU is None:
+        _NGPU = _real_gpus()
+    return _NGPU
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = None
+    for item in items:
+        if item.get_closest_marker("gpu") is not None \
+                and "fake_gpu" not in getattr(item, "fixturenames", ()):
+            if skip is None:
+                if ngpus():
+                    break
+                skip = pytest.mark.skip(reason="no GPU: CuPy sees no device")
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def ctx(request):
+    import aiond as mx
+    return mx.cpu() if request.param == "cpu" else mx.gpu(0)
+
+
+@pytest.fixture(autouse=True)
+def _default_gpu_context():
+    if _MODE not in ("gpu", "gpu-double"):
+        yield
+        return
+    import aiond as mx
+    with mx.gpu(0):
+        yield
+
+
+@pytest.fixture
+def fake_gpu():
+    """The CuPy double installed as ``cupy`` for this test; yields its state."""
+    import aiond as mx
+    from aiond.engine import gpu
+    import fakecupy
+    if _MODE == "gpu":
+        pytest.skip("the CuPy double is not used while testing on a real GPU")
+    mx.nd.waitall()
+    saved = {n: sys.modules.get(n) for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx")}
+    gpu.reset_backend()
+    state = fakecupy.install(2)
+    try:
+        yield state
+        mx.nd.waitall()
+    finally:
+        try:
+            gpu.reset_backend()
+        finally:
+            fakecupy.uninstall()
+            for n, m in saved.items():
+                if m is not None:
+                    sys.modules[n] = m
+            if _MODE == "gpu-double":
+                fakecupy.install(2)
+    assert not state.races, "GPU work ran unordered across streams:\n" + "\n".join(state.races[:5])
