@@ -96,7 +96,7 @@ def _digest(tag, recs):
     return int.from_bytes(h.digest(), "little")
 
 
-def _agree(comm, what, keys, recs):
+def _agree(comm, what, keys, recs, known=()):
     """Steps of a job that makes sure every rank is about to run the same
     collective on the same keys, shapes and dtypes; raises on every rank,
     naming the first key they disagree on and which ranks hold what."""
@@ -117,7 +117,8 @@ def _agree(comm, what, keys, recs):
         table[i] = r
     everyone = np.empty((comm.size, width, _REC), dtype=np.int64)
     yield comm.iallgather(table, everyone)
-    names = {int(r[0]): repr(k) for k, r in zip(keys, recs)}
+    names = {_key_code(k): repr(k) for k in known}
+    names.update((int(r[0]), repr(k)) for k, r in zip(keys, recs))
     for i in range(width):
         groups = {}
         for rank in range(comm.size):
@@ -212,7 +213,7 @@ class DistSyncKVStore(KVStore):
 
         def steps():
             if check:
-                yield from _agree(comm, "init", keys, recs)
+                yield from _agree(comm, "init", keys, recs, list(self._store))
             reqs = []
             for st in stored:
                 a = data_of(st).reshape(-1)
@@ -279,7 +280,7 @@ class DistSyncKVStore(KVStore):
 
         def steps():
             if check:
-                yield from _agree(comm, what, keys, recs)
+                yield from _agree(comm, what, keys, recs, list(self._store))
             k0, vals0, t0, _ = bucket[0]
             wire = _wire_dtype(t0.dtype)
             if len(bucket) == 1 and len(vals0) == 1 and wire == np.dtype(t0.dtype):
@@ -314,7 +315,7 @@ class DistSyncKVStore(KVStore):
 
         def steps():
             if check:
-                yield from _agree(comm, what + " (2bit)", keys, recs)
+                yield from _agree(comm, what + " (2bit)", keys, recs, list(self._store))
             sizes = [TwoBit.compressed_bytes(b[2].size) for b in bucket]
             total = sum(sizes)
             send = _scratch.get(np.uint8, total, 1)
