@@ -6,9 +6,12 @@ One thread owns every MPI call of the process (MPI is initialised on it, so
 strictly in that order, one at a time, so every rank posts its collectives in
 the same order whatever order the engine found their inputs ready in. A job
 is a generator: it posts non-blocking requests (``Iallreduce``, ...) and
-yields them; the thread tests them, spinning for a few microseconds and then
-sleeping with a growing back-off (new work wakes it at once), so a pending
-collective neither blocks the engine's event loop nor burns a core.
+yields them; the thread tests them. MPI over shared memory moves data only
+while a process polls, so for ``AIOND_DIST_SPIN_US`` (default 5000) the
+thread polls with ``sched_yield`` between polls (a compute thread that wants
+the core gets it); a peer still late after that is waited for with sleeps of
+growing length (up to 1 ms), and an idle thread sleeps on a condition. The
+engine's event loop and workers never wait on MPI.
 
 A job that waits longer than ``AIOND_DIST_TIMEOUT`` seconds (default 600)
 fails with an error saying which collective and which key were stuck; as a
@@ -212,7 +215,7 @@ class CommThread:
         self.comm = None
         self.timeout = env_float("AIOND_DIST_TIMEOUT", 600.0)
         self.warn_after = env_float("AIOND_DIST_WARN", 60.0)
-        self.spin = env_float("AIOND_DIST_SPIN_US", 100.0) * 1e-6
+        self.spin = env_float("AIOND_DIST_SPIN_US", 5000.0) * 1e-6
         self.stats = collections.Counter()
         started = threading.Event()
         init_err = []
@@ -313,11 +316,15 @@ class CommThread:
         test = self.comm.test
         if test(reqs):
             return
-        t0 = time.perf_counter()
-        spin_end = t0 + self.spin
+        # MPI over shared memory progresses only while someone polls: poll,
+        # giving the core away between polls, for AIOND_DIST_SPIN_US; a peer
+        # that is still late by then is waited for with sleeps
+        spin_end = time.perf_counter() + self.spin
+        yield_ = os.sched_yield
         while time.perf_counter() < spin_end:
+            yield_()
             if test(reqs):
-                self.stats["spun"] += 1
+                self.stats["polled"] += 1
                 return
         delay = 2e-5
         warned = False

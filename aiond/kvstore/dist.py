@@ -91,8 +91,7 @@ def _describe(rec, names):
 
 def _digest(tag, recs):
     h = hashlib.blake2b(tag.encode(), digest_size=7)
-    for r in recs:
-        h.update(r.tobytes())
+    h.update(b"".join(r.tobytes() for r in recs))
     return int.from_bytes(h.digest(), "little")
 
 
@@ -133,6 +132,18 @@ def _agree(comm, what, keys, recs, known=()):
                     % what)
 
 
+def _copy_many(src, dst):
+    """``dst[i][:] = src[i]`` for all i, as one engine op."""
+    if len(src) == 1:
+        src[0].copyto(dst[0])
+        return
+
+    def copy():
+        for a, b in zip(src, dst):
+            np.copyto(data_of(b), data_of(a))
+    _engine.push(copy, reads=src, writes=dst, name="kvstore_copy")
+
+
 class _Scratch:
     """Fusion buffers, owned by the communication thread (jobs run one at a time)."""
 
@@ -165,6 +176,7 @@ class DistSyncKVStore(KVStore):
         self._ct = get_comm_thread()
         self._ex = CommExecutor(self._ct)
         self._merge = {}            # key -> summed gradient handed to the updater
+        self._recs = {}             # key -> its shape/dtype record (cross-rank checks)
         self._compression = None
         self._residual = {}         # key -> numpy residual (comm thread only)
         self._fusion = _env_bytes("AIOND_DIST_FUSION_BYTES", 4 << 20)
@@ -247,11 +259,12 @@ class DistSyncKVStore(KVStore):
     def _buckets(self, items):
         """Group (key, vals, target) items into fusion buckets, in order."""
         buckets, cur, cur_bytes, cur_dt = [], [], 0, None
+        compress = self._compression is not None
         for it in items:
             t = it[2]
-            nbytes = t.size * _wire_dtype(t.dtype).itemsize
             dt = _wire_dtype(t.dtype)
-            comp = self._compression is not None and t.dtype == np.float32
+            nbytes = t.size * dt.itemsize
+            comp = compress and dt == np.float32
             if cur and (dt != cur_dt or cur_bytes + nbytes > self._fusion or comp != cur[0][3]):
                 buckets.append(cur)
                 cur, cur_bytes = [], 0
@@ -267,7 +280,7 @@ class DistSyncKVStore(KVStore):
         across ranks, write the key's target."""
         for bucket in self._buckets(items):
             keys = [b[0] for b in bucket]
-            recs = [_record(b[0], b[2].shape, b[2].dtype) for b in bucket]
+            recs = [self._rec(b[0], b[2]) for b in bucket]
             reads = [v for b in bucket for v in b[1]]
             writes = [b[2] for b in bucket]
             steps = self._sum_steps(what, bucket, keys, recs) if not bucket[0][3] \
@@ -290,13 +303,17 @@ class DistSyncKVStore(KVStore):
                 return
             total = sum(b[2].size for b in bucket)
             buf = _scratch.get(wire, total)
-            off = 0
-            for _, vals, t, _ in bucket:
-                seg = buf[off:off + t.size]
-                np.copyto(seg, data_of(vals[0]).reshape(-1), casting="unsafe")
-                for v in vals[1:]:
-                    seg += data_of(v).reshape(-1)
-                off += t.size
+            if all(len(b[1]) == 1 for b in bucket):
+                np.concatenate([data_of(b[1][0]).reshape(-1) for b in bucket], out=buf,
+                               casting="unsafe")
+            else:
+                off = 0
+                for _, vals, t, _ in bucket:
+                    seg = buf[off:off + t.size]
+                    np.copyto(seg, data_of(vals[0]).reshape(-1), casting="unsafe")
+                    for v in vals[1:]:
+                        seg += data_of(v).reshape(-1)
+                    off += t.size
             yield self._post_sum(buf, buf)
             off = 0
             for _, _, t, _ in bucket:
@@ -340,6 +357,12 @@ class DistSyncKVStore(KVStore):
                 np.copyto(data_of(t).reshape(-1), acc)
                 off += nb
         return steps
+
+    def _rec(self, k, target):
+        rec = self._recs.get(k)
+        if rec is None or tuple(rec[3:3 + int(rec[2])]) != target.shape:
+            rec = self._recs[k] = _record(k, target.shape, target.dtype)
+        return rec
 
     def _merge_buf(self, k, stored):
         m = self._merge.get(k)
@@ -401,10 +424,11 @@ class DistSyncKVStore(KVStore):
             else:
                 direct.append((k, vals, os_[0], os_))
         self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct])
-        for k, _, o0, os_ in direct:
-            o0.copyto(self._store[k])
-            for o in os_[1:]:
-                o0.copyto(o)
+        if direct:
+            # the store (and further outs) take copies in one engine op
+            src = [o0 for _, _, o0, os_ in direct for _ in range(len(os_))]
+            dst = [t for k, _, _, os_ in direct for t in [self._store[k]] + list(os_[1:])]
+            _copy_many(src, dst)
         if rest:
             kv = dict(pairs)
             ko = dict(outs)
