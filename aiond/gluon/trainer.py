@@ -285,6 +285,9 @@ class Trainer(object):
     def _allreduce_grads(self):
         if not self._kvstore:
             return
+        if self._distributed and hasattr(self._kvstore, "_ct"):
+            self._allreduce_grads_dist()
+            return
         for i, param in enumerate(self._params):
             if param.grad_req != "null":
                 grad_list = param.list_grad()
@@ -300,6 +303,30 @@ class Trainer(object):
                     self._kvstore.pushpull(i, grad_list, out=param.list_data(), priority=-i)
                 else:
                     self._kvstore.pushpull(i, grad_list, priority=-i)
+
+    def _allreduce_grads_dist(self):
+        """aiond's MPI stores: the dense gradients go in one call, last
+        parameter first - the order backward computes them - so the store
+        fuses them into buckets that each start as soon as their gradients
+        exist, while backward still runs (every rank makes the same call)."""
+        keys, grads, outs = [], [], []
+        for i in reversed(range(len(self._params))):
+            param = self._params[i]
+            if param.grad_req == "null":
+                continue
+            grad_list = param.list_grad()
+            if grad_list[0].stype != "default":
+                self._kvstore.push(i, grad_list, priority=-i)
+                if param._stype == "default":
+                    pull_list = param.list_data() if self._update_on_kvstore \
+                        else param.list_grad()
+                    self._kvstore.pull(i, pull_list, priority=-i, ignore_sparse=True)
+                continue
+            keys.append(i)
+            grads.append(grad_list)
+            outs.append(param.list_data() if self._update_on_kvstore else grad_list)
+        if keys:
+            self._kvstore.pushpull(keys, grads, out=outs, priority=-keys[-1])
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the optimizer with the (already summed) gradients."""

@@ -120,12 +120,16 @@ class TestStore(KVStoreBase):
 
 
 _BUILTIN = ("local", "device", "local_allreduce_cpu", "local_allreduce_device")
-_DIST = ("dist_sync", "dist_device_sync", "dist_async", "dist_sync_device", "nccl", "horovod")
+_DIST_SYNC = ("dist_sync", "dist_device_sync", "dist_sync_device", "dist")
+_DIST_ASYNC = ("dist_async", "dist_device_async")
+_DIST = _DIST_SYNC + _DIST_ASYNC + ("nccl", "horovod")
 
 
 def create(name="local"):
     """Create a KVStore: 'local' (aggregate on the CPU), 'device' (aggregate
-    on the devices), 'local_allreduce_cpu', 'local_allreduce_device', or any
+    on the devices), 'local_allreduce_cpu', 'local_allreduce_device', the
+    distributed 'dist_sync' / 'dist_device_sync' / 'dist_async' (MPI: run
+    under ``mpiexec``; a process started without it is one worker), or any
     registered store's name."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
@@ -135,8 +139,14 @@ def create(name="local"):
     if name in _BUILTIN:
         from .local import KVStore
         return KVStore(name)
+    if name in _DIST_SYNC:
+        from .dist import DistSyncKVStore
+        return DistSyncKVStore(name)
+    if name in _DIST_ASYNC:
+        from .dist_async import DistAsyncKVStore
+        return DistAsyncKVStore(name)
     if name in _DIST:
-        raise MXNetError("kvstore type %r needs aiond's distributed stores, which are not "
-                         "available in this build; use 'local' or 'device'" % name)
+        raise MXNetError("kvstore type %r is not available in aiond; use 'dist_sync', "
+                         "'dist_device_sync' or 'dist_async' (MPI)" % name)
     raise MXNetError("unknown kvstore type %r; expected one of %s or a registered store (%s)"
                      % (name, ", ".join(_BUILTIN), ", ".join(sorted(KVStoreBase.kv_registry)) or "none"))

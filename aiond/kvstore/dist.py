@@ -1,0 +1,473 @@
+"""The synchronous distributed stores, 'dist_sync' and 'dist_device_sync',
+on MPI (launch with ``mpiexec -n N python train.py`` or
+``python -m aiond.launch -n N train.py``).
+
+There is no parameter server: every worker keeps the whole store, and a
+push is an allreduce of the workers' values, so after a push every worker
+holds the same sum (MXNet's server would hold it and hand it out on pull).
+With an optimizer (``set_optimizer``) every worker applies it to the same
+summed gradient and the same stored weight, so the weights stay
+bit-identical on every rank. ``pull`` is a local copy.
+
+Ordering. Communication ops are engine ops: a push returns at once, its
+collective runs when the values it reads are computed. Every call numbers
+its collectives on the pushing thread and the communication thread starts
+them in that order, so all ranks post the same collectives in the same
+order as long as they make the same kvstore calls in the same order (as
+MXNet requires). Within one call keys go in the order given; ``priority``
+is accepted for MXNet's API but cannot reorder collectives across calls
+without breaking that agreement.
+
+Fusion. The keys of one call are packed into buckets of at most
+``AIOND_DIST_FUSION_BYTES`` (default 4 MiB) per dtype and each bucket is one
+allreduce; a larger key is its own bucket, posted as several allreduces of
+at most ``AIOND_DIST_CHUNK_BYTES`` (default 16 MiB). Each bucket is its own
+engine op, so it goes as soon as its values are computed - while backward
+is still computing the rest when a Trainer pushes its gradients.
+
+Checks. ``init`` compares every key's shape and dtype across ranks (an error
+names the key and the ranks on every rank); each collective first agrees on
+a digest of its keys, shapes and dtypes (``AIOND_DIST_CHECK=0`` skips that
+round trip), so ranks that push different keys fail instead of summing
+unrelated arrays. Time-outs: see ``_comm`` (``AIOND_DIST_TIMEOUT``).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+
+import numpy as np
+
+from .. import engine as _engine
+from ..base import MXNetError
+from ..ndarray import NDArray
+from ..ndarray._invoke import data_of
+from ._comm import CommExecutor, DistError, get_comm_thread
+from ._compression import TwoBit, parse_params
+from .local import KVStore
+
+__all__ = ["DistSyncKVStore"]
+
+_MAX_DIMS = 8
+_REC = 3 + _MAX_DIMS              # key code, dtype num, ndim, dims
+# number-and-push must be atomic: a job numbered before another must not
+# read what that other job's op writes (it would wait for it forever)
+_push_lock = threading.Lock()
+
+
+def _env_bytes(name, default):
+    v = os.environ.get(name)
+    try:
+        return int(float(v)) if v else default
+    except ValueError:
+        raise MXNetError("%s must be a number of bytes, got %r" % (name, v)) from None
+
+
+def _key_code(k):
+    if isinstance(k, str):
+        h = hashlib.blake2b(k.encode("utf-8"), digest_size=7).digest()
+        return int.from_bytes(h, "little") | (1 << 56)
+    return int(k) & ((1 << 56) - 1)
+
+
+def _record(k, shape, dtype):
+    rec = np.full(_REC, -1, dtype=np.int64)
+    rec[0] = _key_code(k)
+    rec[1] = np.dtype(dtype).num
+    rec[2] = len(shape)
+    rec[3:3 + min(len(shape), _MAX_DIMS)] = shape[:_MAX_DIMS]
+    return rec
+
+
+def _describe(rec, names):
+    if rec[0] == -1:
+        return "no key"
+    name = names.get(int(rec[0]), "#%d" % rec[0])
+    dt = next((d for d in np.sctypeDict.values() if np.dtype(d).num == rec[1]), None)
+    shape = tuple(int(x) for x in rec[3:3 + int(rec[2])])
+    return "key %s of shape %s and dtype %s" % (name, shape, np.dtype(dt).name if dt else rec[1])
+
+
+def _digest(tag, recs):
+    h = hashlib.blake2b(tag.encode(), digest_size=7)
+    h.update(b"".join(r.tobytes() for r in recs))
+    return int.from_bytes(h.digest(), "little")
+
+
+def _agree(comm, what, keys, recs, known=()):
+    """Steps of a job that makes sure every rank is about to run the same
+    collective on the same keys, shapes and dtypes; raises on every rank,
+    naming the first key they disagree on and which ranks hold what."""
+    if comm.size == 1:
+        return
+    sig = _digest(what, recs)
+    send = np.array([sig, -sig], dtype=np.int64)
+    got = np.empty(2, dtype=np.int64)
+    yield comm.iallreduce_max(send, got)
+    if got[0] == sig and got[1] == -sig:
+        return
+    mine = np.array([len(recs)], dtype=np.int64)
+    counts = np.empty(comm.size, dtype=np.int64)
+    yield comm.iallgather(mine, counts)
+    width = int(counts.max())
+    table = np.full((width, _REC), -1, dtype=np.int64)
+    for i, r in enumerate(recs):
+        table[i] = r
+    everyone = np.empty((comm.size, width, _REC), dtype=np.int64)
+    yield comm.iallgather(table, everyone)
+    names = {_key_code(k): repr(k) for k in known}
+    names.update((int(r[0]), repr(k)) for k, r in zip(keys, recs))
+    for i in range(width):
+        groups = {}
+        for rank in range(comm.size):
+            groups.setdefault(everyone[rank, i].tobytes(), []).append(rank)
+        if len(groups) > 1:
+            parts = ["%s on rank%s %s" % (_describe(np.frombuffer(b, np.int64), names),
+                                          "s" if len(rs) > 1 else "", ",".join(map(str, rs)))
+                     for b, rs in groups.items()]
+            raise DistError("%s: the ranks disagree (entry %d of the call): %s"
+                            % (what, i, "; ".join(parts)))
+    raise DistError("%s: the ranks disagree on the collective (different calls or orders)"
+                    % what)
+
+
+def _copy_many(src, dst):
+    """``dst[i][:] = src[i]`` for all i, as one engine op."""
+    if len(src) == 1:
+        src[0].copyto(dst[0])
+        return
+
+    def copy():
+        for a, b in zip(src, dst):
+            np.copyto(data_of(b), data_of(a))
+    _engine.push(copy, reads=src, writes=dst, name="kvstore_copy")
+
+
+class _Scratch:
+    """Fusion buffers, owned by the communication thread (jobs run one at a time)."""
+
+    def __init__(self):
+        self.bufs = {}
+
+    def get(self, dtype, n, slot=0):
+        key = (np.dtype(dtype), slot)
+        b = self.bufs.get(key)
+        if b is None or b.size < n:
+            b = np.empty(max(n, 1024), dtype=dtype)
+            self.bufs[key] = b
+        return b[:n]
+
+
+_scratch = _Scratch()
+
+
+def _wire_dtype(dt):
+    # MPI has no portable float16 sum: such keys are summed in float32
+    dt = np.dtype(dt)
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+class DistSyncKVStore(KVStore):
+    """'dist_sync' / 'dist_device_sync': synchronous data-parallel store on MPI."""
+
+    def __init__(self, kvtype="dist_sync"):
+        super().__init__(kvtype)
+        self._ct = get_comm_thread()
+        self._ex = CommExecutor(self._ct)
+        self._merge = {}            # key -> summed gradient handed to the updater
+        self._recs = {}             # key -> its shape/dtype record (cross-rank checks)
+        self._compression = None
+        self._residual = {}         # key -> numpy residual (comm thread only)
+        self._fusion = _env_bytes("AIOND_DIST_FUSION_BYTES", 4 << 20)
+        self._chunk = max(_env_bytes("AIOND_DIST_CHUNK_BYTES", 16 << 20), 1 << 16)
+        self._check = os.environ.get("AIOND_DIST_CHECK", "1") not in ("0", "")
+
+    # ----------------------------------------------------------- plumbing
+    def _push_job(self, name, steps, reads, writes):
+        from ._comm import Job
+        job = Job("%s on rank %d" % (name, self._ct.rank), steps)
+        with _push_lock:
+            self._ct.number(job)
+            _engine.push(job, reads=reads, writes=writes, name=name, executor=self._ex)
+
+    def _post_sum(self, send, recv):
+        """Post the allreduce of ``send`` into ``recv`` (flat), in chunks."""
+        comm = self._ct.comm
+        step = max(self._chunk // recv.itemsize, 1)
+        reqs = []
+        for a in range(0, max(recv.size, 1), step):
+            b = min(a + step, recv.size)
+            reqs += comm.iallreduce(recv[a:b] if send is recv else send[a:b], recv[a:b])
+        return reqs
+
+    # --------------------------------------------------------------- init
+    def init(self, key, value):
+        """Initialise key(s) on every worker with rank 0's value(s) (MXNet's
+        dist init: the first worker's value wins); every rank must init the
+        same keys with the same shapes and dtypes."""
+        pairs = self._pairs(key, value, "init")
+        for k, _ in pairs:
+            if k in self._store:
+                raise MXNetError("init: key %r is already initialized" % (k,))
+        keys, stored, recs, sparse = [], [], [], []
+        for k, vals in pairs:
+            v = vals[0]
+            if v.stype != "default":
+                sparse.append((k, v.stype))
+                v = v.tostype("default")
+            st = v.copyto(self._ctx)
+            keys.append(k)
+            stored.append(st)
+            recs.append(_record(k, st.shape, st.dtype))
+        comm = self._ct.comm
+        check = self._check or True      # init always checks: shapes must agree
+
+        def steps():
+            if check:
+                yield from _agree(comm, "init", keys, recs, list(self._store))
+            reqs = []
+            for st in stored:
+                a = data_of(st).reshape(-1)
+                if comm.size > 1 and a.size:
+                    reqs += comm.ibcast(a, root=0)
+            yield reqs
+
+        self._push_job("kvstore_init", steps, (), stored)
+        for k, st in zip(keys, stored):
+            self._store[k] = st
+        for k, stype in sparse:
+            self._store[k] = self._store[k].tostype(stype)
+
+    # --------------------------------------------------------------- push
+    def _targets(self, pairs, what):
+        """Check the values of each key against what is stored."""
+        out = []
+        for k, vals in pairs:
+            stored = self._stored(k, what)
+            for v in vals:
+                if v.shape != stored.shape:
+                    raise MXNetError("%s: value of shape %s for key %r stored with shape %s"
+                                     % (what, v.shape, k, stored.shape))
+                if v.dtype != stored.dtype:
+                    raise MXNetError("%s: value of dtype %s for key %r stored as %s"
+                                     % (what, np.dtype(v.dtype).name, k,
+                                        np.dtype(stored.dtype).name))
+            out.append((k, vals, stored))
+        return out
+
+    def _buckets(self, items):
+        """Group (key, vals, target) items into fusion buckets, in order."""
+        buckets, cur, cur_bytes, cur_dt = [], [], 0, None
+        compress = self._compression is not None
+        for it in items:
+            t = it[2]
+            dt = _wire_dtype(t.dtype)
+            nbytes = t.size * dt.itemsize
+            comp = compress and dt == np.float32
+            if cur and (dt != cur_dt or cur_bytes + nbytes > self._fusion or comp != cur[0][3]):
+                buckets.append(cur)
+                cur, cur_bytes = [], 0
+            cur.append(it + (comp,))
+            cur_bytes += nbytes
+            cur_dt = dt
+        if cur:
+            buckets.append(cur)
+        return buckets
+
+    def _push_buckets(self, what, items):
+        """One engine op per bucket: sum each key's values here, allreduce
+        across ranks, write the key's target."""
+        for bucket in self._buckets(items):
+            keys = [b[0] for b in bucket]
+            recs = [self._rec(b[0], b[2]) for b in bucket]
+            reads = [v for b in bucket for v in b[1]]
+            writes = [b[2] for b in bucket]
+            steps = self._sum_steps(what, bucket, keys, recs) if not bucket[0][3] \
+                else self._compressed_steps(what, bucket, keys, recs)
+            self._push_job("kvstore_%s" % what, steps, reads, writes)
+
+    def _sum_steps(self, what, bucket, keys, recs):
+        comm = self._ct.comm
+        check = self._check
+
+        def steps():
+            if check:
+                yield from _agree(comm, what, keys, recs, list(self._store))
+            k0, vals0, t0, _ = bucket[0]
+            wire = _wire_dtype(t0.dtype)
+            if len(bucket) == 1 and len(vals0) == 1 and wire == np.dtype(t0.dtype):
+                # one array: allreduce straight from the value into the target
+                dst = data_of(t0).reshape(-1)
+                yield self._post_sum(data_of(vals0[0]).reshape(-1), dst)
+                return
+            total = sum(b[2].size for b in bucket)
+            buf = _scratch.get(wire, total)
+            if all(len(b[1]) == 1 for b in bucket):
+                np.concatenate([data_of(b[1][0]).reshape(-1) for b in bucket], out=buf,
+                               casting="unsafe")
+            else:
+                off = 0
+                for _, vals, t, _ in bucket:
+                    seg = buf[off:off + t.size]
+                    np.copyto(seg, data_of(vals[0]).reshape(-1), casting="unsafe")
+                    for v in vals[1:]:
+                        seg += data_of(v).reshape(-1)
+                    off += t.size
+            yield self._post_sum(buf, buf)
+            off = 0
+            for _, _, t, _ in bucket:
+                np.copyto(data_of(t).reshape(-1), buf[off:off + t.size], casting="unsafe")
+                off += t.size
+        return steps
+
+    def _compressed_steps(self, what, bucket, keys, recs):
+        """2-bit: quantise each key's local sum with its residual, gather
+        every rank's codes, and sum their dequantised values in rank order
+        (so the sum is the same bits on every rank)."""
+        comm = self._ct.comm
+        check = self._check
+        comp = self._compression
+        residual = self._residual
+
+        def steps():
+            if check:
+                yield from _agree(comm, what + " (2bit)", keys, recs, list(self._store))
+            sizes = [TwoBit.compressed_bytes(b[2].size) for b in bucket]
+            total = sum(sizes)
+            send = _scratch.get(np.uint8, total, 1)
+            off = 0
+            for (k, vals, t, _), nb in zip(bucket, sizes):
+                g = np.array(data_of(vals[0]), dtype=np.float32).reshape(-1)
+                for v in vals[1:]:
+                    g += data_of(v).reshape(-1)
+                r = residual.get(k)
+                if r is None:
+                    r = residual[k] = np.zeros(t.size, dtype=np.float32)
+                comp.quantize(g, r, send[off:off + nb])
+                off += nb
+            recv = _scratch.get(np.uint8, total * comm.size, 2)
+            yield comm.iallgather(send, recv)
+            recv = recv.reshape(comm.size, total)
+            off = 0
+            for (k, vals, t, _), nb in zip(bucket, sizes):
+                acc = np.zeros(t.size, dtype=np.float32)
+                for rank in range(comm.size):
+                    comp.dequantize_add(recv[rank, off:off + nb], acc)
+                np.copyto(data_of(t).reshape(-1), acc)
+                off += nb
+        return steps
+
+    def _rec(self, k, target):
+        rec = self._recs.get(k)
+        if rec is None or tuple(rec[3:3 + int(rec[2])]) != target.shape:
+            rec = self._recs[k] = _record(k, target.shape, target.dtype)
+        return rec
+
+    def _merge_buf(self, k, stored):
+        m = self._merge.get(k)
+        if m is None:
+            from ..ndarray import empty
+            m = self._merge[k] = empty(stored.shape, self._ctx, dtype=stored.dtype)
+        return m
+
+    def push(self, key, value, priority=0):
+        """Sum value(s) over this worker's devices and over all workers; with
+        an optimizer, update the stored weight with the sum, else store it."""
+        pairs = self._pairs(key, value, "push")
+        items = self._targets(pairs, "push")
+        dense, sparse = [], []
+        for k, vals, stored in items:
+            if stored.stype != "default" or any(v.stype != "default" for v in vals):
+                sparse.append((k, vals, stored))
+            elif self._updater is not None:
+                dense.append((k, vals, self._merge_buf(k, stored)))
+            else:
+                dense.append((k, vals, stored))
+        self._push_buckets("push", dense)
+        if self._updater is not None:
+            for k, _, target in dense:
+                self._updater(k, target, self._store[k])
+        for k, vals, stored in sparse:
+            self._push_sparse(k, vals, stored)
+
+    def _push_sparse(self, k, vals, stored):
+        """row_sparse values are summed dense across workers and handed on
+        as row_sparse (rows that sum to zero everywhere are dropped)."""
+        dense_vals = [v.tostype("default") if v.stype != "default" else v for v in vals]
+        from ..ndarray import empty
+        merged = empty(stored.shape, self._ctx, dtype=stored.dtype)
+        self._push_buckets("push", [(k, dense_vals, merged)])
+        grad = merged.tostype(vals[0].stype) if vals[0].stype != "default" else merged
+        if self._updater is not None:
+            self._updater(k, grad, self._store[k])
+        else:
+            self._store[k] = grad if stored.stype == grad.stype else grad.tostype(stored.stype)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """push then pull (into ``value`` when ``out`` is None). Without an
+        optimizer the allreduce writes the first out directly and the store
+        takes a copy of it off the critical path."""
+        if self._updater is not None:
+            self.push(key, value, priority)
+            self.pull(key, value if out is None else out, priority)
+            return
+        pairs = self._pairs(key, value, "pushpull")
+        outs = self._pairs(key, value if out is None else out, "pushpull")
+        items = self._targets(pairs, "pushpull")
+        direct, rest = [], []
+        for (k, vals, stored), (_, os_) in zip(items, outs):
+            if stored.stype != "default" or any(v.stype != "default" for v in vals) \
+                    or any(o.stype != "default" or o.shape != stored.shape
+                           or o.dtype != stored.dtype for o in os_):
+                rest.append(k)
+            else:
+                direct.append((k, vals, os_[0], os_))
+        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct])
+        if direct:
+            # the store (and further outs) take copies in one engine op
+            src = [o0 for _, _, o0, os_ in direct for _ in range(len(os_))]
+            dst = [t for k, _, _, os_ in direct for t in [self._store[k]] + list(os_[1:])]
+            _copy_many(src, dst)
+        if rest:
+            kv = dict(pairs)
+            ko = dict(outs)
+            for k in rest:
+                self.push(k, kv[k], priority)
+                self.pull(k, ko[k], priority)
+
+    # --------------------------------------------------------------- misc
+    def set_gradient_compression(self, compression_params):
+        """MXNet's 2-bit compression of pushes ({'type': '2bit', 'threshold': t}):
+        each worker sends its gradient quantised to 0 / +-t and keeps the
+        rest as a residual for its next push; pulls are not compressed."""
+        self._compression = parse_params(compression_params)
+
+    def set_optimizer(self, optimizer):
+        """Apply ``optimizer`` on every worker to the summed gradients (MXNet
+        runs it on the servers); the updates are the same on every worker."""
+        from .. import optimizer as opt
+        if not isinstance(optimizer, opt.Optimizer):
+            raise MXNetError("set_optimizer takes an Optimizer, got %s" % type(optimizer).__name__)
+        self._set_updater(opt.get_updater(optimizer))
+
+    @staticmethod
+    def is_capable(capability):
+        return capability.lower() == "optimizer"
+
+    @property
+    def rank(self):
+        return self._ct.rank
+
+    @property
+    def num_workers(self):
+        return self._ct.size
+
+    def _barrier(self):
+        """Block until every worker reaches this point (after this worker's
+        earlier collectives have run)."""
+        comm = self._ct.comm
+
+        def steps():
+            yield comm.ibarrier()
+        self._ct.run("barrier on rank %d" % self._ct.rank, steps)

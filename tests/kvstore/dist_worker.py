@@ -1,0 +1,299 @@
+"""One rank of a multi-process kvstore test: ``mpiexec -n N python
+dist_worker.py SCENARIO OUTDIR``. Each scenario asserts what it can see
+from one rank and writes what needs comparing across ranks into OUTDIR
+(``<scenario>-<rank>.npz``); test_dist.py compares. Importable (no MPI at
+import) so the tests can run the single-process references."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+
+def _data(seed, n, din=6, nclass=3):
+    rs = np.random.RandomState(seed)
+    x = rs.uniform(-1, 1, (n, din)).astype(np.float32)
+    y = rs.randint(0, nclass, n).astype(np.float32)
+    return x, y
+
+
+# ------------------------------------------------------------ kvstore sums
+def sums(mx, kv, out):
+    r, n = kv.rank, kv.num_workers
+    tot = n * (n + 1) // 2                   # sum of (rank + 1)
+    dtypes = ["float16", "float32", "float64", "uint8", "int8", "int32", "int64"]
+    shape = (3, 5)
+    # init: rank 0's value wins on every rank
+    for i, dt in enumerate(dtypes):
+        kv.init(i, mx.nd.ones(shape, dtype=dt) * (r + 2))
+    o = mx.nd.zeros(shape, dtype="int32")
+    kv.pull(5, out=o)
+    assert (o.asnumpy() == 2).all(), o.asnumpy()
+    # push each dtype on its own, and every dtype in one call (several buckets)
+    for i, dt in enumerate(dtypes):
+        kv.push(i, mx.nd.ones(shape, dtype=dt) * (r + 1))
+        o = mx.nd.zeros(shape, dtype=dt)
+        kv.pull(i, out=o)
+        got = o.asnumpy()
+        assert got.dtype == np.dtype(dt) and (got == tot).all(), (dt, got)
+    vals = [mx.nd.full(shape, r + 1, dtype=dt) for dt in dtypes]
+    kv.pushpull(list(range(len(dtypes))), vals)
+    for v, dt in zip(vals, dtypes):
+        assert (v.asnumpy() == tot).all(), (dt, v.asnumpy())
+    # several devices' values for one key are summed first
+    kv.push(1, [mx.nd.ones(shape), mx.nd.ones(shape) * 2])
+    o = mx.nd.zeros(shape)
+    kv.pull(1, out=[o])
+    assert (o.asnumpy() == 3 * n).all()
+    # 100 small keys fused into buckets; a big key split into chunks
+    keys = list(range(100, 200))
+    kv.init(keys, [mx.nd.zeros((7,)) for _ in keys])
+    vs = [mx.nd.full((7,), (r + 1) * (k - 99)) for k in keys]
+    kv.pushpull(keys, vs)
+    for k, v in zip(keys, vs):
+        assert (v.asnumpy() == tot * (k - 99)).all()
+    big = np.arange(300000, dtype=np.float64) * (r + 1)
+    kv.init(300, mx.nd.zeros(big.shape, dtype="float64"))
+    b = mx.nd.array(big, dtype="float64")
+    kv.pushpull(300, b, out=b)
+    assert np.array_equal(b.asnumpy(), np.arange(300000, dtype=np.float64) * tot)
+    # an optimizer on the store: same summed gradient, same update everywhere
+    kv.init(400, mx.nd.ones((4, 4)))
+    kv.set_optimizer(mx.optimizer.create("adam", learning_rate=0.01, rescale_grad=0.5))
+    w = mx.nd.zeros((4, 4))
+    rs = np.random.RandomState(r)
+    for _ in range(3):
+        kv.pushpull(400, mx.nd.array(rs.randn(4, 4)), out=w)
+    kv.save_optimizer_states(os.path.join(out, "sums-states-%d" % r))
+    kv.load_optimizer_states(os.path.join(out, "sums-states-%d" % r))
+    kv._barrier()
+    np.savez(os.path.join(out, "sums-%d.npz" % r), w=w.asnumpy())
+
+
+def sums_ref(mx, n):
+    """The Adam weight of ``sums`` computed in one process from all ranks' gradients."""
+    kv = mx.kv.create("local")
+    kv.init(400, mx.nd.ones((4, 4)))
+    kv.set_optimizer(mx.optimizer.create("adam", learning_rate=0.01, rescale_grad=0.5))
+    rss = [np.random.RandomState(r) for r in range(n)]
+    w = mx.nd.zeros((4, 4))
+    for _ in range(3):
+        g = sum(rs.randn(4, 4) for rs in rss)
+        kv.pushpull(400, mx.nd.array(g), out=w)
+    return w.asnumpy()
+
+
+def compression(mx, kv, out):
+    r, n = kv.rank, kv.num_workers
+    kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
+    kv.init(0, mx.nd.zeros((37,)))
+    rs = np.random.RandomState(10 + r)
+    got = []
+    for _ in range(4):
+        g = mx.nd.array(rs.uniform(-1, 1, 37))
+        kv.push(0, g)
+        o = mx.nd.zeros((37,))
+        kv.pull(0, out=o)
+        got.append(o.asnumpy())
+    np.savez(os.path.join(out, "compression-%d.npz" % r), got=np.stack(got))
+
+
+def compression_ref(n, steps=4, size=37, t=0.5):
+    rss = [np.random.RandomState(10 + r) for r in range(n)]
+    res = [np.zeros(size, np.float32) for _ in range(n)]
+    out = []
+    for _ in range(steps):
+        acc = np.zeros(size, np.float32)
+        for r in range(n):
+            g = rss[r].uniform(-1, 1, size).astype(np.float32)
+            res[r] += g
+            q = np.where(res[r] >= t, t, np.where(res[r] <= -t, -t, 0)).astype(np.float32)
+            res[r] -= q
+            acc += q
+        out.append(acc)
+    return np.stack(out)
+
+
+# ------------------------------------------------------------ bad input
+def mismatch(mx, kv, out):
+    from aiond.base import MXNetError
+    r = kv.rank
+    try:
+        kv.push("nokey", mx.nd.ones((2,)))
+    except MXNetError as e:
+        assert "not been initialized" in str(e), e
+    else:
+        raise AssertionError("push of an uninitialized key did not raise")
+    kv.init("a", mx.nd.ones((2, 2)))
+    # init with a shape that differs on the last rank
+    shape = (3, 3) if r == kv.num_workers - 1 else (2, 3)
+    kv.init("w", mx.nd.ones(shape))
+    try:
+        mx.nd.waitall()
+    except MXNetError as e:
+        msg = str(e)
+    else:
+        raise AssertionError("init with different shapes did not fail")
+    # pushing different keys (same shapes) in the same slot
+    kv.init("b", mx.nd.ones((2, 2)))
+    v = mx.nd.ones((2, 2))
+    kv.pushpull("a" if r == 0 else "b", v)
+    try:
+        v.asnumpy()
+    except MXNetError as e:
+        msg2 = str(e)
+    else:
+        raise AssertionError("pushing different keys did not fail")
+    # the store still works after agreed errors
+    v = mx.nd.ones((2, 2))
+    kv.pushpull("a", v)
+    assert (v.asnumpy() == kv.num_workers).all()
+    with open(os.path.join(out, "mismatch-%d.txt" % r), "w") as f:
+        f.write(msg + "\n" + msg2 + "\n")
+
+
+def dead(mx, kv, out):
+    """The last rank stops taking part (exits, or hangs until released by
+    a file the others write once they have failed)."""
+    from aiond.base import MXNetError
+    r, n = kv.rank, kv.num_workers
+    kv.init(0, mx.nd.ones((8,)))
+    gate = os.path.join(out, "release")
+    if r == n - 1:
+        if os.environ.get("DEAD_MODE") == "kill":
+            import signal
+            os.kill(os.getpid(), signal.SIGKILL)
+        if os.environ.get("DEAD_MODE") == "exit":
+            sys.exit(0)
+        _wait_files([gate])         # hung: released once the others have failed
+        os._exit(0)
+    v = mx.nd.ones((8,))
+    kv.pushpull(0, v)
+    try:
+        v.asnumpy()
+    except MXNetError as e:
+        msg = str(e)
+    else:
+        raise AssertionError("a collective with a missing rank completed")
+    # later collectives fail at once with the cause
+    v2 = mx.nd.ones((8,))
+    kv.pushpull(0, v2)
+    try:
+        v2.asnumpy()
+    except MXNetError as e:
+        msg2 = str(e)
+    with open(os.path.join(out, "dead-%d.tmp" % r), "w") as f:
+        f.write(msg + "\n" + msg2 + "\n")
+    os.rename(os.path.join(out, "dead-%d.tmp" % r), os.path.join(out, "dead-%d.txt" % r))
+    print("rank %d: dead ok" % r, flush=True)
+    _wait_files([os.path.join(out, "dead-%d.txt" % i) for i in range(n - 1)])
+    open(gate, "w").close()
+    os._exit(0)
+
+
+def _wait_files(paths):
+    # every rank stays until all have reported: a launcher may end the job at
+    # the first exit of a process that never finalised MPI
+    import time
+    while not all(os.path.exists(p) for p in paths):
+        time.sleep(0.05)
+
+
+# ------------------------------------------------------------ training
+def _mlp(mx, seed=1):
+    from aiond import gluon
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(16, activation="relu"), gluon.nn.Dense(3))
+    mx.random.seed(seed)
+    net.initialize(mx.init.Xavier())
+    return net
+
+
+def train_gluon(mx, kvstore, xs, ys, steps, batch, opt="sgd", **kw):
+    """Train the MLP on ``xs``/``ys`` (this rank's rows); returns the params."""
+    from aiond import autograd, gluon
+    net = _mlp(mx)
+    net(mx.nd.array(xs[:1]))
+    trainer = gluon.Trainer(net.collect_params(), opt,
+                            {"learning_rate": 0.1, **({"momentum": 0.9} if opt == "sgd" else {})},
+                            kvstore=kvstore, **kw)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    per = len(xs) // steps
+    for s in range(steps):
+        x = mx.nd.array(xs[s * per:(s + 1) * per])
+        y = mx.nd.array(ys[s * per:(s + 1) * per])
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(batch)
+    return {k: v.data().asnumpy() for k, v in net.collect_params().items()}
+
+
+def gluon_dist(mx, kv, out, update_on_kvstore=None):
+    r, n = kv.rank, kv.num_workers
+    steps, per = 4, 8
+    xs, ys = _data(0, steps * per * n)
+    # each step's global batch is rows [s*per*n, (s+1)*per*n); this rank takes its part
+    mine = np.concatenate([np.arange(s * per * n + r * per, s * per * n + (r + 1) * per)
+                           for s in range(steps)])
+    params = train_gluon(mx, kv, xs[mine], ys[mine], steps, per * n,
+                         update_on_kvstore=update_on_kvstore)
+    tag = "gluon" if update_on_kvstore is None else "gluon-uok%d" % int(update_on_kvstore)
+    np.savez(os.path.join(out, "%s-%d.npz" % (tag, r)), **params)
+
+
+def gluon_noupd(mx, kv, out):
+    gluon_dist(mx, kv, out, update_on_kvstore=False)
+
+
+def gluon_ref(mx, n):
+    steps, per = 4, 8
+    xs, ys = _data(0, steps * per * n)
+    return train_gluon(mx, "local", xs, ys, steps, per * n)
+
+
+def module_dist(mx, kv, out):
+    r, n = kv.rank, kv.num_workers
+    params = train_module(mx, kv, n, r)
+    np.savez(os.path.join(out, "module-%d.npz" % r), **params)
+
+
+def train_module(mx, kv, n, part):
+    per, steps = 8, 4
+    xs, ys = _data(3, steps * per * n)
+    if kv != "local":       # this rank's slice of every global batch
+        rows = np.concatenate([np.arange(s * per * n + part * per, s * per * n + (part + 1) * per)
+                               for s in range(steps)])
+        xs, ys, bs = xs[rows], ys[rows], per
+    else:
+        bs = per * n
+    it = mx.io.NDArrayIter(xs, ys, batch_size=bs)
+    data = mx.sym.var("data")
+    net = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
+    net = mx.sym.Activation(net, act_type="relu")
+    net = mx.sym.FullyConnected(net, num_hidden=3, name="fc2")
+    net = mx.sym.SoftmaxOutput(net, name="softmax")
+    mod = mx.mod.Module(net)
+    mx.random.seed(7)
+    mod.fit(it, num_epoch=1, kvstore=kv, optimizer="sgd",
+            optimizer_params={"learning_rate": 0.5}, initializer=mx.init.Xavier())
+    args, _ = mod.get_params()
+    return {k: v.asnumpy() for k, v in args.items()}
+
+
+SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, dead, gluon_dist, gluon_noupd,
+                                     module_dist)}
+
+
+def main():
+    name, out = sys.argv[1], sys.argv[2]
+    import aiond as mx
+    for one in name.split(","):
+        kv = mx.kv.create(os.environ.get("KV_TYPE", "dist_sync"))
+        SCENARIOS[one](mx, kv, out)
+        print("rank %d: %s ok" % (kv.rank, one), flush=True)
+
+
+if __name__ == "__main__":
+    main()
