@@ -118,7 +118,7 @@ def test_serves_a_model_exported_by_aiond_and_stops_on_sigterm(tmp_path):
         outs, metrics = _predict_all(srv.url, xs)
         for o, w in zip(outs, want):
             np.testing.assert_allclose(o, w, rtol=1e-4, atol=1e-5)
-        assert 'aiond_serve_requests_finished_total{model="mlp",outcome="ok"} 40' in metrics
+        assert 'aiond_serve_requests_finished_total{model="mlp",version="1",outcome="ok"} 40' in metrics
         # SIGTERM while a wave of requests is in flight: every answer that comes
         # back is complete and right; requests the closing server did not take
         # fail at the transport level (connection refused or closed), never 5xx
