@@ -97,7 +97,10 @@ class V2Routes:
 
     async def model_metadata(self, request):
         try:
-            return _json(self._model(request).metadata())
+            m = self._model(request)
+            meta = m.metadata()
+            meta["versions"] = self.repo.versions(m.name) or [m.version]
+            return _json(meta)
         except ProtocolError as e:
             return _error(e)
 

@@ -156,6 +156,12 @@ def load_model(symbol_file, params_file, input_name=None, ctx=None):
     if unknown:
         raise ValueError("%s: the graph has no input %s; its free inputs are %s"
                          % (symbol_file, ", ".join(map(repr, unknown)), free))
+    missing = [a for a in free if a not in names and not a.endswith("label")]
+    if missing:     # an executor would run them as zeros: a silently wrong model
+        raise MXNetError("%s lacks the parameters %s of %s (inputs: %s)"
+                         % (params_file, ", ".join(missing[:8]) +
+                            (", ..." if len(missing) > 8 else ""), symbol_file,
+                            ", ".join(names)))
     if sorted(free) == sorted(names):
         try:
             from ..gluon import SymbolBlock

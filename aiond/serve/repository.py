@@ -409,6 +409,9 @@ class ModelRepository:
                            % (name, version, ", ".join(sorted(vs, key=_vkey))))
         return m
 
+    def versions(self, name):
+        return sorted(self._models.get(name, {}), key=_vkey)
+
     def ready(self, name, version=None) -> bool:
         try:
             return self.get(name, version).ready

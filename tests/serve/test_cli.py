@@ -225,3 +225,33 @@ def test_warmup_with_user_data(tmp_path):
         assert r.status_code == 200, r.text
         np.testing.assert_allclose(r.json()["data"], [[1.0, 0.0], [0.0, 1.0]])
         assert srv.terminate() == 0
+
+
+def test_serves_a_model_repository_with_a_broken_model(tmp_path):
+    tc = pytest.importorskip("tritonclient.http")
+    from .test_repository import export_mlp
+    ref = export_mlp(str(tmp_path / "mlp"), 1, 1)
+    (tmp_path / "mlp" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 4, "inputs": [{"name": "data", "datatype": "FP32", "shape": [6]}]}))
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "config.json").write_text("{")
+    with Served("--model-repository", str(tmp_path)) as srv:
+        c = tc.InferenceServerClient(srv.url.split("//", 1)[1], network_timeout=TIMEOUT)
+        x = np.full((2, 6), 0.5, np.float32)
+        i = tc.InferInput("data", [2, 6], "FP32")
+        i.set_data_from_numpy(x)
+        out = c.get_model_metadata("mlp")["outputs"][0]["name"]
+        np.testing.assert_allclose(c.infer("mlp", [i]).as_numpy(out), ref(x), rtol=1e-4,
+                                   atol=1e-5)
+        bad = [e for e in c.get_model_repository_index() if e["name"] == "bad"]
+        assert bad and bad[0]["state"] == "UNAVAILABLE" and "JSON" in bad[0]["reason"]
+        c.close()
+        assert srv.terminate() == 0
+    assert any("model 'bad' failed to load" in line for line in srv.log)
+
+
+def test_model_repository_and_symbol_are_exclusive(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "aiond.serve", "--model-repository",
+                        str(tmp_path), "--symbol", "x-symbol.json"], cwd=REPO,
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    assert r.returncode != 0 and "not both" in r.stderr
