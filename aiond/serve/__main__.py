@@ -120,6 +120,9 @@ def build_parser():
     h = p.add_argument_group("server")
     h.add_argument("--host", default="127.0.0.1", help="address to listen on")
     h.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
+    h.add_argument("--grpc-port", type=int, default=None,
+                   help="also serve the inference protocol over gRPC on this port (0: any "
+                        "free port; needs the 'grpc' extra: pip install aiond[grpc])")
     h.add_argument("--max-body-bytes", type=int, default=16 << 20,
                    help="larger request bodies get 413")
     h.add_argument("--graceful-timeout", type=float, default=30.0,
@@ -177,7 +180,8 @@ def main(argv=None):
         if not os.path.isdir(args.model_repository):
             sys.exit("aiond.serve: --model-repository %s is not a folder"
                      % args.model_repository)
-        app = create_app(repository=args.model_repository, max_body_bytes=args.max_body_bytes)
+        app = create_app(repository=args.model_repository, max_body_bytes=args.max_body_bytes,
+                         grpc_address=_grpc_address(args))
         _listen(app, args, log, "repository %s" % args.model_repository)
         return
     if args.symbol is None or args.input_shape is None:
@@ -192,6 +196,11 @@ def main(argv=None):
         dtype = np.dtype(args.dtype)
     except TypeError:
         sys.exit("aiond.serve: --dtype %r is not a dtype" % args.dtype)
+    from .repository import _graph_outputs
+    input_name = args.input_name or getattr(model, "data_name", None) or \
+        model._cached_graph[0][0].name
+    graph_outs = _graph_outputs(model)
+    outputs = None
     if not args.no_warmup:
         shape = (1,) + tuple(d if d is not None else (args.buckets or [1])[0] for d in sample)
         try:
@@ -200,20 +209,41 @@ def main(argv=None):
             sys.exit("aiond.serve: --warmup-data %s: %s" % (args.warmup_data, e))
         try:
             out = model(mx.nd.array(x, dtype=dtype))
-            for o in (out if isinstance(out, (list, tuple)) else [out]):
+            out = out if isinstance(out, (list, tuple)) else [out]
+            for o in out:
                 o.wait_to_read()
         except Exception as e:  # noqa: BLE001 - whatever the model raises, say so clearly
             sys.exit("aiond.serve: warm-up failed: the model raised on --warmup-data %s "
                      "(shape %s, %s): %s: %s\nPass a valid request with --warmup-data FILE, "
                      "or --no-warmup." % (args.warmup_data, x.shape, dtype.name,
                                           type(e).__name__, e))
+        # the outputs as /v2 describes them: the graph's names, the warm-up's
+        # dtypes and shapes (any length on every axis when an input axis varies)
+        from .protocol import TensorSpec, datatype_of
+        names = graph_outs if graph_outs and len(graph_outs) == len(out) else \
+            ["output%d" % i for i in range(len(out))]
+        outputs = [TensorSpec(n, datatype_of(o.dtype),
+                              [-1 if None in sample else d for d in o.shape[1:]])
+                   for n, o in zip(names, out)]
     app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
                      max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
                      max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,
                      max_in_flight=args.max_in_flight,
                      timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
-                     buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value)
+                     buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value,
+                     grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name)
     _listen(app, args, log, "model %r" % name)
+
+
+def _grpc_address(args):
+    if args.grpc_port is None:
+        return None
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        sys.exit("aiond.serve: --grpc-port needs grpcio: pip install 'aiond[grpc]'")
+    host = "[%s]" % args.host if ":" in args.host else args.host
+    return "%s:%d" % (host, args.grpc_port)
 
 
 def _listen(app, args, log, what):

@@ -86,6 +86,9 @@ class _App:
                  monitor_interval, body_timeout=BODY_TIMEOUT, repository=None):
         self.batcher = batcher
         self.repository = repository if repository is not None else ModelRepository()
+        self.grpc_address = None
+        self.grpc = None
+        self.grpc_grace = 30.0
         self.body_timeout = body_timeout
         self.max_body_bytes = int(max_body_bytes)
         self.cancel_on_disconnect = bool(cancel_on_disconnect)
@@ -425,12 +428,19 @@ class _App:
             self._monitor = asyncio.ensure_future(self._watch_lag())
         if self.repository.path:
             await self.repository.load_all()
+        if self.grpc_address is not None:
+            from .grpc_server import start_grpc
+            self.grpc = await start_grpc(self.repository, self.grpc_address, app=self,
+                                         max_message_bytes=self.max_body_bytes)
         try:
             yield
         finally:
             self.stopping = True
             if self._monitor is not None:
                 self._monitor.cancel()
+            if self.grpc is not None:
+                # new calls are refused, the ones in flight get grace seconds
+                await self.grpc.stop(self.grpc_grace)
             # uvicorn has waited for the requests in flight; finish what is queued
             await self.repository.aclose()
             if self.batcher is not None:
@@ -530,7 +540,8 @@ class _Watch:
 def create_app(model=None, *, sample_shape=None, dtype="float32",
                max_body_bytes=MAX_BODY_BYTES, cancel_on_disconnect=True, name="model",
                monitor_interval=0.05, body_timeout=BODY_TIMEOUT, repository=None,
-               input_name="data", outputs=None, version="1", **batcher_options):
+               input_name="data", outputs=None, version="1", grpc_address=None,
+               grpc_grace=30.0, **batcher_options):
     """A Starlette app serving ``model`` (a callable on NDArrays, or a ready
     :class:`~aiond.serve.Batcher`) at ``POST /predict`` and, as ``name``,
     on the inference protocol's ``/v2`` routes; and every model of
@@ -545,6 +556,10 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
     shape) tuples; default ``output0``, ...), ``version``: how the model is
     described on ``/v2``; ``max_body_bytes``: larger bodies get 413;
     ``monitor_interval``: seconds between event-loop lag probes (0: off).
+    ``grpc_address`` ("host:port"): also serve the protocol over gRPC there,
+    in the same event loop (needs the ``grpc`` extra; ``app.state.serve.grpc``
+    is the server once started, its ``port`` the port bound); at shutdown
+    calls in flight get ``grpc_grace`` seconds.
     Other keyword arguments (``max_batch_size``, ``max_wait``, ``max_queue``,
     ``max_in_flight``, ``timeout``, ``buckets``, ...) go to the Batcher.
     """
@@ -568,6 +583,8 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
                  cancel_on_disconnect=cancel_on_disconnect, name=name,
                  monitor_interval=monitor_interval, body_timeout=body_timeout,
                  repository=repository)
+    state.grpc_address = grpc_address
+    state.grpc_grace = grpc_grace
     if batcher is not None:
         specs = tensor_specs_for(batcher.sample_shape, batcher.dtype, input_name)
         state.repository.add(ServedModel(name, batcher.model, specs, outputs, version=version,

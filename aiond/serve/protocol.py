@@ -90,6 +90,8 @@ def loads(data):
     try:
         if _orjson is not None:
             return _orjson.loads(data)
+        if isinstance(data, memoryview):
+            data = data.tobytes()       # the JSON header of a binary request: small
         return json.loads(data, parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ProtocolError("malformed JSON in the request: %s" % e) from None
@@ -204,8 +206,8 @@ def decode_tensor_json(name, datatype, shape, data):
     except (ValueError, TypeError, OverflowError):
         raise ProtocolError("input %r: 'data' must hold %s numbers" % (name, datatype)) from None
     kind = arr.dtype.kind
-    if kind == "O" and dt.kind in "iu" and all(type(v) is int for v in flat):
-        kind = "i"      # past int64's range: checked below
+    if kind in "Of" and dt.kind in "iu" and all(type(v) is int for v in flat):
+        kind = "i"      # ints past int64's range (numpy made floats or objects): checked below
     if kind == "b" or kind not in ("iuf" if dt.kind == "f" else "iu"):
         raise ProtocolError("input %r: datatype %s needs %s, got %s" % (
             name, datatype, "numbers" if dt.kind == "f" else "integers",

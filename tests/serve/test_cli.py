@@ -255,3 +255,30 @@ def test_model_repository_and_symbol_are_exclusive(tmp_path):
                         str(tmp_path), "--symbol", "x-symbol.json"], cwd=REPO,
                        capture_output=True, text=True, timeout=TIMEOUT)
     assert r.returncode != 0 and "not both" in r.stderr
+
+
+def test_grpc_port_serves_the_same_model(tmp_path):
+    tg = pytest.importorskip("tritonclient.grpc")
+    pytest.importorskip("grpc")
+    from .test_repository import export_mlp
+    ref = export_mlp(str(tmp_path), 0, 4)
+    prefix = str(tmp_path / "mlp")
+    with Served("--symbol", prefix + "-symbol.json", "--params", prefix + "-0000.params",
+                "--input-shape", "1,6", "--grpc-port", "0", "--log-level", "info") as srv:
+        deadline = time.monotonic() + TIMEOUT
+        addr = None
+        while addr is None:
+            line = srv.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            assert line is not None, "".join(srv.log)
+            if "gRPC on " in line:
+                addr = line.strip().rsplit(" ", 1)[-1]
+        c = tg.InferenceServerClient(addr)
+        meta = c.get_model_metadata("mlp")
+        assert meta.inputs[0].name == "data" and list(meta.outputs[0].shape) == [-1, 3]
+        x = np.full((2, 6), 0.25, np.float32)
+        i = tg.InferInput("data", [2, 6], "FP32")
+        i.set_data_from_numpy(x)
+        y = c.infer("mlp", [i]).as_numpy(meta.outputs[0].name)
+        np.testing.assert_allclose(y, ref(x), rtol=1e-4, atol=1e-5)
+        c.close()
+        assert srv.terminate() == 0
