@@ -2,6 +2,13 @@
 
     python -m aiond.serve --symbol model-symbol.json --params model-0000.params \\
         --input-shape 1,784 --port 8080
+    python -m aiond.serve --model-repository models/ --port 8080
+
+Every model is served with the Open Inference Protocol (``/v2/...``, what
+Triton's and KServe's clients speak); a single model also on ``/predict``.
+A repository folder holds one subfolder per model (see
+:mod:`aiond.serve.repository` for its config file); a model that fails to
+load is reported (``POST /v2/repository/index``, the log) and the others serve.
 
 The files are those written by MXNet 1.x or aiond (Gluon ``export()`` or a
 Module checkpoint). See ``--help`` for the batching options. SIGTERM or
@@ -76,10 +83,14 @@ def build_parser():
                     "GET /health; GET /metrics (Prometheus).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     m = p.add_argument_group("model")
-    m.add_argument("--symbol", required=True, help="graph JSON (prefix-symbol.json)")
+    m.add_argument("--model-repository", default=None, metavar="DIR",
+                   help="serve every model in DIR (one subfolder per model: "
+                        "prefix-symbol.json, prefix-NNNN.params per version, config.json "
+                        "or config.toml); replaces --symbol and the options below")
+    m.add_argument("--symbol", default=None, help="graph JSON (prefix-symbol.json)")
     m.add_argument("--params", default=None,
                    help="parameters (prefix-0000.params); omit for a model without any")
-    m.add_argument("--input-shape", required=True, type=_shape,
+    m.add_argument("--input-shape", default=None, type=_shape,
                    help="shape of one request, batch axis first (1,784): requests of "
                         "1..max-batch-size rows are accepted; -1 marks a variable axis")
     m.add_argument("--input-name", default=None,
@@ -109,6 +120,9 @@ def build_parser():
     h = p.add_argument_group("server")
     h.add_argument("--host", default="127.0.0.1", help="address to listen on")
     h.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
+    h.add_argument("--grpc-port", type=int, default=None,
+                   help="also serve the inference protocol over gRPC on this port (0: any "
+                        "free port; needs the 'grpc' extra: pip install aiond[grpc])")
     h.add_argument("--max-body-bytes", type=int, default=16 << 20,
                    help="larger request bodies get 413")
     h.add_argument("--graceful-timeout", type=float, default=30.0,
@@ -160,6 +174,18 @@ def main(argv=None):
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     log = logging.getLogger("aiond.serve")
+    if args.model_repository is not None:
+        if args.symbol is not None:
+            sys.exit("aiond.serve: give --model-repository or --symbol, not both")
+        if not os.path.isdir(args.model_repository):
+            sys.exit("aiond.serve: --model-repository %s is not a folder"
+                     % args.model_repository)
+        app = create_app(repository=args.model_repository, max_body_bytes=args.max_body_bytes,
+                         grpc_address=_grpc_address(args))
+        _listen(app, args, log, "repository %s" % args.model_repository)
+        return
+    if args.symbol is None or args.input_shape is None:
+        sys.exit("aiond.serve: give --symbol and --input-shape (or --model-repository)")
     name = args.name or os.path.basename(args.symbol).rsplit("-symbol", 1)[0]
     try:
         model = load_model(args.symbol, args.params, input_name=args.input_name)
@@ -170,6 +196,11 @@ def main(argv=None):
         dtype = np.dtype(args.dtype)
     except TypeError:
         sys.exit("aiond.serve: --dtype %r is not a dtype" % args.dtype)
+    from .repository import _graph_outputs
+    input_name = args.input_name or getattr(model, "data_name", None) or \
+        model._cached_graph[0][0].name
+    graph_outs = _graph_outputs(model)
+    outputs = None
     if not args.no_warmup:
         shape = (1,) + tuple(d if d is not None else (args.buckets or [1])[0] for d in sample)
         try:
@@ -178,19 +209,45 @@ def main(argv=None):
             sys.exit("aiond.serve: --warmup-data %s: %s" % (args.warmup_data, e))
         try:
             out = model(mx.nd.array(x, dtype=dtype))
-            for o in (out if isinstance(out, (list, tuple)) else [out]):
+            out = out if isinstance(out, (list, tuple)) else [out]
+            for o in out:
                 o.wait_to_read()
         except Exception as e:  # noqa: BLE001 - whatever the model raises, say so clearly
             sys.exit("aiond.serve: warm-up failed: the model raised on --warmup-data %s "
                      "(shape %s, %s): %s: %s\nPass a valid request with --warmup-data FILE, "
                      "or --no-warmup." % (args.warmup_data, x.shape, dtype.name,
                                           type(e).__name__, e))
+        # the outputs as /v2 describes them: the graph's names, the warm-up's
+        # dtypes and shapes (any length on every axis when an input axis varies)
+        from .protocol import TensorSpec, datatype_of
+        names = graph_outs if graph_outs and len(graph_outs) == len(out) else \
+            ["output%d" % i for i in range(len(out))]
+        outputs = [TensorSpec(n, datatype_of(o.dtype),
+                              [-1 if None in sample else d for d in o.shape[1:]])
+                   for n, o in zip(names, out)]
     app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
                      max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
                      max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,
                      max_in_flight=args.max_in_flight,
                      timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
-                     buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value)
+                     buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value,
+                     grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name)
+    _listen(app, args, log, "model %r" % name)
+
+
+def _grpc_address(args):
+    if args.grpc_port is None:
+        return None
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        sys.exit("aiond.serve: --grpc-port needs grpcio: pip install 'aiond[grpc]'")
+    host = "[%s]" % args.host if ":" in args.host else args.host
+    return "%s:%d" % (host, args.grpc_port)
+
+
+def _listen(app, args, log, what):
+    import uvicorn
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that say so, and
     # without it a response written in two parts waits for the client's delayed ACK
@@ -205,9 +262,7 @@ def main(argv=None):
     config = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level,
                             timeout_graceful_shutdown=args.graceful_timeout,
                             access_log=False)
-    log.info("aiond.serve: model %r listening on http://%s:%d (max_batch_size=%d, "
-             "max_wait=%gms, max_queue=%d)", name, args.host, port, args.max_batch_size,
-             args.max_wait_ms, args.max_queue)
+    log.info("aiond.serve: %s listening on http://%s:%d", what, args.host, port)
     print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
           flush=True)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish the

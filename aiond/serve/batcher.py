@@ -33,6 +33,13 @@ batcher and TorchServe):
 * Variable-length inputs may be padded to ``buckets`` along ``pad_axis``;
   requests are batched with others of the same bucket (and, without
   buckets, of the same shape and dtype).
+* Models with several inputs (``num_inputs``): a request is a tuple of
+  arrays with the same number of rows; each input is batched along axis 0
+  and the model is called with one batch per input. Several outputs (a
+  tuple) are split back per request the same way.
+* Two priority levels: a request submitted with ``priority=1`` goes before
+  every queued ``priority=0`` request when the next batch is formed (a batch
+  is topped up with normal requests of the same shape).
 
 The event loop only schedules: the inputs are stacked once in numpy and
 copied into one NDArray, the model pushes its ops to the engine, and the
@@ -129,6 +136,12 @@ class BatcherStatistics:
     latency_count: int
     latency_sum_s: float        # all completed requests, for Prometheus
     rows_per_s: float           # recent throughput (EWMA)
+    queue_ms: dict = None       # time from submission to its batch starting (percentiles)
+    queue_sum_s: float = 0.0
+    queue_count: int = 0
+    compute_ms: dict = None     # time a batch took to run (percentiles)
+    compute_sum_s: float = 0.0
+    high_priority: int = 0      # requests accepted with priority=1
 
     @property
     def mean_batch_size(self) -> float:
@@ -153,9 +166,11 @@ _WANT_NONE, _WANT_ANY, _WANT_SLOT, _WANT_FULL = 0, 1, 2, 3
 
 
 class _Request:
-    __slots__ = ("x", "rows", "key", "length", "fut", "t0", "deadline", "timer", "state")
+    __slots__ = ("x", "rows", "key", "length", "fut", "t0", "deadline", "timer", "state",
+                 "high")
 
     def __init__(self, x, rows, key, length, fut, t0):
+        self.high = False
         self.x = x
         self.rows = rows
         self.key = key
@@ -196,13 +211,20 @@ class Batcher:
                       fits; with ``unpad`` the outputs are cropped back along
                       the same axis where they have the bucket's length
       ctx             the context of the batch arrays (default: cpu)
+      num_inputs      inputs of the model: above 1, a request is a tuple of that
+                      many arrays, and ``sample_shape``/``dtype`` are lists (one
+                      entry per input, None for any)
+      numpy_model     the model takes and returns numpy arrays (Python pre- or
+                      post-processing, BYTES tensors); it runs on the event loop,
+                      so it must be light, or return an awaitable
     """
 
     deliver_chunk = 64  # results handed out per event-loop iteration
 
     def __init__(self, model, *, max_batch_size=32, max_wait=0.002, max_queue=1024,
                  max_in_flight=2, timeout=None, sample_shape=None, dtype=None,
-                 buckets=None, pad_axis=1, pad_value=0, unpad=True, ctx=None, name="model"):
+                 buckets=None, pad_axis=1, pad_value=0, unpad=True, ctx=None, name="model",
+                 num_inputs=1, numpy_model=False):
         if _is_executor(model):
             model = ExecutorModel(model)
         if not callable(model):
@@ -215,11 +237,23 @@ class Batcher:
         self._max_queue = _positive_int("max_queue", max_queue)
         self._max_in_flight = _positive_int("max_in_flight", max_in_flight)
         self._timeout = None if timeout is None else _non_negative("timeout", timeout)
+        self._n_in = _positive_int("num_inputs", num_inputs)
+        self._numpy_model = bool(numpy_model)
+        if self._n_in > 1:
+            dts = list(dtype) if isinstance(dtype, (list, tuple)) else [dtype] * self._n_in
+            sss = list(sample_shape) if sample_shape is not None else [None] * self._n_in
+            if len(dts) != self._n_in or len(sss) != self._n_in:
+                raise ValueError("num_inputs=%d needs that many dtypes and sample shapes"
+                                 % self._n_in)
+            if buckets:
+                raise ValueError("buckets pad one input; this batcher has %d" % self._n_in)
+            self._dtypes = [None if d is None else np.dtype(d) for d in dts]
+            self._sample_shapes = [None if ss is None else _sample(ss) for ss in sss]
+            dtype = sample_shape = None
         self._dtype = None if dtype is None else np.dtype(dtype)
         self._sample_shape = None
         if sample_shape is not None:
-            self._sample_shape = tuple(None if d is None or int(d) < 0 else int(d)
-                                       for d in sample_shape)
+            self._sample_shape = _sample(sample_shape)
         self._buckets = None
         if buckets:
             self._buckets = sorted({_positive_int("bucket", b) for b in buckets})
@@ -237,6 +271,7 @@ class Batcher:
         self._loop = None
         self._task = None
         self._q = collections.deque()
+        self._qh = collections.deque()      # priority=1 requests
         self._depth = 0
         self._queued_rows = 0
         self._dead = 0
@@ -250,6 +285,10 @@ class Batcher:
                        cancelled=0, batches=0, rows=0)
         self._hist = collections.Counter()
         self._lat = collections.deque(maxlen=_LATENCY_WINDOW)
+        self._qlat = collections.deque(maxlen=_LATENCY_WINDOW)
+        self._clat = collections.deque(maxlen=_LATENCY_WINDOW)
+        self._q_sum = self._c_sum = 0.0
+        self._q_count = self._n_high = 0
         self._lat_sum = 0.0
         self._lat_count = 0
         self._rate = 0.0
@@ -279,6 +318,10 @@ class Batcher:
     @property
     def sample_shape(self):
         return self._sample_shape
+
+    @property
+    def num_inputs(self) -> int:
+        return self._n_in
 
     @property
     def model(self):
@@ -312,7 +355,7 @@ class Batcher:
             loop.call_soon_threadsafe(self._wake)
 
     # ------------------------------------------------------------ submit
-    def __call__(self, x, *, timeout=None, deadline=None):
+    def __call__(self, x, *, timeout=None, deadline=None, priority=0):
         """Submit one request; returns an awaitable of its result (numpy).
 
         ``x``: numpy array, array-like or NDArray whose first axis is the
@@ -323,6 +366,7 @@ class Batcher:
         or :class:`ModelError`. Cancelling the awaitable cancels the request.
         A numpy ``x`` is read when its batch is stacked: do not modify it
         before the result arrives. The result is a view of the batch's output.
+        ``priority=1`` puts the request ahead of the ``priority=0`` ones.
         """
         loop = self._loop
         if loop is None:
@@ -339,7 +383,10 @@ class Batcher:
             raise Overloaded("the queue of %r is full (%d requests waiting)"
                              % (self.name, self._depth), self._retry_after())
         try:
-            arr, rows, key, length = self._prepare(x)
+            if self._n_in > 1:
+                arr, rows, key, length = self._prepare_multi(x)
+            else:
+                arr, rows, key, length = self._prepare(x)
         except InvalidInput:
             self._n["invalid"] += 1
             raise
@@ -364,7 +411,12 @@ class Batcher:
             req.deadline = dl
             req.timer = loop.call_at(loop.time() + (dl - t0), self._expire, req)
         fut.add_done_callback(partial(self._request_done, req))
-        self._q.append(req)
+        if priority:
+            req.high = True
+            self._n_high += 1
+            self._qh.append(req)
+        else:
+            self._q.append(req)
         self._depth += 1
         self._queued_rows += rows
         self._n["requests"] += 1
@@ -396,7 +448,7 @@ class Batcher:
                     raise InvalidInput("expected an array of numbers, got %s (%s)"
                                        % (type(x).__name__, e)) from None
             shape, dtype = x.shape, x.dtype
-        if dtype.kind not in "biuf":
+        if dtype.kind not in "biuf" and not (self._numpy_model and dtype.kind in "OSU"):
             raise InvalidInput("expected an array of numbers%s, got dtype %s"
                                % ("" if self._dtype is None else
                                   " (dtype %s)" % self._dtype.name, dtype))
@@ -409,7 +461,8 @@ class Batcher:
                                % (self._max_batch_size, rows))
         want_dt = self._dtype
         if want_dt is not None and dtype != want_dt:
-            if not np.can_cast(dtype, want_dt, casting="same_kind"):
+            if not np.can_cast(dtype, want_dt, casting="same_kind") and not (
+                    want_dt.kind == "O" and dtype.kind in "SU"):
                 raise InvalidInput("expected dtype %s, got %s" % (want_dt.name, dtype.name))
             x = x.astype(want_dt)
             dtype = want_dt
@@ -439,6 +492,31 @@ class Batcher:
             sample = sample[:ax - 1] + (b,) + sample[ax:]
         return x, rows, (sample, dtype), length
 
+    def _prepare_multi(self, x):
+        """_prepare for a tuple of arrays, one per input."""
+        if isinstance(x, dict) or not isinstance(x, (tuple, list)) or len(x) != self._n_in \
+                or not all(isinstance(a, (np.ndarray, NDArray)) for a in x):
+            raise InvalidInput("this model takes %d inputs: expected a tuple of %d arrays, "
+                               "got %s" % (self._n_in, self._n_in, type(x).__name__))
+        xs, keys, rows = [], [], None
+        dt0, ss0 = self._dtype, self._sample_shape
+        try:
+            for i, (a, dt, ss) in enumerate(zip(x, self._dtypes, self._sample_shapes)):
+                self._dtype, self._sample_shape = dt, ss
+                try:
+                    a, r, key, _ = self._prepare(a)
+                except InvalidInput as e:
+                    raise InvalidInput("input %d: %s" % (i, e)) from None
+                if rows is not None and r != rows:
+                    raise InvalidInput("the inputs have different numbers of rows (%d and %d)"
+                                       % (rows, r))
+                rows = r
+                xs.append(a)
+                keys.append(key)
+        finally:
+            self._dtype, self._sample_shape = dt0, ss0
+        return tuple(xs), rows, tuple(keys), None
+
     # -------------------------------------------------- request lifecycle
     def _drop(self, req):
         """A queued request leaves the queue without being batched."""
@@ -467,8 +545,9 @@ class Batcher:
             self._drop(req)
             # cancelled entries stay in the deque until popped: compact it when
             # they dominate (never inside _take, which iterates over it)
-            if self._dead > 64 and self._dead > len(self._q) // 2:
+            if self._dead > 64 and self._dead > (len(self._q) + len(self._qh)) // 2:
                 self._q = collections.deque(r for r in self._q if r.state == _QUEUED)
+                self._qh = collections.deque(r for r in self._qh if r.state == _QUEUED)
                 self._dead = 0
 
     def _retry_after(self):
@@ -529,7 +608,12 @@ class Batcher:
             raise
 
     def _oldest(self):
-        q = self._q
+        a, b = self._oldest_in(self._qh), self._oldest_in(self._q)
+        if a is None or b is None:
+            return a or b
+        return a if a.t0 <= b.t0 else b
+
+    def _oldest_in(self, q):
         while q:
             r = q[0]
             if r.state == _QUEUED and not r.fut.done():
@@ -541,11 +625,19 @@ class Batcher:
         return None
 
     def _take(self):
-        """Pop the next batch: the oldest live request and the following ones
-        of the same key, up to max_batch_size rows, in order."""
-        q = self._q
+        """Pop the next batch: the oldest live request (of high priority when
+        there is one) and the following ones of the same key, up to
+        max_batch_size rows, in order; high-priority requests first."""
+        taken, rows, key = [], 0, None
+        if self._qh:
+            taken, rows, key = self._take_from(self._qh, taken, rows, key)
+        if rows < self._max_batch_size:
+            taken, rows, key = self._take_from(self._q, taken, rows, key)
+        return taken, rows
+
+    def _take_from(self, q, taken, rows, key):
         cap = self._max_batch_size
-        taken, rows, key, keep = [], 0, None, None
+        keep = None
         now = perf()
         scanned = 0
         while q:
@@ -578,7 +670,7 @@ class Batcher:
                     break
         if keep:
             q.extendleft(reversed(keep))
-        return taken, rows
+        return taken, rows, key
 
     def _launch(self, batch, rows):
         self._in_flight += 1
@@ -590,17 +682,24 @@ class Batcher:
         t.add_done_callback(self._batch_tasks.discard)
 
     def _fail_queued(self, exc):
-        while self._q:
-            r = self._q.popleft()
-            if r.state == _QUEUED:
-                r.state = _DONE
-                if not r.fut.done():
-                    r.fut.set_exception(exc)
+        for q in (self._qh, self._q):
+            while q:
+                r = q.popleft()
+                if r.state == _QUEUED:
+                    r.state = _DONE
+                    if not r.fut.done():
+                        r.fut.set_exception(exc)
         self._depth = self._queued_rows = self._dead = 0
 
     # ------------------------------------------------------------- batches
     async def _run_batch(self, batch, rows):
         t_start = perf()
+        qlat = self._qlat
+        for r in batch:
+            d = t_start - r.t0
+            qlat.append(d)
+            self._q_sum += d
+        self._q_count += len(batch)
         try:
             try:
                 outs, multi = await self._forward(batch, rows)
@@ -622,6 +721,8 @@ class Batcher:
         finally:
             now = perf()
             dt = max(now - t_start, 1e-6)
+            self._clat.append(dt)
+            self._c_sum += dt
             rate = rows / dt * min(self._in_flight, self._max_in_flight)
             self._rate = rate if self._rate <= 0 else 0.8 * self._rate + 0.2 * rate
             self._in_flight -= 1
@@ -630,6 +731,8 @@ class Batcher:
                 self._wake()
 
     def _stack(self, batch, rows):
+        if self._n_in > 1:
+            return tuple(self._cat([r.x[i] for r in batch]) for i in range(self._n_in))
         xs = [r.x for r in batch]
         if self._buckets is not None:
             sample, dtype = batch[0].key
@@ -642,6 +745,9 @@ class Batcher:
                 out[tuple(idx)] = r.x
                 off += r.rows
             return out
+        return self._cat(xs)
+
+    def _cat(self, xs):
         if any(isinstance(x, NDArray) for x in xs):
             ctx = self._ctx
             xs = [x if isinstance(x, NDArray) else nd.array(x, ctx=ctx, dtype=x.dtype)
@@ -651,10 +757,15 @@ class Batcher:
 
     async def _forward(self, batch, rows):
         """Run the model on the stacked batch; ([numpy per output], multi)."""
-        x = self._stack(batch, rows)
-        if not isinstance(x, NDArray):
-            x = nd.array(x, ctx=self._ctx, dtype=x.dtype)
-        out = self._model(x)
+        xs = self._stack(batch, rows)
+        if self._n_in == 1:
+            xs = (xs,)
+        if self._numpy_model:
+            xs = [x.asnumpy() if isinstance(x, NDArray) else x for x in xs]
+        else:
+            xs = [x if isinstance(x, NDArray) else nd.array(x, ctx=self._ctx, dtype=x.dtype)
+                  for x in xs]
+        out = self._model(*xs)
         if inspect.isawaitable(out):
             out = await out
         if isinstance(out, NDArray):
@@ -802,12 +913,13 @@ class Batcher:
         for _ in range(8):
             try:
                 lat = list(self._lat)
+                qlat, clat = list(self._qlat), list(self._clat)
                 hist = dict(sorted(self._hist.items()))
                 break
             except RuntimeError:
                 continue
         else:
-            lat, hist = [], {}
+            lat, hist, qlat, clat = [], {}, [], []
         return BatcherStatistics(
             queue_depth=self._depth, queued_rows=self._queued_rows, in_flight=self._in_flight,
             max_batch_size=self._max_batch_size, max_wait=self._max_wait,
@@ -817,7 +929,10 @@ class Batcher:
             cancelled=n["cancelled"], batches=n["batches"], rows=n["rows"],
             batch_size_histogram=hist,
             latency_ms=_percentiles(lat), latency_count=self._lat_count,
-            latency_sum_s=self._lat_sum, rows_per_s=round(self._rate, 1))
+            latency_sum_s=self._lat_sum, rows_per_s=round(self._rate, 1),
+            queue_ms=_percentiles(qlat), queue_sum_s=self._q_sum, queue_count=self._q_count,
+            compute_ms=_percentiles(clat), compute_sum_s=self._c_sum,
+            high_priority=self._n_high)
 
     def __repr__(self):
         return ("<Batcher %r max_batch_size=%d max_wait=%gs max_queue=%d queued=%d "
@@ -831,6 +946,10 @@ def _engine_has_room():
     st = _engine_statistics()
     return (st.pending_ops * 2 < st.max_pending_ops
             and st.bytes_held * 2 < st.max_pending_bytes)
+
+
+def _sample(shape):
+    return tuple(None if d is None or int(d) < 0 else int(d) for d in shape)
 
 
 def _positive_int(name, v):
@@ -853,131 +972,4 @@ def _non_negative(name, v):
     return f
 
 
-# ------------------------------------------------------------ model adapters
-def _is_executor(obj):
-    from ..symbol.executor import Executor
-    return isinstance(obj, Executor)
-
-
-class ExecutorModel:
-    """A bound Executor (or a Symbol with its parameters) as a callable on a batch.
-
-    One executor is bound per power-of-two batch size (rows are padded with
-    zeros up to it and the outputs cut back), ``copies`` of each so that
-    batches of the same size can run at once. Inputs other than the data
-    (e.g. ``softmax_label`` of a Module checkpoint) are fed zeros.
-    """
-
-    def __init__(self, executor_or_symbol, arg_params=None, aux_params=None, data_name=None,
-                 ctx=None, copies=2):
-        from ..context import cpu
-        from ..symbol import Symbol
-        if isinstance(executor_or_symbol, Symbol):
-            self._sym = executor_or_symbol
-            self._args = dict(arg_params or {})
-            self._aux = dict(aux_params or {})
-            self._ctx = ctx or cpu()
-        else:
-            ex = executor_or_symbol
-            self._sym = ex._symbol
-            self._args = dict(ex.arg_dict)
-            self._aux = dict(ex.aux_dict)
-            self._ctx = ex._ctx
-        free = [a for a in self._sym.list_arguments() if a not in self._args
-                or (data_name is None and a == "data")]
-        if data_name is None:
-            cands = [a for a in free if not a.endswith("label")]
-            if "data" in free:
-                data_name = "data"
-            elif len(cands) == 1:
-                data_name = cands[0]
-            else:
-                raise ValueError("cannot tell the data input among %s; pass data_name="
-                                 % (cands or free,))
-        self.data_name = data_name
-        self._extra = [a for a in free if a != data_name]
-        for k in (data_name, *self._extra):
-            self._args.pop(k, None)
-        self._copies = max(1, int(copies))
-        self._cache = {}
-        self.outputs = self._sym.list_outputs()
-
-    def _executors(self, n, sample, dtype):
-        key = (n, sample, dtype)
-        exs = self._cache.get(key)
-        if exs is None:
-            shapes = {self.data_name: (n,) + sample}
-            arg_shapes, _, _ = self._sym.infer_shape_partial(**shapes)
-            names = self._sym.list_arguments()
-            exs = []
-            for _ in range(self._copies):
-                args = dict(self._args)
-                for name, shp in zip(names, arg_shapes):
-                    if name == self.data_name:
-                        args[name] = nd.zeros((n,) + sample, ctx=self._ctx, dtype=dtype)
-                    elif name in self._extra:
-                        args[name] = nd.zeros(tuple(shp or (n,)), ctx=self._ctx)
-                exs.append(self._sym.bind(self._ctx, args, aux_states=self._aux,
-                                          grad_req="null"))
-            self._cache[key] = exs = [exs, 0]
-        i = exs[1]
-        exs[1] = (i + 1) % len(exs[0])
-        return exs[0][i]
-
-    def __call__(self, x):
-        rows = x.shape[0]
-        n = 1 << max(0, (rows - 1).bit_length())
-        ex = self._executors(n, tuple(x.shape[1:]), np.dtype(x.dtype))
-        if n != rows:
-            pad = nd.zeros((n - rows,) + tuple(x.shape[1:]), ctx=x.context, dtype=x.dtype)
-            x = nd.concat(x, pad, dim=0)
-        outs = ex.forward(is_train=False, **{self.data_name: x})
-        # the outputs are this executor's own buffers: the Batcher pushes its
-        # reads right away, so a later forward on it is ordered after them
-        if n != rows:
-            outs = [o[:rows] for o in outs]
-        return outs[0] if len(outs) == 1 else tuple(outs)
-
-
-def load_model(symbol_file, params_file, input_name=None, ctx=None):
-    """A callable model from ``prefix-symbol.json`` + ``prefix-NNNN.params``
-    (exported by MXNet 1.x or by aiond: Gluon ``export`` or Module checkpoint).
-
-    Graphs with one input run as a Gluon ``SymbolBlock``; graphs with more
-    free inputs (labels of a Module checkpoint) run on bound executors."""
-    from .. import symbol as _sym
-    from ..context import cpu
-    ctx = ctx or cpu()
-    sym = _sym.load(symbol_file)
-    loaded = nd.load(params_file) if params_file else {}
-    if isinstance(loaded, list):
-        if loaded:      # an MXNet list file: arrays without names cannot be parameters
-            raise MXNetError("%s holds %d arrays without names; a parameter file names "
-                             "each arg:<name> or aux:<name>" % (params_file, len(loaded)))
-        loaded = {}     # MXNet writes a model without parameters as an empty list
-    args, aux = {}, {}
-    for k, v in loaded.items():
-        if v is None:
-            raise MXNetError("%s: parameter %r is stored as a 'none' array" % (params_file, k))
-        tp, _, name = k.partition(":")
-        if tp == "arg":
-            args[name] = v.as_in_context(ctx)
-        elif tp == "aux":
-            aux[name] = v.as_in_context(ctx)
-        else:  # save_parameters files have no prefixes
-            args[k] = v.as_in_context(ctx)
-    free = [a for a in sym.list_arguments() if a not in args]
-    if input_name is None:
-        cands = [a for a in free if not a.endswith("label")]
-        if len(cands) != 1:
-            raise ValueError("%s: cannot tell the input among %s; pass input_name"
-                             % (symbol_file, cands or free))
-        input_name = cands[0]
-    if free == [input_name]:
-        try:
-            from ..gluon import SymbolBlock
-            block = SymbolBlock.imports(symbol_file, [input_name], params_file, ctx=ctx)
-            return block
-        except Exception as e:  # noqa: BLE001 - fall back to the executor path
-            log.warning("aiond.serve: SymbolBlock.imports failed (%s); using executors", e)
-    return ExecutorModel(sym, args, aux, data_name=input_name, ctx=ctx)
+from .models import ExecutorModel, _is_executor, load_model  # noqa: E402,F401 - their old home

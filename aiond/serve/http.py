@@ -1,9 +1,12 @@
-"""An ASGI app (Starlette, served by uvicorn) exposing one model over HTTP.
+"""An ASGI app (Starlette, served by uvicorn) exposing models over HTTP.
 
     app = create_app(net, sample_shape=(784,), dtype="float32", max_batch_size=64)
+    app = create_app(repository=ModelRepository("models/"))    # every model of a folder
     uvicorn.run(app, host="127.0.0.1", port=8080)
 
-Routes:
+Every model is served with the Open Inference Protocol (KServe v2 / Triton;
+the ``/v2/...`` routes of :mod:`aiond.serve.http_v2`). A single model given
+to ``create_app`` is also served on aiond's own routes:
 
 ``POST /predict``
     JSON: a bare array, or ``{"data": array}`` (``"inputs"``/``"instances"``
@@ -21,7 +24,7 @@ Routes:
     Per-request deadline: header ``X-Timeout-Ms`` or query ``?timeout_ms=``.
     A body not received within ``body_timeout`` seconds gets 408.
 ``GET /health``   200 ``{"status": "ok", ...}``; 503 while shutting down.
-``GET /metrics``  Prometheus text format.
+``GET /metrics``  Prometheus text format, every model (label ``model``).
 
 Errors (JSON ``{"error": message}``): malformed body, wrong shape or dtype ->
 400 naming what was expected; body over ``max_body_bytes`` -> 413; queue
@@ -47,6 +50,7 @@ from starlette.routing import Route
 from . import metrics as _metrics
 from .batcher import (Batcher, BatcherClosed, DeadlineExceeded, InvalidInput, ModelError,
                       Overloaded, _shape_str)
+from .repository import ModelRepository, ServedModel, tensor_specs_for
 
 __all__ = ["create_app", "MAX_BODY_BYTES"]
 
@@ -76,11 +80,15 @@ def _retry_after(seconds):
 
 
 class _App:
-    """The state behind the routes: the batcher, counters, the lag monitor."""
+    """The state behind the routes: the models, counters, the lag monitor."""
 
     def __init__(self, batcher, *, max_body_bytes, cancel_on_disconnect, name,
-                 monitor_interval, body_timeout=BODY_TIMEOUT):
+                 monitor_interval, body_timeout=BODY_TIMEOUT, repository=None):
         self.batcher = batcher
+        self.repository = repository if repository is not None else ModelRepository()
+        self.grpc_address = None
+        self.grpc = None
+        self.grpc_grace = 30.0
         self.body_timeout = body_timeout
         self.max_body_bytes = int(max_body_bytes)
         self.cancel_on_disconnect = bool(cancel_on_disconnect)
@@ -90,9 +98,9 @@ class _App:
         self.monitor_interval = monitor_interval
         self._monitor = None
         self.stopping = False
-        ss = batcher.sample_shape
-        self.sample_shape = ss
-        self.dtype = batcher.dtype or np.dtype(np.float32)
+        if batcher is not None:
+            self.sample_shape = batcher.sample_shape
+            self.dtype = batcher.dtype or np.dtype(np.float32)
         self._raw_cache = {}
 
     def expected(self):
@@ -281,8 +289,16 @@ class _App:
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     # ------------------------------------------------------------- handlers
-    def _count(self, status):
+    def count(self, status):
         self.responses[status] = self.responses.get(status, 0) + 1
+
+    _count = count
+
+    def watch(self, request, fut):
+        """A watch cancelling ``fut`` if the client disconnects first (or None)."""
+        if self.cancel_on_disconnect and not fut.done():
+            return _Watch(request.receive, fut)
+        return None
 
     async def predict(self, request: Request):
         resp = await self._predict(request)
@@ -375,6 +391,10 @@ class _App:
                              "dtype": y.dtype.name})
 
     async def health(self, request: Request):
+        if self.batcher is None:
+            if self.stopping:
+                return JSONResponse({"status": "stopping"}, status_code=503)
+            return JSONResponse({"status": "ok", "models": self.repository.index()})
         st = self.batcher.statistics()
         if self.stopping or self.batcher.closing:
             return JSONResponse({"status": "stopping", "model": self.name}, status_code=503)
@@ -384,8 +404,9 @@ class _App:
     async def metrics(self, request: Request):
         lag = dict(self.lag) if self._monitor is not None else None
         self.lag["max"] = self.lag["last"]
-        text = _metrics.render(self.batcher.statistics(), self.responses, lag,
-                               labels={"model": self.name})
+        models = [({"model": m.name, "version": m.version}, m.batcher.statistics())
+                  for m in self.repository.models()]
+        text = _metrics.render_models(models, self.responses, lag)
         return Response(text, media_type=_metrics.CONTENT_TYPE)
 
     # ------------------------------------------------------------ lifecycle
@@ -405,14 +426,25 @@ class _App:
     async def lifespan(self, app):
         if self.monitor_interval:
             self._monitor = asyncio.ensure_future(self._watch_lag())
+        if self.repository.path:
+            await self.repository.load_all()
+        if self.grpc_address is not None:
+            from .grpc_server import start_grpc
+            self.grpc = await start_grpc(self.repository, self.grpc_address, app=self,
+                                         max_message_bytes=self.max_body_bytes)
         try:
             yield
         finally:
             self.stopping = True
             if self._monitor is not None:
                 self._monitor.cancel()
+            if self.grpc is not None:
+                # new calls are refused, the ones in flight get grace seconds
+                await self.grpc.stop(self.grpc_grace)
             # uvicorn has waited for the requests in flight; finish what is queued
-            await self.batcher.aclose(drain=True)
+            await self.repository.aclose()
+            if self.batcher is not None:
+                await self.batcher.aclose(drain=True)
 
 
 DISCONNECT_CHECK_AFTER = 0.02    # seconds
@@ -505,37 +537,65 @@ class _Watch:
             self.task.cancel()
 
 
-def create_app(model, *, sample_shape=None, dtype="float32", max_body_bytes=MAX_BODY_BYTES,
-               cancel_on_disconnect=True, name="model", monitor_interval=0.05,
-               body_timeout=BODY_TIMEOUT, **batcher_options):
+def create_app(model=None, *, sample_shape=None, dtype="float32",
+               max_body_bytes=MAX_BODY_BYTES, cancel_on_disconnect=True, name="model",
+               monitor_interval=0.05, body_timeout=BODY_TIMEOUT, repository=None,
+               input_name="data", outputs=None, version="1", grpc_address=None,
+               grpc_grace=30.0, **batcher_options):
     """A Starlette app serving ``model`` (a callable on NDArrays, or a ready
-    :class:`~aiond.serve.Batcher`) at ``POST /predict``, with ``GET /health``
-    and ``GET /metrics``. ``body_timeout``: seconds a client may take to send
-    its request body (408 after; None: no limit).
+    :class:`~aiond.serve.Batcher`) at ``POST /predict`` and, as ``name``,
+    on the inference protocol's ``/v2`` routes; and every model of
+    ``repository`` (a :class:`~aiond.serve.repository.ModelRepository`,
+    or a folder) on the ``/v2`` routes. ``GET /health`` and ``GET /metrics``
+    cover them all. ``body_timeout``: seconds a client may take to send its
+    request body (408 after; None: no limit).
 
     ``sample_shape``: the shape of one row (``(784,)``), used to validate
     inputs and to tell one sample from a batch; ``dtype``: the model's input
-    dtype; ``max_body_bytes``: larger bodies get 413; ``monitor_interval``:
-    seconds between event-loop lag probes (0: off). Other keyword arguments
-    (``max_batch_size``, ``max_wait``, ``max_queue``, ``max_in_flight``,
-    ``timeout``, ``buckets``, ...) go to the Batcher.
+    dtype; ``input_name``, ``outputs`` (TensorSpecs or (name, datatype,
+    shape) tuples; default ``output0``, ...), ``version``: how the model is
+    described on ``/v2``; ``max_body_bytes``: larger bodies get 413;
+    ``monitor_interval``: seconds between event-loop lag probes (0: off).
+    ``grpc_address`` ("host:port"): also serve the protocol over gRPC there,
+    in the same event loop (needs the ``grpc`` extra; ``app.state.serve.grpc``
+    is the server once started, its ``port`` the port bound); at shutdown
+    calls in flight get ``grpc_grace`` seconds.
+    Other keyword arguments (``max_batch_size``, ``max_wait``, ``max_queue``,
+    ``max_in_flight``, ``timeout``, ``buckets``, ...) go to the Batcher.
     """
-    if isinstance(model, Batcher):
-        if batcher_options:
-            raise TypeError("batching options %s given with a ready Batcher"
-                            % sorted(batcher_options))
-        batcher = model
-    else:
-        batcher = Batcher(model, sample_shape=sample_shape, dtype=dtype, name=name,
-                          **batcher_options)
+    from .http_v2 import V2Routes
+    if isinstance(repository, (str, bytes)) or hasattr(repository, "__fspath__"):
+        repository = ModelRepository(repository)
+    batcher = None
+    if model is not None:
+        if isinstance(model, Batcher):
+            if batcher_options:
+                raise TypeError("batching options %s given with a ready Batcher"
+                                % sorted(batcher_options))
+            batcher = model
+        else:
+            batcher = Batcher(model, sample_shape=sample_shape, dtype=dtype, name=name,
+                              **batcher_options)
+    elif batcher_options:
+        raise TypeError("batching options %s given without a model (a repository's models "
+                        "take theirs from their config)" % sorted(batcher_options))
     state = _App(batcher, max_body_bytes=max_body_bytes,
                  cancel_on_disconnect=cancel_on_disconnect, name=name,
-                 monitor_interval=monitor_interval, body_timeout=body_timeout)
-    app = Starlette(routes=[
-        Route("/predict", state.predict, methods=["POST"]),
-        Route("/health", state.health, methods=["GET"]),
-        Route("/metrics", state.metrics, methods=["GET"]),
-    ], lifespan=state.lifespan)
+                 monitor_interval=monitor_interval, body_timeout=body_timeout,
+                 repository=repository)
+    state.grpc_address = grpc_address
+    state.grpc_grace = grpc_grace
+    if batcher is not None:
+        specs = tensor_specs_for(batcher.sample_shape, batcher.dtype, input_name)
+        state.repository.add(ServedModel(name, batcher.model, specs, outputs, version=version,
+                                         max_batch_size=batcher.max_batch_size,
+                                         batcher=batcher))
+    routes = [Route("/health", state.health, methods=["GET"]),
+              Route("/metrics", state.metrics, methods=["GET"])]
+    if batcher is not None:
+        routes.append(Route("/predict", state.predict, methods=["POST"]))
+    app = Starlette(routes=routes + V2Routes(state).routes(), lifespan=state.lifespan)
     app.state.serve = state
     app.state.batcher = batcher
+    app.state.repository = state.repository
     return app

@@ -555,8 +555,9 @@ def test_one_batcher_per_loop_and_bad_options():
 
 def test_import_is_light():
     code = ("import sys, aiond, aiond.serve; from aiond.serve import Batcher; "
-            "bad = [m for m in ('starlette', 'uvicorn', 'httpx') if m in sys.modules]; "
-            "assert not bad, bad")
+            "import aiond.serve.protocol, aiond.serve.repository; "
+            "bad = [m for m in ('starlette', 'uvicorn', 'httpx', 'grpc', 'google.protobuf', "
+            "'tritonclient') if m in sys.modules]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
     code = "import sys, aiond; assert 'aiond.serve' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -118,7 +118,7 @@ def test_serves_a_model_exported_by_aiond_and_stops_on_sigterm(tmp_path):
         outs, metrics = _predict_all(srv.url, xs)
         for o, w in zip(outs, want):
             np.testing.assert_allclose(o, w, rtol=1e-4, atol=1e-5)
-        assert 'aiond_serve_requests_finished_total{model="mlp",outcome="ok"} 40' in metrics
+        assert 'aiond_serve_requests_finished_total{model="mlp",version="1",outcome="ok"} 40' in metrics
         # SIGTERM while a wave of requests is in flight: every answer that comes
         # back is complete and right; requests the closing server did not take
         # fail at the transport level (connection refused or closed), never 5xx
@@ -224,4 +224,61 @@ def test_warmup_with_user_data(tmp_path):
         r = asyncio.run(main())
         assert r.status_code == 200, r.text
         np.testing.assert_allclose(r.json()["data"], [[1.0, 0.0], [0.0, 1.0]])
+        assert srv.terminate() == 0
+
+
+def test_serves_a_model_repository_with_a_broken_model(tmp_path):
+    tc = pytest.importorskip("tritonclient.http")
+    from .test_repository import export_mlp
+    ref = export_mlp(str(tmp_path / "mlp"), 1, 1)
+    (tmp_path / "mlp" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 4, "inputs": [{"name": "data", "datatype": "FP32", "shape": [6]}]}))
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "config.json").write_text("{")
+    with Served("--model-repository", str(tmp_path)) as srv:
+        c = tc.InferenceServerClient(srv.url.split("//", 1)[1], network_timeout=TIMEOUT)
+        x = np.full((2, 6), 0.5, np.float32)
+        i = tc.InferInput("data", [2, 6], "FP32")
+        i.set_data_from_numpy(x)
+        out = c.get_model_metadata("mlp")["outputs"][0]["name"]
+        np.testing.assert_allclose(c.infer("mlp", [i]).as_numpy(out), ref(x), rtol=1e-4,
+                                   atol=1e-5)
+        bad = [e for e in c.get_model_repository_index() if e["name"] == "bad"]
+        assert bad and bad[0]["state"] == "UNAVAILABLE" and "JSON" in bad[0]["reason"]
+        c.close()
+        assert srv.terminate() == 0
+    assert any("model 'bad' failed to load" in line for line in srv.log)
+
+
+def test_model_repository_and_symbol_are_exclusive(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "aiond.serve", "--model-repository",
+                        str(tmp_path), "--symbol", "x-symbol.json"], cwd=REPO,
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    assert r.returncode != 0 and "not both" in r.stderr
+
+
+def test_grpc_port_serves_the_same_model(tmp_path):
+    tg = pytest.importorskip("tritonclient.grpc")
+    pytest.importorskip("grpc")
+    from .test_repository import export_mlp
+    ref = export_mlp(str(tmp_path), 0, 4)
+    prefix = str(tmp_path / "mlp")
+    with Served("--symbol", prefix + "-symbol.json", "--params", prefix + "-0000.params",
+                "--input-shape", "1,6", "--grpc-port", "0", "--log-level", "info") as srv:
+        deadline = time.monotonic() + TIMEOUT
+        addr = None
+        while addr is None:
+            line = srv.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            assert line is not None, "".join(srv.log)
+            if "gRPC on " in line:
+                addr = line.strip().rsplit(" ", 1)[-1]
+        c = tg.InferenceServerClient(addr)
+        meta = c.get_model_metadata("mlp")
+        assert meta.inputs[0].name == "data" and list(meta.outputs[0].shape) == [-1, 3]
+        x = np.full((2, 6), 0.25, np.float32)
+        i = tg.InferInput("data", [2, 6], "FP32")
+        i.set_data_from_numpy(x)
+        y = c.infer("mlp", [i]).as_numpy(meta.outputs[0].name)
+        np.testing.assert_allclose(y, ref(x), rtol=1e-4, atol=1e-5)
+        c.close()
         assert srv.terminate() == 0

@@ -423,11 +423,11 @@ def test_health_and_prometheus_metrics(mlp):
     samples = [l for l in text.splitlines() if l and not l.startswith("#")]
     for l in samples:
         assert line.match(l), l
-    assert 'aiond_serve_requests_finished_total{model="mlp",outcome="ok"} 3' in samples
-    assert 'aiond_serve_http_responses_total{model="mlp",code="200"} 3' in samples
-    assert 'aiond_serve_http_responses_total{model="mlp",code="400"} 1' in samples
-    assert 'aiond_serve_batch_size_bucket{model="mlp",le="+Inf"} 3' in samples
-    assert any(l.startswith('aiond_serve_request_latency_seconds{model="mlp",quantile="0.99"}')
+    assert 'aiond_serve_requests_finished_total{model="mlp",version="1",outcome="ok"} 3' in samples
+    assert 'aiond_serve_http_responses_total{code="200"} 3' in samples
+    assert 'aiond_serve_http_responses_total{code="400"} 1' in samples
+    assert 'aiond_serve_batch_size_bucket{model="mlp",version="1",le="+Inf"} 3' in samples
+    assert any(l.startswith('aiond_serve_request_latency_seconds{model="mlp",version="1",quantile="0.99"}')
                for l in samples)
     assert "# TYPE aiond_serve_batch_size histogram" in text
 
