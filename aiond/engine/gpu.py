@@ -142,7 +142,7 @@ class _VarEvents:
     def __init__(self):
         self.wev = None
         self.wstream = None
-        self.reads = []
+        self.reads = {}     # stream -> event of its latest read: stream order covers earlier ones
 
 
 class GPUWork:
@@ -254,7 +254,7 @@ class GPUExecutor(Executor):
                 if id(st.wev) not in waited:
                     waited.add(id(st.wev))
                     stream.wait_event(st.wev)
-            for ev, s in st.reads:
+            for s, ev in list(st.reads.items()):
                 if s is not stream:
                     if waited is None:
                         waited = set()
@@ -264,19 +264,19 @@ class GPUExecutor(Executor):
 
     def _mark(self, stream, opr, ev):
         # the op holds its vars' grants: nobody else touches their events now
-        # (concurrent readers only append, atomic under the GIL)
+        # (concurrent readers only set their stream's entry, atomic under the GIL)
         for v in opr.writes:
             st = getattr(v, "gev", None)
             if st is None:
                 st = v.gev = _VarEvents()
             st.wev = ev
             st.wstream = stream
-            st.reads = []
+            st.reads = {}
         for v in opr.reads:
             st = getattr(v, "gev", None)
             if st is None:
                 st = v.gev = _VarEvents()
-            st.reads.append((ev, stream))
+            st.reads[stream] = ev
 
     def _track(self, ev, nbytes, stream, work):
         kept = work.arrays() or None
