@@ -119,3 +119,14 @@ def test_module_fit_on_gpu(fake_gpu):
     assert arg["fc_weight"].context == mx.cpu()
     out = mod.predict(it)
     assert out.shape == (40, 2)
+
+
+def test_kvstore_device_reduces_gpu_arrays(fake_gpu):
+    kv = mx.kv.create("device")
+    kv.init("w", nd.zeros((2, 3), ctx=mx.gpu(0)))
+    kv.push("w", [nd.ones((2, 3), ctx=mx.gpu(0)) * 2, nd.ones((2, 3), ctx=mx.gpu(1)) * 3])
+    outs = [nd.zeros((2, 3), ctx=mx.gpu(0)), nd.zeros((2, 3), ctx=mx.gpu(1))]
+    kv.pull("w", out=outs)
+    for o, c in zip(outs, (mx.gpu(0), mx.gpu(1))):
+        assert o.context == c
+        np.testing.assert_array_equal(o.asnumpy(), 5)
