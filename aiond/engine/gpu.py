@@ -162,8 +162,8 @@ class GPUWork:
         return ()
 
     def complete(self, result):
-        """The host half of a host op, once the device ran it (on CUDA's
-        callback thread: no CUDA calls here)."""
+        """The host half of a host op, once the device ran it (on the engine
+        loop's thread)."""
         return result
 
     def __call__(self):
@@ -344,8 +344,11 @@ class GPUExecutor(Executor):
 
     # ----------------------------------------------------------- host side
     def _host_done(self, arg):
-        # runs on CUDA's callback thread, where no CUDA call is allowed:
-        # finish the op (wakes host waiters), launch successors elsewhere
+        # runs on CUDA's callback thread, where no CUDA call is allowed (nor
+        # freeing what may free device memory): hand the rest to the engine loop
+        self._loop().call_soon(self._complete, arg)
+
+    def _complete(self, arg):
         opr, result = arg
         fail = None
         try:
@@ -353,9 +356,7 @@ class GPUExecutor(Executor):
         except BaseException as e:  # noqa: BLE001 - poisons like a kernel error
             fail = Failure(opr.name, opr.origin, e)
             self.engine.failures.append(fail)
-        ready = self.engine.finish(opr, fail)
-        if ready:
-            self._loop().call_soon(self.engine.dispatch_all, ready)
+        self.engine.dispatch_all(self.engine.finish(opr, fail))
 
     def _loop(self):
         if self._eloop is None:

@@ -168,6 +168,14 @@ def _hold(ex):
 # ----------------------------------------------------------------- copies
 
 
+def _d2h(cp, src, pinned, stream):
+    """An asynchronous device->pinned host copy on ``stream``."""
+    try:
+        cp.asnumpy(src, stream=stream, out=pinned, blocking=False)     # CuPy >= 13
+    except TypeError:
+        src.get(stream=stream, out=pinned)      # CuPy 12: a stream makes it asynchronous
+
+
 class _Read(GPUWork):
     """Device -> a fresh pinned host array, on the copy stream; finished by a
     host callback once the bytes are there."""
@@ -181,7 +189,7 @@ class _Read(GPUWork):
     def launch(self, ex, stream):
         src = data_of(self.src)
         pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
-        ex.cp.asnumpy(src, stream=stream, out=pinned, blocking=False)
+        _d2h(ex.cp, src, pinned, stream)
         return pinned
 
     def complete(self, pinned):
@@ -254,7 +262,7 @@ class _DeviceToHost(GPUWork):
     def launch(self, ex, stream):
         src = data_of(self.src)
         pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
-        ex.cp.asnumpy(src, stream=stream, out=pinned, blocking=False)
+        _d2h(ex.cp, src, pinned, stream)
         return pinned
 
     def complete(self, pinned):
