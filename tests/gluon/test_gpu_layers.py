@@ -130,3 +130,19 @@ def test_kvstore_device_reduces_gpu_arrays(fake_gpu):
     for o, c in zip(outs, (mx.gpu(0), mx.gpu(1))):
         assert o.context == c
         np.testing.assert_array_equal(o.asnumpy(), 5)
+
+
+def test_serving_batcher_runs_a_gpu_model(fake_gpu):
+    import asyncio
+    from aiond.serve import Batcher
+    net = _net()
+    x, _ = _data()
+    want = net(nd.array(x)).asnumpy()
+    net.collect_params().reset_ctx(mx.gpu(0))
+
+    async def main():
+        async with Batcher(net, max_batch_size=8, ctx=mx.gpu(0)) as b:
+            return await asyncio.gather(*[b(x[i:i + 1]) for i in range(len(x))])
+    got = asyncio.run(main())
+    np.testing.assert_allclose(np.concatenate([np.asarray(g) for g in got]), want,
+                               rtol=1e-5, atol=1e-6)
