@@ -174,7 +174,7 @@ def test_dependent_chain_has_no_host_sync(fake_gpu):
         rd = y._push_copy()
         assert not rd.done          # a host read waits for the device...
         gate.open()
-    from tests.engine.gates import wait_done
+    from .gates import wait_done
     wait_done(rd)                   # ...and is woken by a host callback
     np.testing.assert_array_equal(rd.result, 1000)
     assert fake_gpu.syncs == syncs  # never a blocking synchronize
