@@ -121,20 +121,24 @@ def test_await_read_and_wait_to_read(fake_gpu):
 
 
 def test_save_and_load_gpu_arrays(fake_gpu, tmp_path):
-    a = mx.nd.array(np.arange(6).reshape(2, 3), ctx=mx.gpu(0))
+    """As MXNet: a GPU array is saved with its GPU in the file and loads back
+    onto that GPU where there is one (``ctx=`` overrides)."""
+    src = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = mx.nd.array(src, ctx=mx.gpu(1))
     f = str(tmp_path / "x.params")
-    mx.nd.save(f, {"a": a, "b": a * 2})
+    mx.nd.save(f, {"a": a, "b": (a * 2).as_in_context(mx.cpu()), "c": a.as_in_context(mx.gpu(0))})
+    import struct
+    raw = open(f, "rb").read()
+    assert struct.pack("<ii", 2, 1) in raw and struct.pack("<ii", 2, 0) in raw
     got = mx.nd.load(f)
-    np.testing.assert_array_equal(got["b"].asnumpy(), np.arange(6).reshape(2, 3) * 2)
-    on_gpu = mx.nd.load(f, ctx=mx.gpu(1)) if _load_takes_ctx() else None
-    if on_gpu is not None:
-        assert on_gpu["a"].context == mx.gpu(1)
-        np.testing.assert_array_equal(on_gpu["a"].asnumpy(), np.arange(6).reshape(2, 3))
-
-
-def _load_takes_ctx():
-    import inspect
-    return "ctx" in inspect.signature(mx.nd.load).parameters
+    assert got["a"].context == mx.gpu(1) and got["c"].context == mx.gpu(0)
+    assert got["b"].context == mx.cpu()
+    np.testing.assert_array_equal(got["a"].asnumpy(), src)
+    np.testing.assert_array_equal(got["b"].asnumpy(), src * 2)
+    on_cpu = mx.nd.load(f, ctx=mx.cpu())
+    assert on_cpu["a"].context == mx.cpu()
+    got = mx.nd.load_frombuffer(raw)
+    assert got["a"].context == mx.gpu(1)
 
 
 def test_num_gpus_and_memory_info(fake_gpu):
