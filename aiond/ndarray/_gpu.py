@@ -148,10 +148,20 @@ def invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)
+    if _engine.tracing():
+        # a graph being compiled into a plan (``_plan.py``): only noted,
+        # never run; the plan runs on the device as one launch
+        _push(_invoke._Call(op, inputs, outs, attrs, rng), tuple(reads), tuple(writes),
+              op.name, nbytes, False, rw)
+        return _result(op, attrs, out, outs)
     work = Kernel(op, inputs, outs, attrs, rng, ex)
     _push(work, tuple(reads), tuple(writes), op.name, nbytes, False, rw, None, ex)
     if ex.inflight_bytes > ex.max_inflight:
         _hold(ex)
+    return _result(op, attrs, out, outs)
+
+
+def _result(op, attrs, out, outs):
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
     if op.num_visible is not None and out is None:
@@ -338,3 +348,37 @@ def copy_in(dst, src, rw):
     ex = _gpu.executor(dst._st.ctx)
     work = _HostToDevice(src, dst, ex)
     _push(work, (), (dst._st.var,), "_sync_copyfrom", src.nbytes, False, rw, None, ex)
+
+
+class _PlanRun(GPUWork):
+    """A compiled plan (``_plan.Plan``) as one launch on the compute stream:
+    every step's kernel with ``xp = cupy``, one event for the lot."""
+    __slots__ = ("run", "stream")
+
+    def __init__(self, run):
+        self.run = run
+        self.stream = None
+
+    def launch(self, ex, stream):
+        self.stream = stream
+        run = self.run
+        handles = list(run.inputs)
+        stores = list(run.stores.values()) + [st for st in run.plan.keep if st is not None]
+        run.run(ex.cp, None)
+        self.run = (handles, stores)    # what the device may still be using
+        return None
+
+    def arrays(self):
+        handles, stores = self.run
+        out = _kept(handles, self.stream)
+        for st in stores:
+            if isinstance(st, GPUStorage) and st.home is not None \
+                    and st.home is not self.stream and st.arr is not None:
+                out.append(st.arr)
+        return out
+
+
+def plan_work(plan, inputs, stores, rng, ctx):
+    """(work, executor) running ``plan`` on GPU ``ctx`` (see ``_plan.Plan.push``)."""
+    from ._plan import _Run
+    return _PlanRun(_Run(plan, inputs, stores, rng)), _gpu.executor(ctx)

@@ -259,10 +259,15 @@ class Plan:
         if len(inputs) != nin:
             raise TraceError("plan %s takes %d inputs, got %d" % (self.name, nin, len(inputs)))
         stores = {}
+        gpu = ctx.device_typeid == 2
+        if gpu:
+            from ._gpu import GPUStorage as store_cls
+        else:
+            store_cls = Storage
         for s in self.out_slots:
             if s >= nin:
                 shape, dt = self.shapes[s]
-                stores[s] = Storage(shape, dt, ctx)
+                stores[s] = store_cls(shape, dt, ctx)
         into = {}
         if targets is not None:
             for k, t in enumerate(targets):
@@ -315,6 +320,13 @@ class Plan:
         for v in writes:
             if reads.pop(v, 0) is None:
                 rw = True
+        if gpu:
+            # one launch of every step on the device's compute stream
+            from ._gpu import plan_work
+            work, ex = plan_work(self, list(inputs), stores, rng, ctx)
+            _engine.push(work, tuple(reads), tuple(writes), self.name, self.nbytes, False, rw,
+                         None, ex)
+            return outs
         run = _Run(self, list(inputs), stores, rng)
         _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline, rw)
         return outs
@@ -328,6 +340,11 @@ class _Run:
         self.plan, self.inputs, self.stores, self.rng = plan, inputs, stores, rng
 
     def __call__(self):
+        return self.run(_np, _engine.cpu)
+
+    def run(self, xp, cpu):
+        """Every step's kernel with ``xp`` (numpy, or CuPy on a device's
+        stream); ``cpu``: the CPU executor to split big steps over, or None."""
         plan = self.plan
         bufs = [None] * plan.nslots
         for i, h in enumerate(self.inputs):
@@ -340,15 +357,14 @@ class _Run:
             if st is not None:
                 bufs[s] = st.get()
         stores = self.stores
-        empty = _np.empty
+        empty = xp.empty
         rng = self.rng
         try:
             ws = plan.workspaces.pop()
         except IndexError:
             ws = [None] * len(plan.phys_bytes)
         phys = plan.phys
-        cpu = _engine.cpu
-        prof = _engine.prof
+        prof = _engine.prof if cpu is not None else None
         step = None
         try:
             for step in plan.steps:
@@ -375,15 +391,15 @@ class _Run:
                     out = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
                            for s, off, shape in outs]
                 if step.rng:
-                    step.kernel(_np, *ins, out=out, rng=rng, **step.attrs)
-                elif step.rows is not None and cpu.idle():
-                    n, run = step.rows(_np, ins, out, step.attrs)
+                    step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
+                elif step.rows is not None and cpu is not None and cpu.idle():
+                    n, run = step.rows(xp, ins, out, step.attrs)
                     if run is None:
-                        step.kernel(_np, *ins, out=out, **step.attrs)
+                        step.kernel(xp, *ins, out=out, **step.attrs)
                     else:
                         cpu.run_ranges(n, run)
                 else:
-                    step.kernel(_np, *ins, out=out, **step.attrs)
+                    step.kernel(xp, *ins, out=out, **step.attrs)
                 if prof is not None:
                     # each step of the plan is a span of its own in the trace
                     prof.duration(step.name, "plan step", t0, prof.now_us(), "operator")

@@ -146,3 +146,21 @@ def test_serving_batcher_runs_a_gpu_model(fake_gpu):
     got = asyncio.run(main())
     np.testing.assert_allclose(np.concatenate([np.asarray(g) for g in got]), want,
                                rtol=1e-5, atol=1e-6)
+
+
+def test_hybridized_graph_is_one_launch_on_gpu(fake_gpu):
+    """A hybridized block's compiled plan runs every kernel in one launch of
+    the GPU executor (one event), with no host synchronization."""
+    from aiond.engine import gpu as g
+    net = _net()
+    net.collect_params().reset_ctx(mx.gpu(0))
+    net.hybridize()
+    x, _ = _data()
+    xg = nd.array(x, ctx=mx.gpu(0))
+    want = net(nd.array(x, ctx=mx.gpu(0))).asnumpy()
+    ex = g.executor(mx.gpu(0))
+    n0, s0 = ex.launched, fake_gpu.syncs
+    y = net(xg)
+    assert ex.launched - n0 == 1
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-6)
+    assert fake_gpu.syncs == s0
