@@ -50,7 +50,7 @@ def _on_cpu(name):
 _OPS = [n for n in _generic_ops() if _on_cpu(n) is not None]
 
 
-def _check(name, ctx):
+def _check(name, ctx, rtol=1e-5, atol=1e-6):
     op, ins, attrs, want = _on_cpu(name)
     out = invoke(op, [mx.nd.array(x, ctx=ctx) for x in ins], attrs, ctx=ctx)
     outs = out if isinstance(out, list) else [out]
@@ -61,7 +61,7 @@ def _check(name, ctx):
             assert v.shape == w.shape and v.dtype == w.dtype
         return
     for v, w in zip(vals, want):
-        np.testing.assert_allclose(v, w, rtol=1e-5, atol=1e-6, equal_nan=True)
+        np.testing.assert_allclose(v, w, rtol=rtol, atol=atol, equal_nan=True)
 
 
 def test_the_sweep_covers_many_ops():
@@ -76,4 +76,5 @@ def test_op_on_the_cupy_double(fake_gpu, name):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", _OPS)
 def test_op_on_a_real_gpu(name):
-    _check(name, mx.gpu(0))
+    # CUDA's float32 transcendentals and reduction orders differ from numpy's
+    _check(name, mx.gpu(0), rtol=1e-4, atol=1e-5)
