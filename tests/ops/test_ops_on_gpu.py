@@ -70,7 +70,10 @@ def test_the_sweep_covers_many_ops():
 
 @pytest.mark.parametrize("name", _OPS)
 def test_op_on_the_cupy_double(fake_gpu, name):
+    syncs = fake_gpu.syncs
     _check(name, mx.gpu(0))
+    # no kernel reads a device value back on the host (that stalls the stream)
+    assert fake_gpu.syncs == syncs, fake_gpu.sync_where[-3:]
 
 
 @pytest.mark.gpu
