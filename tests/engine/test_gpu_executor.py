@@ -363,3 +363,38 @@ def test_profiler_puts_gpu_ops_on_stream_tracks(fake_gpu, tmp_path):
     assert ("gpu(0) compute stream", "sum") in spans
     assert ("gpu(0) copy stream", "_copyto") in spans
     assert ("gpu(0) copy stream", "read") in spans
+
+
+def test_threads_pushing_gpu_work_at_once(fake_gpu):
+    """Several threads push dependent GPU work on shared and own arrays, with
+    copies between devices and reads meanwhile: results as if serial, and the
+    double sees nothing unordered across streams."""
+    shared = mx.nd.zeros((16,), ctx=mx.gpu(0))
+    results = {}
+    errors = []
+    start = threading.Barrier(4)
+
+    def worker(k):
+        try:
+            start.wait(TIMEOUT)
+            own = mx.nd.ones((16,), ctx=mx.gpu(k % 2)) * k
+            for i in range(50):
+                own = own + 1
+                if i % 10 == 0:
+                    peek = shared.as_in_context(mx.gpu(k % 2))   # reads racing the writer
+                    own = own + peek * 0
+            results[k] = own.copyto(mx.cpu()).asnumpy()
+        except Exception as e:  # noqa: BLE001 - reported by the assertion below
+            errors.append(e)
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(3)]
+    for t in ts:
+        t.start()
+    start.wait(TIMEOUT)
+    for _ in range(100):
+        shared += 1
+    for t in ts:
+        t.join(TIMEOUT)
+    assert not errors, errors
+    for k in range(3):
+        np.testing.assert_array_equal(results[k], k + 50)
+    np.testing.assert_array_equal(shared.asnumpy(), 100)
