@@ -27,7 +27,6 @@ so ``mx.gpu(i)`` works end to end on a machine without a GPU. What it models:
 """
 from __future__ import annotations
 
-import collections
 import operator
 import queue
 import sys
@@ -47,7 +46,6 @@ class State:
         self.syncs = 0
         self.sync_where = []
         self.host_funcs = 0
-        self.launches = collections.Counter()    # stream name -> kernels launched
         self.races = []
         self.streams = []
         self.pools = [MemoryPool() for _ in range(ndev)]
@@ -309,7 +307,7 @@ def _root(a):
     return a
 
 
-_bufs = weakref.WeakKeyDictionary() if False else {}
+_bufs = {}      # id(root numpy array) -> _Buf (dropped when the root dies)
 
 
 def _buf_of(a, dev, new=False):

@@ -77,7 +77,7 @@ def cupyx():
 def reset_backend():
     """Forget the imported CuPy and every executor (tests swap the backend)."""
     with _lock:
-        drain_all(raise_errors=False)
+        drain_all()
         _mods.clear()
         _executors.clear()
 
@@ -128,7 +128,7 @@ def executor(ctx) -> "GPUExecutor":
     return ex
 
 
-def drain_all(raise_errors=True):
+def drain_all():
     """Block until every GPU stream has run what was enqueued (``waitall``)."""
     for ex in list(_executors.values()):
         ex.drain()
