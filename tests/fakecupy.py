@@ -402,6 +402,9 @@ class ndarray:
         return _call(func, args, kwargs, func.__name__)
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            # no __array_interface__ & co: numpy must not see device memory
+            raise AttributeError("'cupy.ndarray' object has no attribute %r" % name)
         attr = getattr(self._a, name)
         if callable(attr):
             inplace = name in _INPLACE_METHODS

@@ -97,6 +97,9 @@ class Kernel(GPUWork):
         outs = self.outs
         out = data_of(outs[0]) if len(outs) == 1 else [data_of(y) for y in outs]
         ins = [data_of(x) for x in self.ins]
+        if self.op.host_kernel:
+            run_on_host(self.op.kernel, cp, stream, ins, out, self.rng, self.attrs)
+            return None
         if self.rng is not None:
             self.op.kernel(cp, *ins, out=out, rng=self.rng, **self.attrs)
         else:
@@ -105,6 +108,22 @@ class Kernel(GPUWork):
 
     def arrays(self):
         return _kept(list(self.ins) + list(self.outs), self.stream)
+
+
+def run_on_host(kernel, cp, stream, ins, out, rng, attrs):
+    """A numpy-only kernel (``op.host_kernel``): inputs to the host (this
+    waits for them: a host synchronization), the kernel there, outputs back
+    (``stream``: the one launching, None for the current one)."""
+    hins = [cp.asnumpy(a, stream=stream) for a in ins]
+    outs = out if isinstance(out, list) else [out]
+    houts = [np.empty(o.shape, dtype=o.dtype) for o in outs]
+    hout = houts if isinstance(out, list) else houts[0]
+    if rng is not None:
+        kernel(np, *hins, out=hout, rng=rng, **attrs)
+    else:
+        kernel(np, *hins, out=hout, **attrs)
+    for o, h in zip(outs, houts):
+        o.set(h, stream=stream)
 
 
 def invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):

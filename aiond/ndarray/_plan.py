@@ -68,7 +68,7 @@ def trace(fn, *args):
 
 
 class _Step:
-    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows")
+    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host")
 
     def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
         self.kernel, self.attrs, self.ins, self.outs = kernel, attrs, ins, outs
@@ -76,6 +76,7 @@ class _Step:
         # rows(xp, ins, out, attrs) -> (n, run(lo, hi)): a step big enough to
         # share between workers when one is idle (as invoke's split ops)
         self.rows = None
+        self.host = False       # a numpy-only kernel (op.host_kernel): on a GPU, run on the host
 
 
 def _rows_of(call):
@@ -174,6 +175,7 @@ class Plan:
             step = _Step(call.op.kernel, call.attrs, tuple(ins), tuple(outs),
                          call.rng is not None, call.op.name, tuple(fresh))
             step.rows = _rows_of(call)
+            step.host = call.op.host_kernel
             steps.append(step)
         # ops that update inputs in place (BatchNorm's running stats): their
         # kernels write buffers the op call only lists among its inputs
@@ -390,7 +392,11 @@ class _Run:
                 else:
                     out = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
                            for s, off, shape in outs]
-                if step.rng:
+                if step.host and xp is not _np:
+                    from ._gpu import run_on_host
+                    run_on_host(step.kernel, xp, None, ins, out, rng if step.rng else None,
+                                step.attrs)
+                elif step.rng:
                     step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
                 elif step.rows is not None and cpu is not None and cpu.idle():
                     n, run = step.rows(xp, ins, out, step.attrs)

@@ -72,6 +72,8 @@ def test_the_sweep_covers_many_ops():
 def test_op_on_the_cupy_double(fake_gpu, name):
     syncs = fake_gpu.syncs
     _check(name, mx.gpu(0))
+    if R.get(name).host_kernel:
+        return      # declared numpy-only: it brings its inputs to the host, by design
     # no kernel reads a device value back on the host (that stalls the stream)
     assert fake_gpu.syncs == syncs, fake_gpu.sync_where[-3:]
 
