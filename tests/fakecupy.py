@@ -27,7 +27,6 @@ so ``mx.gpu(i)`` works end to end on a machine without a GPU. What it models:
 """
 from __future__ import annotations
 
-import collections
 import operator
 import queue
 import sys
@@ -47,7 +46,6 @@ class State:
         self.syncs = 0
         self.sync_where = []
         self.host_funcs = 0
-        self.launches = collections.Counter()    # stream name -> kernels launched
         self.races = []
         self.streams = []
         self.pools = [MemoryPool() for _ in range(ndev)]
@@ -61,6 +59,7 @@ class State:
 
 S = None
 _tls = threading.local()
+USED = set()    # what kernels asked of the double (to check against CuPy's API)
 
 
 def _cur_dev():
@@ -308,7 +307,7 @@ def _root(a):
     return a
 
 
-_bufs = weakref.WeakKeyDictionary() if False else {}
+_bufs = {}      # id(root numpy array) -> _Buf (dropped when the root dies)
 
 
 def _buf_of(a, dev, new=False):
@@ -394,13 +393,18 @@ class ndarray:
                         "Please use `.get()` to construct a NumPy array explicitly.")
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        USED.add("ufunc:%s.%s" % (ufunc.__name__, method))
         return _call(getattr(ufunc, method), inputs, kwargs, ufunc.__name__,
                      writes_first=(method == "at"))
 
     def __array_function__(self, func, types_, args, kwargs):
+        USED.add("function:%s.%s" % (func.__module__, func.__name__))
         return _call(func, args, kwargs, func.__name__)
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            # no __array_interface__ & co: numpy must not see device memory
+            raise AttributeError("'cupy.ndarray' object has no attribute %r" % name)
         attr = getattr(self._a, name)
         if callable(attr):
             inplace = name in _INPLACE_METHODS
@@ -460,12 +464,20 @@ class ndarray:
         return asnumpy(self, stream=stream, out=out, blocking=blocking)
 
     def set(self, arr, stream=None):
+        # CuPy's checks: a numpy array of exactly this dtype and shape
+        if not isinstance(arr, np.ndarray):
+            raise TypeError("Only numpy.ndarray can be set to cupy.ndarray")
+        if self.dtype != arr.dtype:
+            raise TypeError("{} array cannot be set to {} array".format(arr.dtype, self.dtype))
+        if self.shape != arr.shape:
+            raise ValueError("Shape mismatch. Old shape: {}, new shape: {}".format(
+                self.shape, arr.shape))
         s = _cur_stream() if stream is None else stream
         if s.null:
             S.sync("ndarray.set on the default stream")
         s.tick()
         _access(_buf_of(self._a, self._dev), s, True, "set")
-        np.copyto(self._a, np.asarray(arr).reshape(self._a.shape), casting="unsafe")
+        np.copyto(self._a, arr)
 
     def __hash__(self):
         raise TypeError("unhashable type: 'cupy.ndarray'")
@@ -605,6 +617,8 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
             done.wait()
     if out is None:
         return np.array(a._a, order=order)
+    if not isinstance(out, np.ndarray) or out.shape != a.shape or out.dtype != a.dtype:
+        raise ValueError("out must be a numpy array of the same shape and dtype")
     np.copyto(out, a._a)
     return out
 
@@ -639,6 +653,7 @@ def _proxy_module(name, base):
     m = types.ModuleType(name)
 
     def __getattr__(attr):
+        USED.add("attr:%s.%s" % (name, attr))
         v = getattr(base, attr)
         if isinstance(v, types.ModuleType):
             return _proxy_module(name + "." + attr, v)

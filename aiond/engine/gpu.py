@@ -77,7 +77,7 @@ def cupyx():
 def reset_backend():
     """Forget the imported CuPy and every executor (tests swap the backend)."""
     with _lock:
-        drain_all(raise_errors=False)
+        drain_all()
         _mods.clear()
         _executors.clear()
 
@@ -128,7 +128,7 @@ def executor(ctx) -> "GPUExecutor":
     return ex
 
 
-def drain_all(raise_errors=True):
+def drain_all():
     """Block until every GPU stream has run what was enqueued (``waitall``)."""
     for ex in list(_executors.values()):
         ex.drain()
@@ -142,7 +142,7 @@ class _VarEvents:
     def __init__(self):
         self.wev = None
         self.wstream = None
-        self.reads = []
+        self.reads = {}     # stream -> event of its latest read: stream order covers earlier ones
 
 
 class GPUWork:
@@ -162,8 +162,8 @@ class GPUWork:
         return ()
 
     def complete(self, result):
-        """The host half of a host op, once the device ran it (on CUDA's
-        callback thread: no CUDA calls here)."""
+        """The host half of a host op, once the device ran it (on the engine
+        loop's thread)."""
         return result
 
     def __call__(self):
@@ -254,7 +254,7 @@ class GPUExecutor(Executor):
                 if id(st.wev) not in waited:
                     waited.add(id(st.wev))
                     stream.wait_event(st.wev)
-            for ev, s in st.reads:
+            for s, ev in list(st.reads.items()):
                 if s is not stream:
                     if waited is None:
                         waited = set()
@@ -264,19 +264,19 @@ class GPUExecutor(Executor):
 
     def _mark(self, stream, opr, ev):
         # the op holds its vars' grants: nobody else touches their events now
-        # (concurrent readers only append, atomic under the GIL)
+        # (concurrent readers only set their stream's entry, atomic under the GIL)
         for v in opr.writes:
             st = getattr(v, "gev", None)
             if st is None:
                 st = v.gev = _VarEvents()
             st.wev = ev
             st.wstream = stream
-            st.reads = []
+            st.reads = {}
         for v in opr.reads:
             st = getattr(v, "gev", None)
             if st is None:
                 st = v.gev = _VarEvents()
-            st.reads.append((ev, stream))
+            st.reads[stream] = ev
 
     def _track(self, ev, nbytes, stream, work):
         kept = work.arrays() or None
@@ -344,8 +344,11 @@ class GPUExecutor(Executor):
 
     # ----------------------------------------------------------- host side
     def _host_done(self, arg):
-        # runs on CUDA's callback thread, where no CUDA call is allowed:
-        # finish the op (wakes host waiters), launch successors elsewhere
+        # runs on CUDA's callback thread, where no CUDA call is allowed (nor
+        # freeing what may free device memory): hand the rest to the engine loop
+        self._loop().call_soon(self._complete, arg)
+
+    def _complete(self, arg):
         opr, result = arg
         fail = None
         try:
@@ -353,9 +356,7 @@ class GPUExecutor(Executor):
         except BaseException as e:  # noqa: BLE001 - poisons like a kernel error
             fail = Failure(opr.name, opr.origin, e)
             self.engine.failures.append(fail)
-        ready = self.engine.finish(opr, fail)
-        if ready:
-            self._loop().call_soon(self.engine.dispatch_all, ready)
+        self.engine.dispatch_all(self.engine.finish(opr, fail))
 
     def _loop(self):
         if self._eloop is None:

@@ -97,6 +97,9 @@ class Kernel(GPUWork):
         outs = self.outs
         out = data_of(outs[0]) if len(outs) == 1 else [data_of(y) for y in outs]
         ins = [data_of(x) for x in self.ins]
+        if self.op.host_kernel:
+            run_on_host(self.op.kernel, cp, stream, ins, out, self.rng, self.attrs)
+            return None
         if self.rng is not None:
             self.op.kernel(cp, *ins, out=out, rng=self.rng, **self.attrs)
         else:
@@ -105,6 +108,22 @@ class Kernel(GPUWork):
 
     def arrays(self):
         return _kept(list(self.ins) + list(self.outs), self.stream)
+
+
+def run_on_host(kernel, cp, stream, ins, out, rng, attrs):
+    """A numpy-only kernel (``op.host_kernel``): inputs to the host (this
+    waits for them: a host synchronization), the kernel there, outputs back
+    (``stream``: the one launching, None for the current one)."""
+    hins = [cp.asnumpy(a, stream=stream) for a in ins]
+    outs = out if isinstance(out, list) else [out]
+    houts = [np.empty(o.shape, dtype=o.dtype) for o in outs]
+    hout = houts if isinstance(out, list) else houts[0]
+    if rng is not None:
+        kernel(np, *hins, out=hout, rng=rng, **attrs)
+    else:
+        kernel(np, *hins, out=hout, **attrs)
+    for o, h in zip(outs, houts):
+        o.set(h, stream=stream)
 
 
 def invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
@@ -148,10 +167,20 @@ def invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)
+    if _engine.tracing():
+        # a graph being compiled into a plan (``_plan.py``): only noted,
+        # never run; the plan runs on the device as one launch
+        _push(_invoke._Call(op, inputs, outs, attrs, rng), tuple(reads), tuple(writes),
+              op.name, nbytes, False, rw)
+        return _result(op, attrs, out, outs)
     work = Kernel(op, inputs, outs, attrs, rng, ex)
     _push(work, tuple(reads), tuple(writes), op.name, nbytes, False, rw, None, ex)
     if ex.inflight_bytes > ex.max_inflight:
         _hold(ex)
+    return _result(op, attrs, out, outs)
+
+
+def _result(op, attrs, out, outs):
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
     if op.num_visible is not None and out is None:
@@ -168,6 +197,14 @@ def _hold(ex):
 # ----------------------------------------------------------------- copies
 
 
+def _d2h(cp, src, pinned, stream):
+    """An asynchronous device->pinned host copy on ``stream``."""
+    try:
+        cp.asnumpy(src, stream=stream, out=pinned, blocking=False)     # CuPy >= 13
+    except TypeError:
+        src.get(stream=stream, out=pinned)      # CuPy 12: a stream makes it asynchronous
+
+
 class _Read(GPUWork):
     """Device -> a fresh pinned host array, on the copy stream; finished by a
     host callback once the bytes are there."""
@@ -181,7 +218,7 @@ class _Read(GPUWork):
     def launch(self, ex, stream):
         src = data_of(self.src)
         pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
-        ex.cp.asnumpy(src, stream=stream, out=pinned, blocking=False)
+        _d2h(ex.cp, src, pinned, stream)
         return pinned
 
     def complete(self, pinned):
@@ -254,7 +291,7 @@ class _DeviceToHost(GPUWork):
     def launch(self, ex, stream):
         src = data_of(self.src)
         pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
-        ex.cp.asnumpy(src, stream=stream, out=pinned, blocking=False)
+        _d2h(ex.cp, src, pinned, stream)
         return pinned
 
     def complete(self, pinned):
@@ -330,3 +367,37 @@ def copy_in(dst, src, rw):
     ex = _gpu.executor(dst._st.ctx)
     work = _HostToDevice(src, dst, ex)
     _push(work, (), (dst._st.var,), "_sync_copyfrom", src.nbytes, False, rw, None, ex)
+
+
+class _PlanRun(GPUWork):
+    """A compiled plan (``_plan.Plan``) as one launch on the compute stream:
+    every step's kernel with ``xp = cupy``, one event for the lot."""
+    __slots__ = ("run", "stream")
+
+    def __init__(self, run):
+        self.run = run
+        self.stream = None
+
+    def launch(self, ex, stream):
+        self.stream = stream
+        run = self.run
+        handles = list(run.inputs)
+        stores = list(run.stores.values()) + [st for st in run.plan.keep if st is not None]
+        run.run(ex.cp, None)
+        self.run = (handles, stores)    # what the device may still be using
+        return None
+
+    def arrays(self):
+        handles, stores = self.run
+        out = _kept(handles, self.stream)
+        for st in stores:
+            if isinstance(st, GPUStorage) and st.home is not None \
+                    and st.home is not self.stream and st.arr is not None:
+                out.append(st.arr)
+        return out
+
+
+def plan_work(plan, inputs, stores, rng, ctx):
+    """(work, executor) running ``plan`` on GPU ``ctx`` (see ``_plan.Plan.push``)."""
+    from ._plan import _Run
+    return _PlanRun(_Run(plan, inputs, stores, rng)), _gpu.executor(ctx)

@@ -68,7 +68,7 @@ def trace(fn, *args):
 
 
 class _Step:
-    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows")
+    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host")
 
     def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
         self.kernel, self.attrs, self.ins, self.outs = kernel, attrs, ins, outs
@@ -76,6 +76,7 @@ class _Step:
         # rows(xp, ins, out, attrs) -> (n, run(lo, hi)): a step big enough to
         # share between workers when one is idle (as invoke's split ops)
         self.rows = None
+        self.host = False       # a numpy-only kernel (op.host_kernel): on a GPU, run on the host
 
 
 def _rows_of(call):
@@ -206,6 +207,7 @@ class Plan:
             step = _Step(call.op.kernel, call.attrs, tuple(ins), tuple(outs),
                          call.rng is not None, call.op.name, tuple(fresh))
             step.rows = _rows_of(call)
+            step.host = call.op.host_kernel
             steps.append(step)
         # ops that update inputs in place (BatchNorm's running stats): their
         # kernels write buffers the op call only lists among its inputs
@@ -292,10 +294,15 @@ class Plan:
         if len(inputs) != nin:
             raise TraceError("plan %s takes %d inputs, got %d" % (self.name, nin, len(inputs)))
         stores = {}
+        gpu = ctx.device_typeid == 2
+        if gpu:
+            from ._gpu import GPUStorage as store_cls
+        else:
+            store_cls = Storage
         for s in self.out_slots:
             if s >= nin:
                 shape, dt = self.shapes[s]
-                stores[s] = Storage(shape, dt, ctx)
+                stores[s] = store_cls(shape, dt, ctx)
         into = {}
         if targets is not None:
             for k, t in enumerate(targets):
@@ -348,6 +355,13 @@ class Plan:
         for v in writes:
             if reads.pop(v, 0) is None:
                 rw = True
+        if gpu:
+            # one launch of every step on the device's compute stream
+            from ._gpu import plan_work
+            work, ex = plan_work(self, list(inputs), stores, rng, ctx)
+            _engine.push(work, tuple(reads), tuple(writes), self.name, self.nbytes, False, rw,
+                         None, ex)
+            return outs
         run = _Run(self, list(inputs), stores, rng)
         _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline, rw)
         return outs
@@ -361,6 +375,11 @@ class _Run:
         self.plan, self.inputs, self.stores, self.rng = plan, inputs, stores, rng
 
     def __call__(self):
+        return self.run(_np, _engine.cpu)
+
+    def run(self, xp, cpu):
+        """Every step's kernel with ``xp`` (numpy, or CuPy on a device's
+        stream); ``cpu``: the CPU executor to split big steps over, or None."""
         plan = self.plan
         bufs = [None] * plan.nslots
         for i, h in enumerate(self.inputs):
@@ -373,15 +392,14 @@ class _Run:
             if st is not None:
                 bufs[s] = st.get()
         stores = self.stores
-        empty = _np.empty
+        empty = xp.empty
         rng = self.rng
         try:
             ws = plan.workspaces.pop()
         except IndexError:
             ws = [None] * len(plan.phys_bytes)
         phys = plan.phys
-        cpu = _engine.cpu
-        prof = _engine.prof
+        prof = _engine.prof if cpu is not None else None
         step = None
         try:
             for step in plan.steps:
@@ -407,16 +425,20 @@ class _Run:
                 else:
                     out = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
                            for s, off, shape in outs]
-                if step.rng:
-                    step.kernel(_np, *ins, out=out, rng=rng, **step.attrs)
-                elif step.rows is not None and cpu.idle():
-                    n, run = step.rows(_np, ins, out, step.attrs)
+                if step.host and xp is not _np:
+                    from ._gpu import run_on_host
+                    run_on_host(step.kernel, xp, None, ins, out, rng if step.rng else None,
+                                step.attrs)
+                elif step.rng:
+                    step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
+                elif step.rows is not None and cpu is not None and cpu.idle():
+                    n, run = step.rows(xp, ins, out, step.attrs)
                     if run is None:
-                        step.kernel(_np, *ins, out=out, **step.attrs)
+                        step.kernel(xp, *ins, out=out, **step.attrs)
                     else:
                         cpu.run_ranges(n, run)
                 else:
-                    step.kernel(_np, *ins, out=out, **step.attrs)
+                    step.kernel(xp, *ins, out=out, **step.attrs)
                 if prof is not None:
                     # each step of the plan is a span of its own in the trace
                     prof.duration(step.name, "plan step", t0, prof.now_us(), "operator")

@@ -88,6 +88,7 @@ class _Parser:
         # None: read V2 and V3 alike; else (np shape on, on for every thread) and
         # MXNet's rule: V3 only with np shape on, the others only with it off
         self.semantics = semantics
+        self.gpus = {}      # array index -> GPU id, for arrays saved from a GPU
 
     def fail(self, what: str, at: int | None = None) -> MXNetError:
         return MXNetError("Invalid NDArray file format at byte offset "
@@ -166,9 +167,11 @@ class _Parser:
                 return None
         if any(d < 0 for d in shape + (sshape or ())):
             raise self.fail(f"{what} has a negative dimension in shape {shape}", at)
-        dev_type, _dev_id = self.unpack("<ii", f"{what} context")
+        dev_type, dev_id = self.unpack("<ii", f"{what} context")
         if dev_type not in _DEV_TYPES:
             raise self.fail(f"{what} has unknown device type {dev_type}", self.pos - 8)
+        if dev_type == 2 and dev_id >= 0:
+            self.gpus[i] = dev_id       # saved from a GPU: MXNet loads it back there
         (flag,) = self.unpack("<i", f"{what} type flag")
         dtype = self.dtype(flag, what, self.pos - 4)
         aux = []
@@ -250,12 +253,14 @@ def _check_sparse(p: _Parser, what: str, at: int, stype: int, shape: tuple,
         raise p.fail(f"{what}: inconsistent {kind} array (shape {shape})", at)
 
 
-def loads(buf: Any, semantics=None) -> tuple[list[np.ndarray | None], list[str]]:
+def loads(buf: Any, semantics=None,
+          devices=None) -> tuple[list[np.ndarray | None], list[str]]:
     """Parse an NDArray file's bytes into (arrays, names); names is [] for a list file.
 
     ``semantics``: None reads every format; ``(np_shape_on, on_for_all_threads)``
     applies MXNet's check (V3 arrays only with NumPy-shape semantics on, the
-    others only with them off), as ``mx.nd.load`` does."""
+    others only with them off), as ``mx.nd.load`` does. ``devices`` (a dict)
+    receives {array index: GPU id} for the arrays the file says were on a GPU."""
     if isinstance(buf, str):
         raise TypeError("buf required to be bytes-like, not str")
     mv = memoryview(buf).cast("B")
@@ -267,6 +272,8 @@ def loads(buf: Any, semantics=None) -> tuple[list[np.ndarray | None], list[str]]
             raise
         result, error = None, err
     if result is not None and (not first.saw_scalar or first.pos == len(mv)):
+        if devices is not None:
+            devices.update(first.gpus)
         return result
     # An ndim-0 array was met: retry reading it as a 0-d scalar with data, as MXNet
     # 1.9.1 writes one in legacy mode (but cannot read back itself).
@@ -277,11 +284,13 @@ def loads(buf: Any, semantics=None) -> tuple[list[np.ndarray | None], list[str]]
         if result is not None:
             return result
         raise error from None
+    if devices is not None:
+        devices.update(second.gpus if (result is None or second.pos == len(mv)) else first.gpus)
     return retry if result is None or second.pos == len(mv) else result
 
 
 def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
-            np_shape: bool | None) -> list:
+            np_shape: bool | None, gpus=None) -> list:
     arrays = [a if isinstance(a, SparseRecord) else np.asarray(a) for a in arrays]
     if names is not None:
         names = list(names)
@@ -292,7 +301,7 @@ def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
     if np_shape is None:
         np_shape = any(not isinstance(a, SparseRecord) and a.ndim == 0 for a in arrays)
     out = [struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays))]
-    for a in arrays:
+    for k, a in enumerate(arrays):
         if isinstance(a, SparseRecord):
             out.extend(_encode_sparse(a))
             continue
@@ -304,7 +313,7 @@ def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
         else:
             raise TypeError(f"cannot save arrays of dtype {dt} in the MXNet NDArray format")
         out.append(struct.pack(f"<IiI{a.ndim}q", _V3 if np_shape else _V2, 0, a.ndim,
-                               *a.shape) + struct.pack("<iii", 1, 0, flag))
+                               *a.shape) + struct.pack("<iii", *_ctx_of(gpus, k), flag))
         flat = np.ascontiguousarray(np.asarray(a, dtype=le).reshape(-1))
         out.append(memoryview(flat.view(np.uint8)))
     names = names or []
@@ -313,6 +322,13 @@ def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
         raw = n.encode("utf-8")
         out.append(struct.pack("<Q", len(raw)) + raw)
     return out
+
+
+def _ctx_of(gpus, k):
+    """(dev_type, dev_id) written for array ``k``: its GPU, as MXNet writes it, else cpu(0)."""
+    if gpus and k in gpus:
+        return 2, gpus[k]
+    return 1, 0
 
 
 def _flag(dt):
@@ -388,8 +404,10 @@ def save(fname: Any, data: Any) -> None:
         raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs "
                          "or a list of NDarrays.")
     from ..util import is_np_shape
+    gpus = {k: v.context.device_id for k, v in enumerate(values)
+            if v.context.device_typeid == 2}
     pieces = _encode([_record(v) if v._sparse else v.asnumpy() for v in values], names,
-                     is_np_shape())
+                     is_np_shape(), gpus)
     folder = os.path.dirname(os.path.abspath(path))
     try:
         import tempfile  # only when saving: keeps `import aiond` light
@@ -451,10 +469,16 @@ def _sparse_from_state(stype, shape, dtype, parts, dev_type, dev_id):
     return from_record(rec, ctx)
 
 
-def _wrap(arrays: list, names: list[str], ctx: Any) -> list | dict:
+def _wrap(arrays: list, names: list[str], ctx: Any, gpus=None) -> list | dict:
     from .ndarray import array as _array
+    where = {}
+    if gpus and ctx is None:
+        # as MXNet: an array saved from gpu(i) comes back on gpu(i) where there is one
+        from ..context import gpu, num_gpus
+        n = num_gpus()
+        where = {k: gpu(i) for k, i in gpus.items() if i < n}
     out = [None if a is None else from_record(a, ctx) if isinstance(a, SparseRecord)
-           else _array(a, ctx=ctx, dtype=a.dtype) for a in arrays]
+           else _array(a, ctx=where.get(k, ctx), dtype=a.dtype) for k, a in enumerate(arrays)]
     return dict(zip(names, out)) if names else out
 
 
@@ -467,11 +491,12 @@ def load(fname: Any, ctx: Any = None) -> list | dict:
     except OSError as err:
         raise MXNetError(f"cannot open NDArray file {path!r}: "
                          f"{err.strerror or err}") from err
+    gpus = {}
     try:
-        arrays, names = loads(buf, _semantics())
+        arrays, names = loads(buf, _semantics(), gpus)
     except MXNetError as err:
         raise MXNetError(f"{err} (file {path!r})") from None
-    return _wrap(arrays, names, ctx)
+    return _wrap(arrays, names, ctx, gpus)
 
 
 def _semantics():
@@ -483,7 +508,9 @@ def load_frombuffer(buf: Any, ctx: Any = None) -> list | dict:
     """Like ``load``, from the bytes of a file."""
     if isinstance(buf, str) or not isinstance(buf, (bytes, bytearray, memoryview)):
         raise TypeError("buf required to be bytes, bytearray or memoryview")
-    return _wrap(*loads(buf, _semantics()), ctx)
+    gpus = {}
+    arrays, names = loads(buf, _semantics(), gpus)
+    return _wrap(arrays, names, ctx, gpus)
 
 
 def dumps_one(a: np.ndarray, np_shape: bool = False) -> bytes:

@@ -20,7 +20,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._common import _outs, _p_opt_int
 from ._rules import fmt
-from .registry import Param, alias, p_bool, p_float, p_int, p_str, register
+from .registry import Param, alias, host_kernels, p_bool, p_float, p_int, p_str, register
 
 _FORMATS = ("corner", "center")
 
@@ -424,3 +424,6 @@ set_grads({
     "_contrib_box_decode": zeros_grad,
     "_contrib_arange_like": zeros_grad,
 })
+# numpy box arithmetic and greedy selections: on a GPU they run on the host
+host_kernels("_contrib_box_iou", "_contrib_box_nms", "_contrib_box_encode", "_contrib_box_decode",
+             "_contrib_bipartite_matching")

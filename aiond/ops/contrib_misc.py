@@ -103,11 +103,14 @@ def _finite_rule(attrs, shapes, dtypes):
 
 
 def _all_finite_into(xp, arrays, out, init_output):
-    ok = all(bool(xp.isfinite(a).all()) for a in arrays)
+    # the verdict stays an array: on a GPU, reading it would stall the stream
+    ok = True
+    for a in arrays:
+        ok = xp.logical_and(ok, xp.isfinite(a).all())
     if init_output:
-        out[...] = 1.0 if ok else 0.0
-    elif not ok:
-        out[...] = 0.0
+        out[...] = ok
+    else:
+        out[...] = xp.where(ok, out, 0.0)
 
 
 @register("all_finite", params=[Param("init_output", p_bool, True,
@@ -382,7 +385,7 @@ def _contrib_allclose(xp, a, b, out, rtol=1e-05, atol=1e-08, equal_nan=True):
         ok = xp.abs(a64 - b64) <= atol + rtol * xp.abs(b64)
         if equal_nan:
             ok = ok | (xp.isnan(a64) & xp.isnan(b64))
-    out[...] = 1 if bool(ok.all()) else 0
+    out[...] = ok.all()      # an array, not a Python bool: no device round trip
 
 
 def _index_copy_rule(attrs, shapes, dtypes):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt
-from .registry import Param, p_bool, p_float, p_int, p_shape, register
+from .registry import Param, host_kernels, p_bool, p_float, p_int, p_shape, register
 
 
 def _roi_rule(attrs, shapes, dtypes):
@@ -179,3 +179,6 @@ def _roi_grad(F, attrs, ins, outs, og):
 
 
 set_grads({"_contrib_ROIAlign": _roi_grad})
+
+
+host_kernels("_contrib_ROIAlign", "_backward_ROIAlign")   # per-RoI numpy sampling: host-side on a GPU

@@ -59,7 +59,10 @@ def _mod(xp, a, b, out):
     with np.errstate(divide="ignore", invalid="ignore"):
         xp.mod(a, b, out=out)
     zero = b == 0
-    if getattr(zero, "any", lambda: zero)():
+    if isinstance(zero, (bool, np.bool_)):
+        if zero:
+            out[...] = 0
+    elif xp is not np or zero.any():    # a device never asks (that would be a host sync)
         xp.copyto(out, 0, where=zero)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._grad import set_grads
 from ._rules import fmt
-from .registry import Param, p_str, register
+from .registry import Param, host_kernels, p_str, register
 
 _F32 = np.dtype(np.float32)
 
@@ -75,3 +75,6 @@ def _contrib_dequantize(xp, data, min_range, max_range, out, out_type="float32")
 
 set_grads({"_contrib_quantize": lambda F, at, ins, outs, og: [None] * 3,
            "_contrib_dequantize": lambda F, at, ins, outs, og: [None] * 3})
+
+
+host_kernels("_contrib_quantize", "_contrib_dequantize")   # ranges read as Python numbers: host-side on a GPU

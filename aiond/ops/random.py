@@ -9,7 +9,7 @@ import numpy as np
 
 from ..base import OpError
 from ..engine.var import Var
-from .registry import Param, p_dtype, p_float, p_int, p_shape, register
+from .registry import Param, host_kernels, p_dtype, p_float, p_int, p_shape, register
 
 __all__ = ["RNGState", "rng_state", "all_states"]
 
@@ -334,3 +334,10 @@ def _sample_multinomial(xp, data, out, rng, shape=(), get_prob=False, dtype=None
     if len(outs) > 1:
         logp = np.log(np.take_along_axis(p, idx, axis=1))
         outs[1][...] = logp.reshape(outs[1].shape)
+
+
+# per-element parameters are device arrays on a GPU, and the draws come from
+# the context's host generator: these kernels run on the host there
+host_kernels("_sample_uniform", "_sample_normal", "_sample_exponential", "_sample_gamma",
+             "_sample_poisson", "_sample_negative_binomial",
+             "_sample_generalized_negative_binomial")

@@ -16,7 +16,7 @@ from ..base import OpError, ShapeError
 from ._rules import fmt
 from ._grad import set_grads
 from .random import _fill
-from .registry import Param, p_bool, p_float, p_int, p_shape, register
+from .registry import Param, host_kernels, p_bool, p_float, p_int, p_shape, register
 from .special import digamma, gammaln
 
 _F64 = np.dtype(np.float64)
@@ -321,3 +321,8 @@ def _sample_unique_zipfian(xp, out, rng, range_max, shape=None):
 
 
 set_grads({"_sample_unique_zipfian": lambda F, at, ins, outs, og: []})
+
+
+# the densities are numpy code (and scipy-style special functions): on a GPU
+# they run on the host
+host_kernels(*["_random_pdf_%s" % d for d in _PDFS], "_random_pdf_dirichlet", "_backward_pdf")

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..base import OpError, _Null, _NullType  # noqa: F401
 
-__all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs"]
+__all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels"]
 
 
 Null = _Null  # MXNet's ``_Null``: an argument the caller did not give
@@ -145,7 +145,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "optional", "free_attrs")
+                 "num_visible", "rows", "optional", "free_attrs", "host_kernel")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -176,6 +176,9 @@ class Op:
         # MXNet registered the op without an attribute parser, so it accepts and
         # ignores any keyword (zeros_like(x, dtype='int64') gives x's dtype)
         self.free_attrs = False
+        # the kernel is numpy-only: on a GPU its inputs come to the host, it
+        # runs there and its outputs go back (a host round trip; see host_kernels())
+        self.host_kernel = False
 
     # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
     # (Custom: user Python code, set by aiond.operator); None for kernel ops
@@ -320,6 +323,14 @@ def optional(*names):
         kernel.optional_inputs = frozenset(names)
         return kernel
     return deco
+
+
+def host_kernels(*names):
+    """Mark ops whose kernels run on numpy only (host-side algorithms, or
+    draws from the context's host generator with per-element parameters):
+    on a GPU, their inputs are copied to the host for the kernel."""
+    for n in names:
+        _REGISTRY[n].host_kernel = True
 
 
 def alias(name, *names):

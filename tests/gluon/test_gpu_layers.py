@@ -119,3 +119,48 @@ def test_module_fit_on_gpu(fake_gpu):
     assert arg["fc_weight"].context == mx.cpu()
     out = mod.predict(it)
     assert out.shape == (40, 2)
+
+
+def test_kvstore_device_reduces_gpu_arrays(fake_gpu):
+    kv = mx.kv.create("device")
+    kv.init("w", nd.zeros((2, 3), ctx=mx.gpu(0)))
+    kv.push("w", [nd.ones((2, 3), ctx=mx.gpu(0)) * 2, nd.ones((2, 3), ctx=mx.gpu(1)) * 3])
+    outs = [nd.zeros((2, 3), ctx=mx.gpu(0)), nd.zeros((2, 3), ctx=mx.gpu(1))]
+    kv.pull("w", out=outs)
+    for o, c in zip(outs, (mx.gpu(0), mx.gpu(1))):
+        assert o.context == c
+        np.testing.assert_array_equal(o.asnumpy(), 5)
+
+
+def test_serving_batcher_runs_a_gpu_model(fake_gpu):
+    import asyncio
+    from aiond.serve import Batcher
+    net = _net()
+    x, _ = _data()
+    want = net(nd.array(x)).asnumpy()
+    net.collect_params().reset_ctx(mx.gpu(0))
+
+    async def main():
+        async with Batcher(net, max_batch_size=8, ctx=mx.gpu(0)) as b:
+            return await asyncio.gather(*[b(x[i:i + 1]) for i in range(len(x))])
+    got = asyncio.run(main())
+    np.testing.assert_allclose(np.concatenate([np.asarray(g) for g in got]), want,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_hybridized_graph_is_one_launch_on_gpu(fake_gpu):
+    """A hybridized block's compiled plan runs every kernel in one launch of
+    the GPU executor (one event), with no host synchronization."""
+    from aiond.engine import gpu as g
+    net = _net()
+    net.collect_params().reset_ctx(mx.gpu(0))
+    net.hybridize()
+    x, _ = _data()
+    xg = nd.array(x, ctx=mx.gpu(0))
+    want = net(nd.array(x, ctx=mx.gpu(0))).asnumpy()
+    ex = g.executor(mx.gpu(0))
+    n0, s0 = ex.launched, fake_gpu.syncs
+    y = net(xg)
+    assert ex.launched - n0 == 1
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-6)
+    assert fake_gpu.syncs == s0
