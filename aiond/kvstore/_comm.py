@@ -165,7 +165,19 @@ class MPIComm:
         return [self.comm.Ibarrier()]
 
     def test(self, reqs):
-        return self.MPI.Request.Testall(reqs)
+        Request = self.MPI.Request
+        if len(reqs) == 1 or all(type(r) is Request for r in reqs):
+            r = reqs[0]
+            if len(reqs) > 1:
+                return Request.Testall(reqs)
+            return r.Test() if isinstance(r, Request) else r.probe()
+        return all(r.Test() if isinstance(r, Request) else r.probe() for r in reqs)
+
+    def p2p(self):
+        """A communicator of its own for dist_async's messages."""
+        if getattr(self, "_p2p", None) is None:
+            self._p2p = self.comm.Dup()
+        return self._p2p
 
     def abort(self, code):
         self.MPI.COMM_WORLD.Abort(code)
@@ -181,9 +193,11 @@ class Job:
     """One unit of communication: ``steps()`` is a generator yielding lists
     of requests to complete before it goes on. ``desc`` names it in errors
     (the op and its keys)."""
-    __slots__ = ("seq", "desc", "steps", "opr", "event", "exc", "started", "poisoned")
+    __slots__ = ("seq", "desc", "steps", "opr", "event", "exc", "started", "poisoned",
+                 "timeout")
 
-    def __init__(self, desc, steps):
+    def __init__(self, desc, steps, timeout=None):
+        self.timeout = timeout
         self.seq = -1
         self.desc = desc
         self.steps = steps
@@ -213,6 +227,7 @@ class CommThread:
         self.broken = None          # the error that made the communicator unusable
         self.stopping = False
         self.comm = None
+        self.services = []          # called while idle or waiting (dist_async's server)
         self.timeout = env_float("AIOND_DIST_TIMEOUT", 600.0)
         self.warn_after = env_float("AIOND_DIST_WARN", 60.0)
         self.spin = env_float("AIOND_DIST_SPIN_US", 5000.0) * 1e-6
@@ -264,28 +279,58 @@ class CommThread:
             if job.seq == self.next_run:
                 self.cv.notify()
 
-    def run(self, desc, steps):
+    def run(self, desc, steps, timeout=None):
         """Number a job, run it, wait for it (for blocking calls like _barrier)."""
-        job = self.number(Job(desc, steps))
+        job = self.number(Job(desc, steps, timeout))
         job()
 
     # --------------------------------------------------------------- loop
     def _loop(self):
         cv = self.cv
+        idle = 2e-5
         while True:
+            job = None
             with cv:
-                while self.next_run not in self.waiting and not self.stopping:
-                    cv.wait()
-                if self.next_run not in self.waiting:
+                if self.next_run in self.waiting:
+                    job = self.waiting.pop(self.next_run)
+                    self.next_run += 1
+                elif self.stopping:
                     break
-                job = self.waiting.pop(self.next_run)
-                self.next_run += 1
-            self._run(job)
+                elif not self.services:
+                    cv.wait()
+                    continue
+                else:
+                    # a server answers peers between jobs: poll with a back-off
+                    cv.wait(idle)
+            if job is not None:
+                self._run(job)
+                idle = 2e-5
+            elif self._serve():
+                idle = 2e-5
+            else:
+                idle = min(idle * 2, 1e-3)
         try:
             if self.broken is None:
                 self.comm.finalize()
         except Exception:  # noqa: BLE001 - nothing left to report to
             pass
+
+    def add_service(self, fn):
+        """Have the thread call ``fn()`` (on the thread, returning whether it
+        did any work) whenever it is idle or waiting: dist_async's server."""
+        with self.cv:
+            self.services.append(fn)
+            self.cv.notify()
+
+    def _serve(self):
+        did = False
+        for fn in self.services:
+            try:
+                did = fn() or did
+            except Exception as e:  # noqa: BLE001 - a bad request must not stop the thread
+                print("aiond: the kvstore server on rank %d failed to answer a request: "
+                      "%s: %s" % (self.rank, type(e).__name__, e), file=sys.stderr, flush=True)
+        return did
 
     def _run(self, job):
         exc = self.broken
@@ -321,8 +366,11 @@ class CommThread:
         # that is still late by then is waited for with sleeps
         spin_end = time.perf_counter() + self.spin
         yield_ = os.sched_yield
+        serve = self._serve if self.services else None
         while time.perf_counter() < spin_end:
             yield_()
+            if serve is not None:
+                serve()
             if test(reqs):
                 self.stats["polled"] += 1
                 return
@@ -332,6 +380,8 @@ class CommThread:
         while True:
             with cv:
                 cv.wait(delay)
+            if serve is not None and serve():
+                delay = 2e-5
             if test(reqs):
                 self.stats["slept"] += 1
                 return
@@ -343,11 +393,12 @@ class CommThread:
                       "dead or hung (AIOND_DIST_TIMEOUT=%g)" % (self.rank, waited, job.desc,
                                                                  self.timeout),
                       file=sys.stderr, flush=True)
-            if waited > self.timeout:
+            limit = self.timeout if job.timeout is None else job.timeout
+            if waited > limit:
                 raise DistTimeoutError(
                     "rank %d of %d: %s did not complete within %g s (AIOND_DIST_TIMEOUT); "
                     "a peer rank is dead, hung, or issued different collectives"
-                    % (self.rank, self.size, job.desc, self.timeout))
+                    % (self.rank, self.size, job.desc, limit))
 
     def _finish(self, job, exc):
         if job.event is not None:       # run synchronously (naive engine, barrier)

@@ -186,10 +186,16 @@ def dead(mx, kv, out):
     with open(os.path.join(out, "dead-%d.tmp" % r), "w") as f:
         f.write(msg + "\n" + msg2 + "\n")
     os.rename(os.path.join(out, "dead-%d.tmp" % r), os.path.join(out, "dead-%d.txt" % r))
-    print("rank %d: dead ok" % r, flush=True)
+    _say("rank %d: dead ok" % r)
     _wait_files([os.path.join(out, "dead-%d.txt" % i) for i in range(n - 1)])
     open(gate, "w").close()
     os._exit(0)
+
+
+def _say(line):
+    # one write per line: the ranks share mpiexec's stdout
+    sys.stdout.flush()
+    os.write(1, (line + "\n").encode())
 
 
 def _wait_files(paths):
@@ -198,6 +204,40 @@ def _wait_files(paths):
     import time
     while not all(os.path.exists(p) for p in paths):
         time.sleep(0.05)
+
+
+# ------------------------------------------------------------ dist_async
+def async_progress(mx, kv, out):
+    """Rank 1 pushes and pulls while rank 0's user thread and the other ranks
+    are parked on a gate only rank 1 opens: it must progress alone."""
+    from aiond.base import MXNetError
+    r, n = kv.rank, kv.num_workers
+    assert kv.type == "dist_async"
+    try:
+        kv.push(0, mx.nd.ones((4,)))
+    except MXNetError as e:
+        assert "set_optimizer" in str(e)
+    else:
+        raise AssertionError("a push without an optimizer did not raise")
+    kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=1.0))
+    kv.init(0, mx.nd.zeros((4,)))
+    gate = os.path.join(out, "async-gate")
+    seen = []
+    if r == 1:
+        o = mx.nd.zeros((4,))
+        for i in range(5):
+            kv.push(0, mx.nd.ones((4,)))
+            kv.pull(0, out=o)
+            seen.append(float(o.asnumpy()[0]))
+        open(gate, "w").close()
+    else:
+        _wait_files([gate])
+        for i in range(5):
+            kv.push(0, mx.nd.ones((4,)))
+    kv._barrier()
+    o = mx.nd.zeros((4,))
+    kv.pull(0, out=o)
+    np.savez(os.path.join(out, "async-%d.npz" % r), final=o.asnumpy(), seen=np.array(seen))
 
 
 # ------------------------------------------------------------ training
@@ -283,7 +323,7 @@ def train_module(mx, kv, n, part):
 
 
 SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, dead, gluon_dist, gluon_noupd,
-                                     module_dist)}
+                                     module_dist, async_progress)}
 
 
 def main():
@@ -292,7 +332,7 @@ def main():
     for one in name.split(","):
         kv = mx.kv.create(os.environ.get("KV_TYPE", "dist_sync"))
         SCENARIOS[one](mx, kv, out)
-        print("rank %d: %s ok" % (kv.rank, one), flush=True)
+        _say("rank %d: %s ok" % (kv.rank, one))
 
 
 if __name__ == "__main__":

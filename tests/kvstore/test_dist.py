@@ -223,3 +223,60 @@ def test_killed_rank_ends_the_job_instead_of_hanging(tmp_path):
     p = run_mpi(2, "dead", tmp_path, env={"AIOND_DIST_TIMEOUT": "30", "DEAD_MODE": "kill"},
                 check=False, timeout=60)
     assert p.returncode != 0
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_dist_async_progress_and_exactly_once(tmp_path):
+    run_mpi(3, "async_progress", tmp_path, env={"KV_TYPE": "dist_async"})
+    res = [np.load(tmp_path / ("async-%d.npz" % r)) for r in range(3)]
+    # rank 1 went on alone: its pulls saw its own pushes, one by one, and
+    # nothing of the others (parked until it finished)
+    np.testing.assert_array_equal(res[1]["seen"], [-1, -2, -3, -4, -5])
+    for r in range(3):
+        # after the barrier every push of every rank was applied exactly once
+        np.testing.assert_array_equal(res[r]["final"], [-15.0] * 4)
+
+
+def test_dist_async_single_process():
+    kv = mx.kv.create("dist_async")
+    assert kv.type == "dist_async" and kv.num_workers == 1
+    with pytest.raises(MXNetError, match="set_optimizer"):
+        kv.pushpull(0, mx.nd.ones((2,)))
+    kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=0.5))
+    kv.init(0, mx.nd.ones((2,)))
+    v = mx.nd.ones((2,))
+    kv.pushpull(0, v)
+    np.testing.assert_array_equal(v.asnumpy(), [0.5, 0.5])
+    with pytest.raises(MXNetError, match="supported"):
+        kv.set_gradient_compression({"type": "2bit"})
+
+
+def test_launch_builds_mxnet_style_commands(tmp_path):
+    from aiond import launch
+    hosts = tmp_path / "hosts"
+    hosts.write_text("localhost:2\n")
+    args, unknown = launch._parser().parse_known_args(
+        ["-n", "2", "-H", str(hosts), "--env-worker", "A:1", "--timeout", "9",
+         "--mpiexec", "/x/mpiexec", "train.py", "--lr", "0.1"])
+    cmd, env = launch.build_command(args, unknown)
+    assert cmd[:5] == ["/x/mpiexec", "-n", "2", "-f", str(hosts)]
+    assert ["-genv", "A", "1"] == cmd[5:8] and env["AIOND_DIST_TIMEOUT"] == "9.0"
+    assert cmd[-4:] == [sys.executable, "train.py", "--lr", "0.1"]
+    with pytest.raises(SystemExit):
+        launch.build_command(*launch._parser().parse_known_args(
+            ["-n", "2", "--launcher", "yarn", "t.py"]))
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_launch_runs_workers(tmp_path):
+    script = tmp_path / "t.py"
+    script.write_text("import aiond as mx\nkv = mx.kv.create('dist_sync')\n"
+                      "kv.init(0, mx.nd.zeros((2,)))\nv = mx.nd.ones((2,))\n"
+                      "kv.pushpull(0, v)\nimport os\n"
+                      "os.write(1, ('rank %d %s\\n' % (kv.rank, v.asnumpy()[0])).encode())\n")
+    p = subprocess.run([sys.executable, "-m", "aiond.launch", "-n", "2", str(script)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "rank 0 2.0" in p.stdout and "rank 1 2.0" in p.stdout
