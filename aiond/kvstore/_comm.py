@@ -428,14 +428,41 @@ class CommExecutor(Executor):
     for the comm thread, which finishes the op when the job is done. An op
     whose inputs are poisoned still runs its collective (the other ranks
     are waiting for it) on whatever its inputs hold, and is then finished
-    with the poison."""
+    with the poison.
+
+    An op's ``fn`` is its job, unless the profiler wrapped it: then the job
+    is matched to the op by ``claim`` (called right after the push), which
+    may come before or after the engine submits the op."""
 
     def __init__(self, thread):
         self.thread = thread
+        self.lock = threading.Lock()
+        self.jobs = {}          # opr -> job, pushed but not yet submitted
+        self.early = set()      # oprs submitted before their claim
 
     def submit(self, opr):
-        from ..engine import get as _get_engine
         job = opr.fn
+        if not isinstance(job, Job):
+            with self.lock:
+                job = self.jobs.pop(opr, None)
+                if job is None:
+                    self.early.add(opr)
+                    return
+        self._ready(opr, job)
+
+    def claim(self, opr, job):
+        if opr.fn is job:
+            return
+        with self.lock:
+            if opr in self.early:
+                self.early.discard(opr)
+            else:
+                self.jobs[opr] = job
+                return
+        self._ready(opr, job)
+
+    def _ready(self, opr, job):
+        from ..engine import get as _get_engine
         job.opr = opr
         job.poisoned = _get_engine()._poisoned(opr)
         self.thread.ready(job)

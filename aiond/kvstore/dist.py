@@ -187,9 +187,13 @@ class DistSyncKVStore(KVStore):
     def _push_job(self, name, steps, reads, writes):
         from ._comm import Job
         job = Job("%s on rank %d" % (name, self._ct.rank), steps)
+        # the naive engine calls the job itself (it then runs synchronously)
+        ex = None if _engine.is_naive() else self._ex
         with _push_lock:
             self._ct.number(job)
-            _engine.push(job, reads=reads, writes=writes, name=name, executor=self._ex)
+            opr = _engine.push(job, reads=reads, writes=writes, name=name, executor=ex)
+            if not opr.done:
+                self._ex.claim(opr, job)
 
     def _post_sum(self, send, recv):
         """Post the allreduce of ``send`` into ``recv`` (flat), in chunks."""

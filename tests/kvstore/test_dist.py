@@ -280,3 +280,18 @@ def test_launch_runs_workers(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "rank 0 2.0" in p.stdout and "rank 1 2.0" in p.stdout
+
+
+def test_dist_store_under_the_profiler(tmp_path):
+    # the profiler wraps an op's fn: the executor must still find the job
+    kv = mx.kv.create("dist_sync")
+    kv.init(5, mx.nd.zeros((3,)))
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "p.json"))
+    mx.profiler.set_state("run")
+    try:
+        for _ in range(3):
+            v = mx.nd.ones((3,)) * 2
+            kv.pushpull(5, v)
+            assert (v.asnumpy() == 2).all()
+    finally:
+        mx.profiler.set_state("stop")
