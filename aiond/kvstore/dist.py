@@ -284,7 +284,9 @@ class DistSyncKVStore(KVStore):
         across ranks, write the key's target."""
         for bucket in self._buckets(items):
             keys = [b[0] for b in bucket]
-            recs = [self._rec(b[0], b[2]) for b in bucket]
+            recs = [self._recs.get(b[0]) for b in bucket]
+            if any(r is None for r in recs):
+                recs = [self._rec(b[0], b[2]) for b in bucket]
             reads = [v for b in bucket for v in b[1]]
             writes = [b[2] for b in bucket]
             steps = self._sum_steps(what, bucket, keys, recs) if not bucket[0][3] \
@@ -416,6 +418,9 @@ class DistSyncKVStore(KVStore):
             self.push(key, value, priority)
             self.pull(key, value if out is None else out, priority)
             return
+        if self._compression is None and type(key) is list and self._fast_pushpull(
+                key, value, value if out is None else out):
+            return
         pairs = self._pairs(key, value, "pushpull")
         outs = self._pairs(key, value if out is None else out, "pushpull")
         items = self._targets(pairs, "pushpull")
@@ -439,6 +444,36 @@ class DistSyncKVStore(KVStore):
             for k in rest:
                 self.push(k, kv[k], priority)
                 self.pull(k, ko[k], priority)
+
+    def _fast_pushpull(self, keys, values, outs):
+        """pushpull of many keys with one dense array each (a Trainer's
+        gradients, the fusion case) without the general path's per-key
+        bookkeeping; returns False to fall back to it for anything else."""
+        if type(values) is not list or type(outs) is not list or \
+                len(values) != len(keys) or len(outs) != len(keys):
+            return False
+        store, recs = self._store, self._recs
+        items = []
+        for k, v, o in zip(keys, values, outs):
+            if type(v) is list and len(v) == 1:
+                v = v[0]
+            if type(o) is list and len(o) == 1:
+                o = o[0]
+            if type(v) is not NDArray or type(o) is not NDArray:
+                return False
+            st = store.get(k)
+            if st is None or type(st) is not NDArray or v._shape != st._shape \
+                    or o._shape != st._shape or v._dtype != st._dtype or o._dtype != st._dtype:
+                return False
+            items.append((k, (v,), o))
+        if self._str_keys is None or any((type(k) is str) != self._str_keys for k in keys):
+            return False
+        if len(recs) < len(store):
+            for k, _, o in items:
+                self._rec(k, o)
+        self._push_buckets("pushpull", items)
+        _copy_many([o for _, _, o in items], [store[k] for k, _, _ in items])
+        return True
 
     # --------------------------------------------------------------- misc
     def set_gradient_compression(self, compression_params):
