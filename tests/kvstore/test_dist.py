@@ -295,3 +295,11 @@ def test_dist_store_under_the_profiler(tmp_path):
             assert (v.asnumpy() == 2).all()
     finally:
         mx.profiler.set_state("stop")
+
+
+def test_inline_check_verdict_is_the_same_on_every_rank():
+    from aiond.kvstore.dist import _sig_agrees, _sig_slots
+    sigs = [_sig_slots(s) for s in (5, 5 + 1, 5 + 2)]   # rank 1's hash is the mean
+    summed = sum(sigs)
+    assert not any(_sig_agrees(summed, mine, 3) for mine in sigs)
+    assert all(_sig_agrees(sigs[0] * 3, sigs[0], 3) for _ in range(3))
