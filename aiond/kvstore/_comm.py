@@ -416,7 +416,13 @@ class CommThread:
         engine.dispatch_all(engine.finish(opr, fail))
 
     def shutdown(self):
+        """At exit: run the jobs already pushed (the peers wait for them),
+        then finalise MPI."""
+        deadline = time.monotonic() + min(self.timeout, 600.0)
         with self.cv:
+            while self.next_run < self.next_push and self.broken is None \
+                    and time.monotonic() < deadline:
+                self.cv.wait(0.05)
             self.stopping = True
             self.cv.notify()
         if self.broken is None:
