@@ -194,10 +194,11 @@ class Job:
     of requests to complete before it goes on. ``desc`` names it in errors
     (the op and its keys)."""
     __slots__ = ("seq", "desc", "steps", "opr", "event", "exc", "started", "poisoned",
-                 "timeout")
+                 "timeout", "inputs")
 
-    def __init__(self, desc, steps, timeout=None):
+    def __init__(self, desc, steps, timeout=None, inputs=()):
         self.timeout = timeout
+        self.inputs = inputs        # the vars of the values it sends
         self.seq = -1
         self.desc = desc
         self.steps = steps
@@ -468,9 +469,10 @@ class CommExecutor(Executor):
         self._ready(opr, job)
 
     def _ready(self, opr, job):
-        from ..engine import get as _get_engine
         job.opr = opr
-        job.poisoned = _get_engine()._poisoned(opr)
+        # poisoned by what it sends, not by what it overwrites (an in-place
+        # value is among the op's writes, the store's copy is only written)
+        job.poisoned = next((v.exc for v in job.inputs if v.exc is not None), None)
         self.thread.ready(job)
 
 

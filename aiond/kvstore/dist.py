@@ -156,6 +156,15 @@ _DIRECT_BYTES = 256 << 10
 _SIG_SLOTS = 6
 
 
+def _is_direct(bucket):
+    """One big array: allreduced from the value straight into its target."""
+    _, vals, t, comp = bucket[0]
+    if comp or len(bucket) != 1 or len(vals) != 1:
+        return False
+    dt = np.dtype(t.dtype)
+    return _wire_dtype(dt) == dt and t.size * dt.itemsize >= _DIRECT_BYTES
+
+
 def _inline_ok(wire, size):
     if wire.kind == "f":
         return size <= 16           # n * 2**20 exact in a float32 significand
@@ -213,7 +222,8 @@ class DistSyncKVStore(KVStore):
     # ----------------------------------------------------------- plumbing
     def _push_job(self, name, steps, reads, writes):
         from ._comm import Job
-        job = Job("%s on rank %d" % (name, self._ct.rank), steps)
+        job = Job("%s on rank %d" % (name, self._ct.rank), steps,
+                  inputs=[x._st.var for x in reads])
         # the naive engine calls the job itself (it then runs synchronously)
         ex = None if _engine.is_naive() else self._ex
         with _push_lock:
@@ -306,9 +316,13 @@ class DistSyncKVStore(KVStore):
             buckets.append(cur)
         return buckets
 
-    def _push_buckets(self, what, items):
+    def _push_buckets(self, what, items, mirror=None):
         """One engine op per bucket: sum each key's values here, allreduce
-        across ranks, write the key's target."""
+        across ranks, write the key's target. ``mirror`` (key -> array):
+        arrays that get a copy of the key's result too - in the same op for
+        buckets that go through the fusion buffer, by a copy op after it
+        for the others."""
+        later_src, later_dst = [], []
         for bucket in self._buckets(items):
             keys = [b[0] for b in bucket]
             recs = [self._recs.get(b[0]) for b in bucket]
@@ -316,11 +330,21 @@ class DistSyncKVStore(KVStore):
                 recs = [self._rec(b[0], b[2]) for b in bucket]
             reads = [v for b in bucket for v in b[1]]
             writes = [b[2] for b in bucket]
-            steps = self._sum_steps(what, bucket, keys, recs) if not bucket[0][3] \
+            also = None
+            if mirror is not None:
+                if bucket[0][3] or _is_direct(bucket):
+                    later_src += writes
+                    later_dst += [mirror[k] for k in keys]
+                else:
+                    also = [mirror[k] for k in keys]
+                    writes = writes + also
+            steps = self._sum_steps(what, bucket, keys, recs, also) if not bucket[0][3] \
                 else self._compressed_steps(what, bucket, keys, recs)
             self._push_job("kvstore_%s" % what, steps, reads, writes)
+        if later_src:
+            _copy_many(later_src, later_dst)
 
-    def _sum_steps(self, what, bucket, keys, recs):
+    def _sum_steps(self, what, bucket, keys, recs, also=None):
         comm = self._ct.comm
         check = self._check
 
@@ -328,8 +352,7 @@ class DistSyncKVStore(KVStore):
             k0, vals0, t0, _ = bucket[0]
             wire = _wire_dtype(t0.dtype)
             total = sum(b[2].size for b in bucket)
-            if len(bucket) == 1 and len(vals0) == 1 and wire == np.dtype(t0.dtype) \
-                    and total * wire.itemsize >= _DIRECT_BYTES:
+            if _is_direct(bucket):
                 # one big array: allreduce straight from the value into the
                 # target (the agreement round trip is small next to it)
                 if check:
@@ -366,6 +389,11 @@ class DistSyncKVStore(KVStore):
             for _, _, t, _ in bucket:
                 np.copyto(data_of(t).reshape(-1), body[off:off + t.size], casting="unsafe")
                 off += t.size
+            if also is not None:
+                off = 0
+                for (_, _, t, _), m in zip(bucket, also):
+                    np.copyto(data_of(m).reshape(-1), body[off:off + t.size], casting="unsafe")
+                    off += t.size
         return steps
 
     def _compressed_steps(self, what, bucket, keys, recs):
@@ -473,12 +501,11 @@ class DistSyncKVStore(KVStore):
                 rest.append(k)
             else:
                 direct.append((k, vals, os_[0], os_))
-        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct])
-        if direct:
-            # the store (and further outs) take copies in one engine op
-            src = [o0 for _, _, o0, os_ in direct for _ in range(len(os_))]
-            dst = [t for k, _, _, os_ in direct for t in [self._store[k]] + list(os_[1:])]
-            _copy_many(src, dst)
+        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct],
+                           {k: self._store[k] for k, _, _, _ in direct})
+        more = [(o0, o) for _, _, o0, os_ in direct for o in os_[1:]]
+        if more:
+            _copy_many([a for a, _ in more], [b for _, b in more])
         if rest:
             kv = dict(pairs)
             ko = dict(outs)
@@ -512,8 +539,7 @@ class DistSyncKVStore(KVStore):
         if len(recs) < len(store):
             for k, _, o in items:
                 self._rec(k, o)
-        self._push_buckets("pushpull", items)
-        _copy_many([o for _, _, o in items], [store[k] for k, _, _ in items])
+        self._push_buckets("pushpull", items, {k: store[k] for k, _, _ in items})
         return True
 
     # --------------------------------------------------------------- misc
