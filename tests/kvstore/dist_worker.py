@@ -295,20 +295,41 @@ def gluon_ref(mx, n):
 
 def module_dist(mx, kv, out):
     r, n = kv.rank, kv.num_workers
-    params = train_module(mx, kv, n, r)
+    params = train_module(mx, kv, n, r, out)
     np.savez(os.path.join(out, "module-%d.npz" % r), **params)
 
 
-def train_module(mx, kv, n, part):
+def write_mnist(path, n, seed=3):
+    """A small file pair in MNIST's idx format (8x8 images, 3 classes)."""
+    import struct
+    rs = np.random.RandomState(seed)
+    img = rs.randint(0, 256, (n, 8, 8)).astype(np.uint8)
+    lab = rs.randint(0, 3, n).astype(np.uint8)
+    with open(path + "-img.tmp", "wb") as f:
+        f.write(struct.pack(">iiii", 2051, n, 8, 8) + img.tobytes())
+    with open(path + "-lab.tmp", "wb") as f:
+        f.write(struct.pack(">ii", 2049, n) + lab.tobytes())
+    os.replace(path + "-img.tmp", path + "-img")
+    os.replace(path + "-lab.tmp", path + "-lab")
+    return img.reshape(n, 64).astype(np.float32) / 256, lab.astype(np.float32)
+
+
+def train_module(mx, kv, n, part, out):
+    """Module.fit on MNISTIter's part ``part`` of ``n`` (kvstore 'dist_sync'),
+    or, with kv='local', on the batches all parts make together."""
     per, steps = 8, 4
-    xs, ys = _data(3, steps * per * n)
-    if kv != "local":       # this rank's slice of every global batch
-        rows = np.concatenate([np.arange(s * per * n + part * per, s * per * n + (part + 1) * per)
-                               for s in range(steps)])
-        xs, ys, bs = xs[rows], ys[rows], per
+    path = os.path.join(out, "mnist-%s" % ("local" if kv == "local" else part))
+    xs, ys = write_mnist(path, steps * per * n)
+    if kv != "local":
+        it = mx.io.MNISTIter(image=path + "-img", label=path + "-lab", batch_size=per,
+                             flat=True, shuffle=False, num_parts=n, part_index=part, silent=True)
     else:
-        bs = per * n
-    it = mx.io.NDArrayIter(xs, ys, batch_size=bs)
+        # global batch s = batch s of every part, in part order
+        shard = steps * per
+        rows = np.concatenate([np.arange(p * shard + s * per, p * shard + (s + 1) * per)
+                               for s in range(steps) for p in range(n)])
+        it = mx.io.NDArrayIter(xs[rows], ys[rows], batch_size=per * n,
+                               label_name="softmax_label")
     data = mx.sym.var("data")
     net = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
     net = mx.sym.Activation(net, act_type="relu")

@@ -199,7 +199,7 @@ def test_trainer_and_module_match_one_process_on_the_whole_batch(tmp_path):
         assert len(got) == len(ref)
         for a, b in zip(got, ref):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    mref = dw.train_module(mx, "local", 2, 0)
+    mref = dw.train_module(mx, "local", 2, 0, str(tmp_path))
     mgot = _same_on_every_rank(tmp_path, "module", 2)
     for k in mref:
         np.testing.assert_allclose(mgot[k], mref[k], rtol=1e-5, atol=1e-6)
