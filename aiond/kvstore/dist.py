@@ -351,7 +351,6 @@ class DistSyncKVStore(KVStore):
         def steps():
             k0, vals0, t0, _ = bucket[0]
             wire = _wire_dtype(t0.dtype)
-            total = sum(b[2].size for b in bucket)
             if _is_direct(bucket):
                 # one big array: allreduce straight from the value into the
                 # target (the agreement round trip is small next to it)
@@ -360,6 +359,9 @@ class DistSyncKVStore(KVStore):
                 dst = data_of(t0).reshape(-1)
                 yield self._post_sum(data_of(vals0[0]).reshape(-1), dst)
                 return
+            flats = [data_of(b[2]).reshape(-1) for b in bucket]
+            ends = np.cumsum([f.size for f in flats]).tolist()
+            total = ends[-1]
             inline = check and comm.size > 1 and _inline_ok(wire, comm.size)
             if check and not inline:
                 yield from _agree(comm, what, keys, recs, list(self._store))
@@ -370,13 +372,13 @@ class DistSyncKVStore(KVStore):
                 np.concatenate([data_of(b[1][0]).reshape(-1) for b in bucket], out=body,
                                casting="unsafe")
             else:
-                off = 0
-                for _, vals, t, _ in bucket:
-                    seg = body[off:off + t.size]
+                start = 0
+                for (_, vals, _, _), end in zip(bucket, ends):
+                    seg = body[start:end]
                     np.copyto(seg, data_of(vals[0]).reshape(-1), casting="unsafe")
                     for v in vals[1:]:
                         seg += data_of(v).reshape(-1)
-                    off += t.size
+                    start = end
             if inline:
                 mine = _sig_slots(_digest(what, recs))
                 buf[total:] = mine
@@ -385,15 +387,17 @@ class DistSyncKVStore(KVStore):
                 # some rank summed something else: find out what, on every rank
                 yield from _agree(comm, what, keys, recs, list(self._store))
                 raise DistError("%s: the ranks disagree on the collective" % what)
-            off = 0
-            for _, _, t, _ in bucket:
-                np.copyto(data_of(t).reshape(-1), body[off:off + t.size], casting="unsafe")
-                off += t.size
+            starts = [0] + ends[:-1]
             if also is not None:
-                off = 0
-                for (_, _, t, _), m in zip(bucket, also):
-                    np.copyto(data_of(m).reshape(-1), body[off:off + t.size], casting="unsafe")
-                    off += t.size
+                flats += [data_of(m).reshape(-1) for m in also]
+                starts, ends = starts + starts, ends + ends
+            copyto = np.copyto
+            if wire == flats[0].dtype:
+                for f, a, b in zip(flats, starts, ends):
+                    copyto(f, body[a:b])
+            else:
+                for f, a, b in zip(flats, starts, ends):
+                    copyto(f, body[a:b], casting="unsafe")
         return steps
 
     def _compressed_steps(self, what, bucket, keys, recs):
