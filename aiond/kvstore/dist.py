@@ -23,13 +23,19 @@ Fusion. The keys of one call are packed into buckets of at most
 allreduce; a larger key is its own bucket, posted as several allreduces of
 at most ``AIOND_DIST_CHUNK_BYTES`` (default 16 MiB). Each bucket is its own
 engine op, so it goes as soon as its values are computed - while backward
-is still computing the rest when a Trainer pushes its gradients.
+is still computing the rest when a Trainer pushes its gradients (if the
+backward pass is split into several engine ops: see MXNet's
+``MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD``).
 
 Checks. ``init`` compares every key's shape and dtype across ranks (an error
-names the key and the ranks on every rank); each collective first agrees on
-a digest of its keys, shapes and dtypes (``AIOND_DIST_CHECK=0`` skips that
-round trip), so ranks that push different keys fail instead of summing
-unrelated arrays. Time-outs: see ``_comm`` (``AIOND_DIST_TIMEOUT``).
+names the key and the ranks on every rank). Every collective also checks
+that all ranks are summing the same keys, shapes and dtypes - inside the
+summed buffer for fused buckets, by a small allreduce before the data for
+big single arrays and 1-byte dtypes (``AIOND_DIST_CHECK=0`` turns the
+per-collective check off) - so ranks that push different keys fail, naming
+them, instead of summing unrelated arrays. Time-outs: see ``_comm``
+(``AIOND_DIST_TIMEOUT``). Values are summed in their dtype (float16 in
+float32, then rounded back).
 """
 from __future__ import annotations
 
@@ -262,11 +268,10 @@ class DistSyncKVStore(KVStore):
             stored.append(st)
             recs.append(_record(k, st.shape, st.dtype))
         comm = self._ct.comm
-        check = self._check or True      # init always checks: shapes must agree
 
         def steps():
-            if check:
-                yield from _agree(comm, "init", keys, recs, list(self._store))
+            # always, whatever AIOND_DIST_CHECK says: a key's shape must agree
+            yield from _agree(comm, "init", keys, recs, list(self._store))
             reqs = []
             for st in stored:
                 a = data_of(st).reshape(-1)
