@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -42,7 +43,16 @@ def run_mpi(n, scenarios, out, env=None, timeout=120, check=True):
     e.update(env or {})
     cmd = [_mpiexec(), "-n", str(n), sys.executable, os.path.join(HERE, "dist_worker.py"),
            scenarios, str(out)]
-    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.Popen(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out_, err_ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # take the whole job down (mpiexec and the ranks it started)
+        os.killpg(proc.pid, signal.SIGKILL)
+        out_, err_ = proc.communicate()
+        raise AssertionError("mpiexec did not finish in %d s:\n%s%s" % (timeout, out_, err_))
+    p = subprocess.CompletedProcess(cmd, proc.returncode, out_, err_)
     if check:
         assert p.returncode == 0, p.stdout + p.stderr
         for one in scenarios.split(","):
