@@ -299,6 +299,16 @@ def module_dist(mx, kv, out):
     np.savez(os.path.join(out, "module-%d.npz" % r), **params)
 
 
+def module_noupd(mx, kv, out):
+    """Module.fit with the update outside the store (MXNET_UPDATE_ON_KVSTORE=0)."""
+    os.environ["MXNET_UPDATE_ON_KVSTORE"] = "0"
+    try:
+        params = train_module(mx, kv, kv.num_workers, kv.rank, out)
+    finally:
+        del os.environ["MXNET_UPDATE_ON_KVSTORE"]
+    np.savez(os.path.join(out, "module-noupd-%d.npz" % kv.rank), **params)
+
+
 def write_mnist(path, n, seed=3):
     """A small file pair in MNIST's idx format (8x8 images, 3 classes)."""
     import struct
@@ -344,7 +354,7 @@ def train_module(mx, kv, n, part, out):
 
 
 SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, dead, gluon_dist, gluon_noupd,
-                                     module_dist, async_progress)}
+                                     module_dist, module_noupd, async_progress)}
 
 
 def main():

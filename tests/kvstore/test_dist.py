@@ -202,7 +202,7 @@ def test_three_ranks_sums_and_mismatch_errors(tmp_path):
 @needs_mpi
 @pytest.mark.slow
 def test_trainer_and_module_match_one_process_on_the_whole_batch(tmp_path):
-    run_mpi(2, "gluon_dist,gluon_noupd,module_dist", tmp_path)
+    run_mpi(2, "gluon_dist,gluon_noupd,module_dist,module_noupd", tmp_path)
     ref = list(dw.gluon_ref(mx, 2).values())
     for tag in ("gluon", "gluon-uok0"):
         got = list(_same_on_every_rank(tmp_path, tag, 2).values())
@@ -210,9 +210,10 @@ def test_trainer_and_module_match_one_process_on_the_whole_batch(tmp_path):
         for a, b in zip(got, ref):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     mref = dw.train_module(mx, "local", 2, 0, str(tmp_path))
-    mgot = _same_on_every_rank(tmp_path, "module", 2)
-    for k in mref:
-        np.testing.assert_allclose(mgot[k], mref[k], rtol=1e-5, atol=1e-6)
+    for tag in ("module", "module-noupd"):
+        mgot = _same_on_every_rank(tmp_path, tag, 2)
+        for k in mref:
+            np.testing.assert_allclose(mgot[k], mref[k], rtol=1e-5, atol=1e-6)
 
 
 @needs_mpi
