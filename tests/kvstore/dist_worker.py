@@ -159,6 +159,9 @@ def dead(mx, kv, out):
     from aiond.base import MXNetError
     r, n = kv.rank, kv.num_workers
     kv.init(0, mx.nd.ones((8,)))
+    kv._barrier()
+    # a short limit only now: a slow start of one rank must not trip init
+    kv._ct.timeout = float(os.environ.get("DEAD_TIMEOUT", "2"))
     gate = os.path.join(out, "release")
     if r == n - 1:
         if os.environ.get("DEAD_MODE") == "kill":

@@ -219,8 +219,9 @@ def test_trainer_and_module_match_one_process_on_the_whole_batch(tmp_path):
 @needs_mpi
 @pytest.mark.slow
 def test_hung_rank_times_out_with_a_clear_error(tmp_path):
-    run_mpi(3, "dead", tmp_path, env={"AIOND_DIST_TIMEOUT": "2", "DEAD_MODE": "hang"},
-            check=False)
+    # AIOND_DIST_TIMEOUT covers start-up; the worker lowers it to 2 s once all are in
+    run_mpi(3, "dead", tmp_path, env={"AIOND_DIST_TIMEOUT": "60", "DEAD_TIMEOUT": "2",
+                                       "DEAD_MODE": "hang"}, check=False)
     for r in range(2):
         first, later = open(tmp_path / ("dead-%d.txt" % r)).read().splitlines()
         assert "DistTimeoutError" in first and "did not complete within 2 s" in first
