@@ -229,6 +229,7 @@ class CommThread:
         self.stopping = False
         self.comm = None
         self.services = []          # called while idle or waiting (dist_async's server)
+        self.current = None         # the job running (its steps read .poisoned)
         self.timeout = env_float("AIOND_DIST_TIMEOUT", 600.0)
         self.warn_after = env_float("AIOND_DIST_WARN", 60.0)
         self.spin = env_float("AIOND_DIST_SPIN_US", 5000.0) * 1e-6
@@ -337,6 +338,7 @@ class CommThread:
         exc = self.broken
         if exc is None:
             job.started = time.monotonic()
+            self.current = job
             try:
                 gen = job.steps()
                 for reqs in gen:
@@ -410,8 +412,8 @@ class CommThread:
         from ..engine import get as _get_engine
         from ..engine.var import Failure
         engine = _get_engine()
-        fail = job.poisoned
-        if exc is not None:
+        fail = job.poisoned             # this rank's failed input: its own cause
+        if exc is not None and fail is None:
             fail = Failure(opr.name, opr.origin, exc)
             engine.failures.append(fail)
         engine.dispatch_all(engine.finish(opr, fail))

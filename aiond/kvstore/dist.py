@@ -33,7 +33,11 @@ that all ranks are summing the same keys, shapes and dtypes - inside the
 summed buffer for fused buckets, by a small allreduce before the data for
 big single arrays and 1-byte dtypes (``AIOND_DIST_CHECK=0`` turns the
 per-collective check off) - so ranks that push different keys fail, naming
-them, instead of summing unrelated arrays. Time-outs: see ``_comm``
+them, instead of summing unrelated arrays. The same check carries a flag for
+a value computed by a failed op: the rank it failed on still takes part (the
+others wait for it), and every rank then fails the op - that rank with its
+own error, the others naming it - instead of using a sum with garbage in it.
+Time-outs: see ``_comm``
 (``AIOND_DIST_TIMEOUT``). Values are summed in their dtype (float16 in
 float32, then rounded back).
 """
@@ -101,17 +105,30 @@ def _digest(tag, recs):
     return int.from_bytes(h.digest(), "little")
 
 
-def _agree(comm, what, keys, recs, known=()):
+def _failed_inputs(comm, what, poisoned):
+    """Some rank sent values from a failed op: every rank drops the sum and
+    fails, naming the ranks (the ranks with the failure report their own)."""
+    flags = np.empty(comm.size, dtype=np.int64)
+    yield comm.iallgather(np.array([int(poisoned)], dtype=np.int64), flags)
+    bad = [str(r) for r in np.flatnonzero(flags)]
+    raise DistError("%s: rank%s %s sent values computed by a failed operation; the sum "
+                    "is dropped on every rank" % (what, "s" if len(bad) > 1 else "",
+                                                   ",".join(bad)))
+
+
+def _agree(comm, what, keys, recs, known=(), poisoned=False):
     """Steps of a job that makes sure every rank is about to run the same
     collective on the same keys, shapes and dtypes; raises on every rank,
     naming the first key they disagree on and which ranks hold what."""
     if comm.size == 1:
         return
     sig = _digest(what, recs)
-    send = np.array([sig, -sig], dtype=np.int64)
-    got = np.empty(2, dtype=np.int64)
+    send = np.array([sig, -sig, int(poisoned)], dtype=np.int64)
+    got = np.empty(3, dtype=np.int64)
     yield comm.iallreduce_max(send, got)
     if got[0] == sig and got[1] == -sig:
+        if got[2]:
+            yield from _failed_inputs(comm, what, poisoned)
         return
     mine = np.array([len(recs)], dtype=np.int64)
     counts = np.empty(comm.size, dtype=np.int64)
@@ -350,7 +367,8 @@ class DistSyncKVStore(KVStore):
             _copy_many(later_src, later_dst)
 
     def _sum_steps(self, what, bucket, keys, recs, also=None):
-        comm = self._ct.comm
+        ct = self._ct
+        comm = ct.comm
         check = self._check
 
         def steps():
@@ -360,7 +378,8 @@ class DistSyncKVStore(KVStore):
                 # one big array: allreduce straight from the value into the
                 # target (the agreement round trip is small next to it)
                 if check:
-                    yield from _agree(comm, what, keys, recs, list(self._store))
+                    yield from _agree(comm, what, keys, recs, list(self._store),
+                                      ct.current.poisoned is not None)
                 dst = data_of(t0).reshape(-1)
                 yield self._post_sum(data_of(vals0[0]).reshape(-1), dst)
                 return
@@ -368,9 +387,10 @@ class DistSyncKVStore(KVStore):
             ends = np.cumsum([f.size for f in flats]).tolist()
             total = ends[-1]
             inline = check and comm.size > 1 and _inline_ok(wire, comm.size)
+            poisoned = ct.current.poisoned is not None
             if check and not inline:
-                yield from _agree(comm, what, keys, recs, list(self._store))
-            extra = _SIG_SLOTS if inline else 0
+                yield from _agree(comm, what, keys, recs, list(self._store), poisoned)
+            extra = _SIG_SLOTS + 1 if inline else 0
             buf = _scratch.get(wire, total + extra)
             body = buf[:total]
             if all(len(b[1]) == 1 for b in bucket):
@@ -386,12 +406,15 @@ class DistSyncKVStore(KVStore):
                     start = end
             if inline:
                 mine = _sig_slots(_digest(what, recs))
-                buf[total:] = mine
+                buf[total:total + _SIG_SLOTS] = mine
+                buf[-1] = int(poisoned)
             yield self._post_sum(buf, buf)
-            if inline and not _sig_agrees(buf[total:], mine, comm.size):
+            if inline and not _sig_agrees(buf[total:total + _SIG_SLOTS], mine, comm.size):
                 # some rank summed something else: find out what, on every rank
                 yield from _agree(comm, what, keys, recs, list(self._store))
                 raise DistError("%s: the ranks disagree on the collective" % what)
+            if inline and buf[-1] != 0:
+                yield from _failed_inputs(comm, what, poisoned)
             starts = [0] + ends[:-1]
             if also is not None:
                 flats += [data_of(m).reshape(-1) for m in also]
@@ -416,7 +439,8 @@ class DistSyncKVStore(KVStore):
 
         def steps():
             if check:
-                yield from _agree(comm, what + " (2bit)", keys, recs, list(self._store))
+                yield from _agree(comm, what + " (2bit)", keys, recs, list(self._store),
+                                  self._ct.current.poisoned is not None)
             sizes = [TwoBit.compressed_bytes(b[2].size) for b in bucket]
             total = sum(sizes)
             send = _scratch.get(np.uint8, total, 1)

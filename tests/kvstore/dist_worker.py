@@ -153,6 +153,33 @@ def mismatch(mx, kv, out):
         f.write(msg + "\n" + msg2 + "\n")
 
 
+def poison(mx, kv, out):
+    """The last rank's gradient comes from a failed op: every rank's result
+    fails (none sums garbage), each saying why; the store works after."""
+    from aiond.base import MXNetError
+    r, n = kv.rank, kv.num_workers
+    kv.init([0, 1], [mx.nd.zeros((4,)), mx.nd.zeros((300000,))])    # small: fused; big: direct
+    msgs = []
+    for key, shape in ((0, (4,)), (1, (300000,))):
+        g = mx.nd.ones(shape)
+        if r == n - 1:
+            def boom():
+                raise ValueError("kernel failed on purpose")
+            mx.engine.push(boom, writes=[g])
+        kv.pushpull(key, g)
+        try:
+            g.asnumpy()
+        except MXNetError as e:
+            msgs.append(str(e))
+        else:
+            raise AssertionError("rank %d summed a failed input of key %d" % (r, key))
+    v = mx.nd.ones((4,))
+    kv.pushpull(0, v)
+    assert (v.asnumpy() == n).all()
+    with open(os.path.join(out, "poison-%d.txt" % r), "w") as f:
+        f.write("\n".join(msgs) + "\n")
+
+
 def dead(mx, kv, out):
     """The last rank stops taking part (exits, or hangs until released by
     a file the others write once they have failed)."""
@@ -356,8 +383,8 @@ def train_module(mx, kv, n, part, out):
     return {k: v.asnumpy() for k, v in args.items()}
 
 
-SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, dead, gluon_dist, gluon_noupd,
-                                     module_dist, module_noupd, async_progress)}
+SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, poison, dead, gluon_dist,
+                                     gluon_noupd, module_dist, module_noupd, async_progress)}
 
 
 def main():

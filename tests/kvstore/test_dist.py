@@ -188,7 +188,7 @@ def test_sums_every_dtype_and_compression_on_two_ranks(tmp_path):
 @needs_mpi
 @pytest.mark.slow
 def test_three_ranks_sums_and_mismatch_errors(tmp_path):
-    run_mpi(3, "sums,mismatch", tmp_path)
+    run_mpi(3, "sums,mismatch,poison", tmp_path)
     np.testing.assert_allclose(_same_on_every_rank(tmp_path, "sums", 3)["w"],
                                dw.sums_ref(mx, 3), rtol=1e-6, atol=1e-7)
     for r in range(3):
@@ -197,6 +197,12 @@ def test_three_ranks_sums_and_mismatch_errors(tmp_path):
         assert "key 'w' of shape (3, 3)" in init_msg and "on rank 2" in init_msg
         assert "key 'a'" in push_msg and "key 'b'" in push_msg
         assert "on rank 0" in push_msg and "on ranks 1,2" in push_msg
+        small, big = open(tmp_path / ("poison-%d.txt" % r)).read().splitlines()
+        for msg in (small, big):
+            if r == 2:      # the rank whose input failed reports its own cause
+                assert "kernel failed on purpose" in msg
+            else:
+                assert "rank 2 sent values computed by a failed operation" in msg
 
 
 @needs_mpi
