@@ -209,10 +209,15 @@ class Job:
         self.poisoned = None
 
     def __call__(self):
-        """Run synchronously (the naive engine calls an op's fn inline)."""
+        """Run synchronously (the naive engine calls an op's fn inline; the
+        op then declares no reads, so that an input from a failed op still
+        takes part in the collective the other ranks wait for)."""
+        self.poisoned = next((v.exc for v in self.inputs if v.exc is not None), None)
         self.event = threading.Event()
         get_comm_thread().ready(self)
         self.event.wait()
+        if self.poisoned is not None:
+            raise self.poisoned.exc
         if self.exc is not None:
             raise self.exc
 

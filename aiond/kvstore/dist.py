@@ -247,8 +247,11 @@ class DistSyncKVStore(KVStore):
         from ._comm import Job
         job = Job("%s on rank %d" % (name, self._ct.rank), steps,
                   inputs=[x._st.var for x in reads])
-        # the naive engine calls the job itself (it then runs synchronously)
-        ex = None if _engine.is_naive() else self._ex
+        # the naive engine calls the job itself (it then runs synchronously,
+        # after everything pushed before it: no reads need declaring)
+        ex = self._ex
+        if _engine.is_naive():
+            ex, reads = None, ()
         with _push_lock:
             self._ct.number(job)
             opr = _engine.push(job, reads=reads, writes=writes, name=name, executor=ex)
