@@ -207,6 +207,16 @@ def test_three_ranks_sums_and_mismatch_errors(tmp_path):
 
 @needs_mpi
 @pytest.mark.slow
+def test_failed_input_fails_every_rank_under_the_naive_engine(tmp_path):
+    run_mpi(2, "poison", tmp_path, env={"AIOND_ENGINE": "naive"})
+    for r in range(2):
+        for msg in open(tmp_path / ("poison-%d.txt" % r)).read().splitlines():
+            assert ("kernel failed on purpose" in msg) if r == 1 else \
+                ("rank 1 sent values computed by a failed operation" in msg)
+
+
+@needs_mpi
+@pytest.mark.slow
 def test_trainer_and_module_match_one_process_on_the_whole_batch(tmp_path):
     run_mpi(2, "gluon_dist,gluon_noupd,module_dist,module_noupd", tmp_path)
     ref = list(dw.gluon_ref(mx, 2).values())
