@@ -205,6 +205,10 @@ def main():
         worker_main(args.worker)
         return
     have_torch = os.path.exists(args.torch_python)
+    try:
+        load0 = os.getloadavg()
+    except OSError:
+        load0 = None
     rows = []
     for rep in range(args.repeats):
         order = ["raw", "aiond", "torch"] if rep % 2 == 0 else ["torch", "aiond", "raw"]
@@ -242,7 +246,10 @@ def main():
     except OSError:
         load = None
     print(json.dumps({"bench": "dist", "repeats": args.repeats, "median": med,
-                      "loadavg_at_end": load, "cpus": os.cpu_count()}))
+                      "min": {k: min(r[k] for r in rows) for k in rows[0]},
+                      "max": {k: max(r[k] for r in rows) for k in rows[0]},
+                      "loadavg_at_start": load0, "loadavg_at_end": load,
+                      "cpus": os.cpu_count()}))
 
 
 if __name__ == "__main__":

@@ -165,7 +165,19 @@ class MPIComm:
         return [self.comm.Ibarrier()]
 
     def test(self, reqs):
-        return self.MPI.Request.Testall(reqs)
+        Request = self.MPI.Request
+        if len(reqs) == 1 or all(type(r) is Request for r in reqs):
+            r = reqs[0]
+            if len(reqs) > 1:
+                return Request.Testall(reqs)
+            return r.Test() if isinstance(r, Request) else r.probe()
+        return all(r.Test() if isinstance(r, Request) else r.probe() for r in reqs)
+
+    def p2p(self):
+        """A communicator of its own for dist_async's messages."""
+        if getattr(self, "_p2p", None) is None:
+            self._p2p = self.comm.Dup()
+        return self._p2p
 
     def abort(self, code):
         self.MPI.COMM_WORLD.Abort(code)
@@ -181,9 +193,12 @@ class Job:
     """One unit of communication: ``steps()`` is a generator yielding lists
     of requests to complete before it goes on. ``desc`` names it in errors
     (the op and its keys)."""
-    __slots__ = ("seq", "desc", "steps", "opr", "event", "exc", "started", "poisoned")
+    __slots__ = ("seq", "desc", "steps", "opr", "event", "exc", "started", "poisoned",
+                 "timeout", "inputs")
 
-    def __init__(self, desc, steps):
+    def __init__(self, desc, steps, timeout=None, inputs=()):
+        self.timeout = timeout
+        self.inputs = inputs        # the vars of the values it sends
         self.seq = -1
         self.desc = desc
         self.steps = steps
@@ -194,10 +209,15 @@ class Job:
         self.poisoned = None
 
     def __call__(self):
-        """Run synchronously (the naive engine calls an op's fn inline)."""
+        """Run synchronously (the naive engine calls an op's fn inline; the
+        op then declares no reads, so that an input from a failed op still
+        takes part in the collective the other ranks wait for)."""
+        self.poisoned = next((v.exc for v in self.inputs if v.exc is not None), None)
         self.event = threading.Event()
         get_comm_thread().ready(self)
         self.event.wait()
+        if self.poisoned is not None:
+            raise self.poisoned.exc
         if self.exc is not None:
             raise self.exc
 
@@ -213,6 +233,8 @@ class CommThread:
         self.broken = None          # the error that made the communicator unusable
         self.stopping = False
         self.comm = None
+        self.services = []          # called while idle or waiting (dist_async's server)
+        self.current = None         # the job running (its steps read .poisoned)
         self.timeout = env_float("AIOND_DIST_TIMEOUT", 600.0)
         self.warn_after = env_float("AIOND_DIST_WARN", 60.0)
         self.spin = env_float("AIOND_DIST_SPIN_US", 5000.0) * 1e-6
@@ -264,33 +286,64 @@ class CommThread:
             if job.seq == self.next_run:
                 self.cv.notify()
 
-    def run(self, desc, steps):
+    def run(self, desc, steps, timeout=None):
         """Number a job, run it, wait for it (for blocking calls like _barrier)."""
-        job = self.number(Job(desc, steps))
+        job = self.number(Job(desc, steps, timeout))
         job()
 
     # --------------------------------------------------------------- loop
     def _loop(self):
         cv = self.cv
+        idle = 2e-5
         while True:
+            job = None
             with cv:
-                while self.next_run not in self.waiting and not self.stopping:
-                    cv.wait()
-                if self.next_run not in self.waiting:
+                if self.next_run in self.waiting:
+                    job = self.waiting.pop(self.next_run)
+                    self.next_run += 1
+                elif self.stopping:
                     break
-                job = self.waiting.pop(self.next_run)
-                self.next_run += 1
-            self._run(job)
+                elif not self.services:
+                    cv.wait()
+                    continue
+                else:
+                    # a server answers peers between jobs: poll with a back-off
+                    cv.wait(idle)
+            if job is not None:
+                self._run(job)
+                idle = 2e-5
+            elif self._serve():
+                idle = 2e-5
+            else:
+                idle = min(idle * 2, 1e-3)
         try:
             if self.broken is None:
                 self.comm.finalize()
         except Exception:  # noqa: BLE001 - nothing left to report to
             pass
 
+    def add_service(self, fn):
+        """Have the thread call ``fn()`` (on the thread, returning whether it
+        did any work) whenever it is idle or waiting: dist_async's server."""
+        with self.cv:
+            self.services.append(fn)
+            self.cv.notify()
+
+    def _serve(self):
+        did = False
+        for fn in self.services:
+            try:
+                did = fn() or did
+            except Exception as e:  # noqa: BLE001 - a bad request must not stop the thread
+                print("aiond: the kvstore server on rank %d failed to answer a request: "
+                      "%s: %s" % (self.rank, type(e).__name__, e), file=sys.stderr, flush=True)
+        return did
+
     def _run(self, job):
         exc = self.broken
         if exc is None:
             job.started = time.monotonic()
+            self.current = job
             try:
                 gen = job.steps()
                 for reqs in gen:
@@ -321,8 +374,11 @@ class CommThread:
         # that is still late by then is waited for with sleeps
         spin_end = time.perf_counter() + self.spin
         yield_ = os.sched_yield
+        serve = self._serve if self.services else None
         while time.perf_counter() < spin_end:
             yield_()
+            if serve is not None:
+                serve()
             if test(reqs):
                 self.stats["polled"] += 1
                 return
@@ -332,6 +388,8 @@ class CommThread:
         while True:
             with cv:
                 cv.wait(delay)
+            if serve is not None and serve():
+                delay = 2e-5
             if test(reqs):
                 self.stats["slept"] += 1
                 return
@@ -343,11 +401,12 @@ class CommThread:
                       "dead or hung (AIOND_DIST_TIMEOUT=%g)" % (self.rank, waited, job.desc,
                                                                  self.timeout),
                       file=sys.stderr, flush=True)
-            if waited > self.timeout:
+            limit = self.timeout if job.timeout is None else job.timeout
+            if waited > limit:
                 raise DistTimeoutError(
                     "rank %d of %d: %s did not complete within %g s (AIOND_DIST_TIMEOUT); "
                     "a peer rank is dead, hung, or issued different collectives"
-                    % (self.rank, self.size, job.desc, self.timeout))
+                    % (self.rank, self.size, job.desc, limit))
 
     def _finish(self, job, exc):
         if job.event is not None:       # run synchronously (naive engine, barrier)
@@ -358,14 +417,20 @@ class CommThread:
         from ..engine import get as _get_engine
         from ..engine.var import Failure
         engine = _get_engine()
-        fail = job.poisoned
-        if exc is not None:
+        fail = job.poisoned             # this rank's failed input: its own cause
+        if exc is not None and fail is None:
             fail = Failure(opr.name, opr.origin, exc)
             engine.failures.append(fail)
         engine.dispatch_all(engine.finish(opr, fail))
 
     def shutdown(self):
+        """At exit: run the jobs already pushed (the peers wait for them),
+        then finalise MPI."""
+        deadline = time.monotonic() + min(self.timeout, 600.0)
         with self.cv:
+            while self.next_run < self.next_push and self.broken is None \
+                    and time.monotonic() < deadline:
+                self.cv.wait(0.05)
             self.stopping = True
             self.cv.notify()
         if self.broken is None:
@@ -377,16 +442,44 @@ class CommExecutor(Executor):
     for the comm thread, which finishes the op when the job is done. An op
     whose inputs are poisoned still runs its collective (the other ranks
     are waiting for it) on whatever its inputs hold, and is then finished
-    with the poison."""
+    with the poison.
+
+    An op's ``fn`` is its job, unless the profiler wrapped it: then the job
+    is matched to the op by ``claim`` (called right after the push), which
+    may come before or after the engine submits the op."""
 
     def __init__(self, thread):
         self.thread = thread
+        self.lock = threading.Lock()
+        self.jobs = {}          # opr -> job, pushed but not yet submitted
+        self.early = set()      # oprs submitted before their claim
 
     def submit(self, opr):
-        from ..engine import get as _get_engine
         job = opr.fn
+        if not isinstance(job, Job):
+            with self.lock:
+                job = self.jobs.pop(opr, None)
+                if job is None:
+                    self.early.add(opr)
+                    return
+        self._ready(opr, job)
+
+    def claim(self, opr, job):
+        if opr.fn is job:
+            return
+        with self.lock:
+            if opr in self.early:
+                self.early.discard(opr)
+            else:
+                self.jobs[opr] = job
+                return
+        self._ready(opr, job)
+
+    def _ready(self, opr, job):
         job.opr = opr
-        job.poisoned = _get_engine()._poisoned(opr)
+        # poisoned by what it sends, not by what it overwrites (an in-place
+        # value is among the op's writes, the store's copy is only written)
+        job.poisoned = next((v.exc for v in job.inputs if v.exc is not None), None)
         self.thread.ready(job)
 
 

@@ -23,13 +23,23 @@ Fusion. The keys of one call are packed into buckets of at most
 allreduce; a larger key is its own bucket, posted as several allreduces of
 at most ``AIOND_DIST_CHUNK_BYTES`` (default 16 MiB). Each bucket is its own
 engine op, so it goes as soon as its values are computed - while backward
-is still computing the rest when a Trainer pushes its gradients.
+is still computing the rest when a Trainer pushes its gradients (if the
+backward pass is split into several engine ops: see MXNet's
+``MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD``).
 
 Checks. ``init`` compares every key's shape and dtype across ranks (an error
-names the key and the ranks on every rank); each collective first agrees on
-a digest of its keys, shapes and dtypes (``AIOND_DIST_CHECK=0`` skips that
-round trip), so ranks that push different keys fail instead of summing
-unrelated arrays. Time-outs: see ``_comm`` (``AIOND_DIST_TIMEOUT``).
+names the key and the ranks on every rank). Every collective also checks
+that all ranks are summing the same keys, shapes and dtypes - inside the
+summed buffer for fused buckets, by a small allreduce before the data for
+big single arrays and 1-byte dtypes (``AIOND_DIST_CHECK=0`` turns the
+per-collective check off) - so ranks that push different keys fail, naming
+them, instead of summing unrelated arrays. The same check carries a flag for
+a value computed by a failed op: the rank it failed on still takes part (the
+others wait for it), and every rank then fails the op - that rank with its
+own error, the others naming it - instead of using a sum with garbage in it.
+Time-outs: see ``_comm``
+(``AIOND_DIST_TIMEOUT``). Values are summed in their dtype (float16 in
+float32, then rounded back).
 """
 from __future__ import annotations
 
@@ -95,17 +105,30 @@ def _digest(tag, recs):
     return int.from_bytes(h.digest(), "little")
 
 
-def _agree(comm, what, keys, recs, known=()):
+def _failed_inputs(comm, what, poisoned):
+    """Some rank sent values from a failed op: every rank drops the sum and
+    fails, naming the ranks (the ranks with the failure report their own)."""
+    flags = np.empty(comm.size, dtype=np.int64)
+    yield comm.iallgather(np.array([int(poisoned)], dtype=np.int64), flags)
+    bad = [str(r) for r in np.flatnonzero(flags)]
+    raise DistError("%s: rank%s %s sent values computed by a failed operation; the sum "
+                    "is dropped on every rank" % (what, "s" if len(bad) > 1 else "",
+                                                   ",".join(bad)))
+
+
+def _agree(comm, what, keys, recs, known=(), poisoned=False):
     """Steps of a job that makes sure every rank is about to run the same
     collective on the same keys, shapes and dtypes; raises on every rank,
     naming the first key they disagree on and which ranks hold what."""
     if comm.size == 1:
         return
     sig = _digest(what, recs)
-    send = np.array([sig, -sig], dtype=np.int64)
-    got = np.empty(2, dtype=np.int64)
+    send = np.array([sig, -sig, int(poisoned)], dtype=np.int64)
+    got = np.empty(3, dtype=np.int64)
     yield comm.iallreduce_max(send, got)
     if got[0] == sig and got[1] == -sig:
+        if got[2]:
+            yield from _failed_inputs(comm, what, poisoned)
         return
     mine = np.array([len(recs)], dtype=np.int64)
     counts = np.empty(comm.size, dtype=np.int64)
@@ -142,6 +165,42 @@ def _copy_many(src, dst):
         for a, b in zip(src, dst):
             np.copyto(data_of(b), data_of(a))
     _engine.push(copy, reads=src, writes=dst, name="kvstore_copy")
+
+
+# Buckets below this many bytes go through the fusion buffer even when they
+# hold one array: the buffer carries the cross-rank check with the data
+_DIRECT_BYTES = 256 << 10
+# The check inside the data: three 10-bit hashes h of the collective's keys,
+# shapes and dtypes and their squares ride at the end of the summed buffer.
+# Every rank then sees sum(h) and sum(h*h) over the ranks; mean(h) == own h
+# and mean(h*h) == own h*h hold on a rank iff all ranks sent the same h (the
+# variance is 0), so all ranks reach the same verdict - and those that
+# disagree run the full agreement to name the key and the ranks.
+_SIG_SLOTS = 6
+
+
+def _is_direct(bucket):
+    """One big array: allreduced from the value straight into its target."""
+    _, vals, t, comp = bucket[0]
+    if comp or len(bucket) != 1 or len(vals) != 1:
+        return False
+    dt = np.dtype(t.dtype)
+    return _wire_dtype(dt) == dt and t.size * dt.itemsize >= _DIRECT_BYTES
+
+
+def _inline_ok(wire, size):
+    if wire.kind == "f":
+        return size <= 16           # n * 2**20 exact in a float32 significand
+    return wire.kind in "iu" and wire.itemsize >= 4
+
+
+def _sig_slots(sig):
+    hs = [((sig >> (10 * i)) & 1023) + 1 for i in range(3)]
+    return np.array([x for h in hs for x in (h, h * h)], dtype=np.float64)
+
+
+def _sig_agrees(got, mine, n):
+    return bool(np.array_equal(np.asarray(got, dtype=np.float64), mine * n))
 
 
 class _Scratch:
@@ -186,10 +245,18 @@ class DistSyncKVStore(KVStore):
     # ----------------------------------------------------------- plumbing
     def _push_job(self, name, steps, reads, writes):
         from ._comm import Job
-        job = Job("%s on rank %d" % (name, self._ct.rank), steps)
+        job = Job("%s on rank %d" % (name, self._ct.rank), steps,
+                  inputs=[x._st.var for x in reads])
+        # the naive engine calls the job itself (it then runs synchronously,
+        # after everything pushed before it: no reads need declaring)
+        ex = self._ex
+        if _engine.is_naive():
+            ex, reads = None, ()
         with _push_lock:
             self._ct.number(job)
-            _engine.push(job, reads=reads, writes=writes, name=name, executor=self._ex)
+            opr = _engine.push(job, reads=reads, writes=writes, name=name, executor=ex)
+            if not opr.done:
+                self._ex.claim(opr, job)
 
     def _post_sum(self, send, recv):
         """Post the allreduce of ``send`` into ``recv`` (flat), in chunks."""
@@ -221,11 +288,10 @@ class DistSyncKVStore(KVStore):
             stored.append(st)
             recs.append(_record(k, st.shape, st.dtype))
         comm = self._ct.comm
-        check = self._check or True      # init always checks: shapes must agree
 
         def steps():
-            if check:
-                yield from _agree(comm, "init", keys, recs, list(self._store))
+            # always, whatever AIOND_DIST_CHECK says: a key's shape must agree
+            yield from _agree(comm, "init", keys, recs, list(self._store))
             reqs = []
             for st in stored:
                 a = data_of(st).reshape(-1)
@@ -275,50 +341,94 @@ class DistSyncKVStore(KVStore):
             buckets.append(cur)
         return buckets
 
-    def _push_buckets(self, what, items):
+    def _push_buckets(self, what, items, mirror=None):
         """One engine op per bucket: sum each key's values here, allreduce
-        across ranks, write the key's target."""
+        across ranks, write the key's target. ``mirror`` (key -> array):
+        arrays that get a copy of the key's result too - in the same op for
+        buckets that go through the fusion buffer, by a copy op after it
+        for the others."""
+        later_src, later_dst = [], []
         for bucket in self._buckets(items):
             keys = [b[0] for b in bucket]
-            recs = [self._rec(b[0], b[2]) for b in bucket]
+            recs = [self._recs.get(b[0]) for b in bucket]
+            if any(r is None for r in recs):
+                recs = [self._rec(b[0], b[2]) for b in bucket]
             reads = [v for b in bucket for v in b[1]]
             writes = [b[2] for b in bucket]
-            steps = self._sum_steps(what, bucket, keys, recs) if not bucket[0][3] \
+            also = None
+            if mirror is not None:
+                if bucket[0][3] or _is_direct(bucket):
+                    later_src += writes
+                    later_dst += [mirror[k] for k in keys]
+                else:
+                    also = [mirror[k] for k in keys]
+                    writes = writes + also
+            steps = self._sum_steps(what, bucket, keys, recs, also) if not bucket[0][3] \
                 else self._compressed_steps(what, bucket, keys, recs)
             self._push_job("kvstore_%s" % what, steps, reads, writes)
+        if later_src:
+            _copy_many(later_src, later_dst)
 
-    def _sum_steps(self, what, bucket, keys, recs):
-        comm = self._ct.comm
+    def _sum_steps(self, what, bucket, keys, recs, also=None):
+        ct = self._ct
+        comm = ct.comm
         check = self._check
 
         def steps():
-            if check:
-                yield from _agree(comm, what, keys, recs, list(self._store))
             k0, vals0, t0, _ = bucket[0]
             wire = _wire_dtype(t0.dtype)
-            if len(bucket) == 1 and len(vals0) == 1 and wire == np.dtype(t0.dtype):
-                # one array: allreduce straight from the value into the target
+            if _is_direct(bucket):
+                # one big array: allreduce straight from the value into the
+                # target (the agreement round trip is small next to it)
+                if check:
+                    yield from _agree(comm, what, keys, recs, list(self._store),
+                                      ct.current.poisoned is not None)
                 dst = data_of(t0).reshape(-1)
                 yield self._post_sum(data_of(vals0[0]).reshape(-1), dst)
                 return
-            total = sum(b[2].size for b in bucket)
-            buf = _scratch.get(wire, total)
+            flats = [data_of(b[2]).reshape(-1) for b in bucket]
+            ends = np.cumsum([f.size for f in flats]).tolist()
+            total = ends[-1]
+            inline = check and comm.size > 1 and _inline_ok(wire, comm.size)
+            poisoned = ct.current.poisoned is not None
+            if check and not inline:
+                yield from _agree(comm, what, keys, recs, list(self._store), poisoned)
+            extra = _SIG_SLOTS + 1 if inline else 0
+            buf = _scratch.get(wire, total + extra)
+            body = buf[:total]
             if all(len(b[1]) == 1 for b in bucket):
-                np.concatenate([data_of(b[1][0]).reshape(-1) for b in bucket], out=buf,
+                np.concatenate([data_of(b[1][0]).reshape(-1) for b in bucket], out=body,
                                casting="unsafe")
             else:
-                off = 0
-                for _, vals, t, _ in bucket:
-                    seg = buf[off:off + t.size]
+                start = 0
+                for (_, vals, _, _), end in zip(bucket, ends):
+                    seg = body[start:end]
                     np.copyto(seg, data_of(vals[0]).reshape(-1), casting="unsafe")
                     for v in vals[1:]:
                         seg += data_of(v).reshape(-1)
-                    off += t.size
+                    start = end
+            if inline:
+                mine = _sig_slots(_digest(what, recs))
+                buf[total:total + _SIG_SLOTS] = mine
+                buf[-1] = int(poisoned)
             yield self._post_sum(buf, buf)
-            off = 0
-            for _, _, t, _ in bucket:
-                np.copyto(data_of(t).reshape(-1), buf[off:off + t.size], casting="unsafe")
-                off += t.size
+            if inline and not _sig_agrees(buf[total:total + _SIG_SLOTS], mine, comm.size):
+                # some rank summed something else: find out what, on every rank
+                yield from _agree(comm, what, keys, recs, list(self._store))
+                raise DistError("%s: the ranks disagree on the collective" % what)
+            if inline and buf[-1] != 0:
+                yield from _failed_inputs(comm, what, poisoned)
+            starts = [0] + ends[:-1]
+            if also is not None:
+                flats += [data_of(m).reshape(-1) for m in also]
+                starts, ends = starts + starts, ends + ends
+            copyto = np.copyto
+            if wire == flats[0].dtype:
+                for f, a, b in zip(flats, starts, ends):
+                    copyto(f, body[a:b])
+            else:
+                for f, a, b in zip(flats, starts, ends):
+                    copyto(f, body[a:b], casting="unsafe")
         return steps
 
     def _compressed_steps(self, what, bucket, keys, recs):
@@ -332,7 +442,8 @@ class DistSyncKVStore(KVStore):
 
         def steps():
             if check:
-                yield from _agree(comm, what + " (2bit)", keys, recs, list(self._store))
+                yield from _agree(comm, what + " (2bit)", keys, recs, list(self._store),
+                                  self._ct.current.poisoned is not None)
             sizes = [TwoBit.compressed_bytes(b[2].size) for b in bucket]
             total = sum(sizes)
             send = _scratch.get(np.uint8, total, 1)
@@ -412,6 +523,9 @@ class DistSyncKVStore(KVStore):
             self.push(key, value, priority)
             self.pull(key, value if out is None else out, priority)
             return
+        if self._compression is None and type(key) is list and self._fast_pushpull(
+                key, value, value if out is None else out):
+            return
         pairs = self._pairs(key, value, "pushpull")
         outs = self._pairs(key, value if out is None else out, "pushpull")
         items = self._targets(pairs, "pushpull")
@@ -423,18 +537,46 @@ class DistSyncKVStore(KVStore):
                 rest.append(k)
             else:
                 direct.append((k, vals, os_[0], os_))
-        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct])
-        if direct:
-            # the store (and further outs) take copies in one engine op
-            src = [o0 for _, _, o0, os_ in direct for _ in range(len(os_))]
-            dst = [t for k, _, _, os_ in direct for t in [self._store[k]] + list(os_[1:])]
-            _copy_many(src, dst)
+        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct],
+                           {k: self._store[k] for k, _, _, _ in direct})
+        more = [(o0, o) for _, _, o0, os_ in direct for o in os_[1:]]
+        if more:
+            _copy_many([a for a, _ in more], [b for _, b in more])
         if rest:
             kv = dict(pairs)
             ko = dict(outs)
             for k in rest:
                 self.push(k, kv[k], priority)
                 self.pull(k, ko[k], priority)
+
+    def _fast_pushpull(self, keys, values, outs):
+        """pushpull of many keys with one dense array each (a Trainer's
+        gradients, the fusion case) without the general path's per-key
+        bookkeeping; returns False to fall back to it for anything else."""
+        if type(values) is not list or type(outs) is not list or \
+                len(values) != len(keys) or len(outs) != len(keys):
+            return False
+        store, recs = self._store, self._recs
+        items = []
+        for k, v, o in zip(keys, values, outs):
+            if type(v) is list and len(v) == 1:
+                v = v[0]
+            if type(o) is list and len(o) == 1:
+                o = o[0]
+            if type(v) is not NDArray or type(o) is not NDArray:
+                return False
+            st = store.get(k)
+            if st is None or type(st) is not NDArray or v._shape != st._shape \
+                    or o._shape != st._shape or v._dtype != st._dtype or o._dtype != st._dtype:
+                return False
+            items.append((k, (v,), o))
+        if self._str_keys is None or any((type(k) is str) != self._str_keys for k in keys):
+            return False
+        if len(recs) < len(store):
+            for k, _, o in items:
+                self._rec(k, o)
+        self._push_buckets("pushpull", items, {k: store[k] for k, _, _ in items})
+        return True
 
     # --------------------------------------------------------------- misc
     def set_gradient_compression(self, compression_params):

@@ -484,6 +484,26 @@ class Module(BaseModule):
         """Update the parameters from the gradients of the last backward."""
         self._require(optimizer=True, what="update")
         self._params_dirty = True
+        kv = self._kvstore
+        if kv is not None and hasattr(kv, "_ct") and "async" not in kv.type:
+            # aiond's MPI stores: every gradient in one call (fused buckets,
+            # last parameter first: the order backward computes them)
+            eg = self._exec_group
+            keys, grads, outs = [], [], []
+            for index in reversed(range(len(eg.param_arrays))):
+                if eg.grad_arrays[index][0] is None:
+                    continue
+                keys.append(eg.param_names[index])
+                grads.append(eg.grad_arrays[index])
+                outs.append(eg.param_arrays[index] if self._update_on_kvstore
+                            else eg.grad_arrays[index])
+            if keys:
+                kv.pushpull(keys, grads, out=outs)
+            if not self._update_on_kvstore:
+                _update_params(eg.param_arrays, eg.grad_arrays, updater=self._updater,
+                               num_device=len(self._context), kvstore=None,
+                               param_names=eg.param_names)
+            return
         if self._update_on_kvstore:
             _update_params_on_kvstore(self._exec_group.param_arrays,
                                       self._exec_group.grad_arrays,

@@ -153,12 +153,45 @@ def mismatch(mx, kv, out):
         f.write(msg + "\n" + msg2 + "\n")
 
 
+def poison(mx, kv, out):
+    """The last rank's gradient comes from a failed op: every rank's result
+    fails (none sums garbage), each saying why; the store works after."""
+    from aiond.base import MXNetError
+    r, n = kv.rank, kv.num_workers
+    kv.init([0, 1], [mx.nd.zeros((4,)), mx.nd.zeros((300000,))])    # small: fused; big: direct
+    msgs = []
+    for key, shape in ((0, (4,)), (1, (300000,))):
+        g = mx.nd.ones(shape)
+        if r == n - 1:
+            def boom():
+                raise ValueError("kernel failed on purpose")
+            try:
+                mx.engine.push(boom, writes=[g])
+            except MXNetError:
+                pass            # the naive engine raises at push
+        try:
+            kv.pushpull(key, g)     # raises here under the naive engine
+            g.asnumpy()
+        except MXNetError as e:
+            msgs.append(str(e))
+        else:
+            raise AssertionError("rank %d summed a failed input of key %d" % (r, key))
+    v = mx.nd.ones((4,))
+    kv.pushpull(0, v)
+    assert (v.asnumpy() == n).all()
+    with open(os.path.join(out, "poison-%d.txt" % r), "w") as f:
+        f.write("\n".join(msgs) + "\n")
+
+
 def dead(mx, kv, out):
     """The last rank stops taking part (exits, or hangs until released by
     a file the others write once they have failed)."""
     from aiond.base import MXNetError
     r, n = kv.rank, kv.num_workers
     kv.init(0, mx.nd.ones((8,)))
+    kv._barrier()
+    # a short limit only now: a slow start of one rank must not trip init
+    kv._ct.timeout = float(os.environ.get("DEAD_TIMEOUT", "2"))
     gate = os.path.join(out, "release")
     if r == n - 1:
         if os.environ.get("DEAD_MODE") == "kill":
@@ -186,10 +219,16 @@ def dead(mx, kv, out):
     with open(os.path.join(out, "dead-%d.tmp" % r), "w") as f:
         f.write(msg + "\n" + msg2 + "\n")
     os.rename(os.path.join(out, "dead-%d.tmp" % r), os.path.join(out, "dead-%d.txt" % r))
-    print("rank %d: dead ok" % r, flush=True)
+    _say("rank %d: dead ok" % r)
     _wait_files([os.path.join(out, "dead-%d.txt" % i) for i in range(n - 1)])
     open(gate, "w").close()
     os._exit(0)
+
+
+def _say(line):
+    # one write per line: the ranks share mpiexec's stdout
+    sys.stdout.flush()
+    os.write(1, (line + "\n").encode())
 
 
 def _wait_files(paths):
@@ -198,6 +237,40 @@ def _wait_files(paths):
     import time
     while not all(os.path.exists(p) for p in paths):
         time.sleep(0.05)
+
+
+# ------------------------------------------------------------ dist_async
+def async_progress(mx, kv, out):
+    """Rank 1 pushes and pulls while rank 0's user thread and the other ranks
+    are parked on a gate only rank 1 opens: it must progress alone."""
+    from aiond.base import MXNetError
+    r, n = kv.rank, kv.num_workers
+    assert kv.type == "dist_async"
+    try:
+        kv.push(0, mx.nd.ones((4,)))
+    except MXNetError as e:
+        assert "set_optimizer" in str(e)
+    else:
+        raise AssertionError("a push without an optimizer did not raise")
+    kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=1.0))
+    kv.init(0, mx.nd.zeros((4,)))
+    gate = os.path.join(out, "async-gate")
+    seen = []
+    if r == 1:
+        o = mx.nd.zeros((4,))
+        for i in range(5):
+            kv.push(0, mx.nd.ones((4,)))
+            kv.pull(0, out=o)
+            seen.append(float(o.asnumpy()[0]))
+        open(gate, "w").close()
+    else:
+        _wait_files([gate])
+        for i in range(5):
+            kv.push(0, mx.nd.ones((4,)))
+    kv._barrier()
+    o = mx.nd.zeros((4,))
+    kv.pull(0, out=o)
+    np.savez(os.path.join(out, "async-%d.npz" % r), final=o.asnumpy(), seen=np.array(seen))
 
 
 # ------------------------------------------------------------ training
@@ -255,20 +328,51 @@ def gluon_ref(mx, n):
 
 def module_dist(mx, kv, out):
     r, n = kv.rank, kv.num_workers
-    params = train_module(mx, kv, n, r)
+    params = train_module(mx, kv, n, r, out)
     np.savez(os.path.join(out, "module-%d.npz" % r), **params)
 
 
-def train_module(mx, kv, n, part):
+def module_noupd(mx, kv, out):
+    """Module.fit with the update outside the store (MXNET_UPDATE_ON_KVSTORE=0)."""
+    os.environ["MXNET_UPDATE_ON_KVSTORE"] = "0"
+    try:
+        params = train_module(mx, kv, kv.num_workers, kv.rank, out)
+    finally:
+        del os.environ["MXNET_UPDATE_ON_KVSTORE"]
+    np.savez(os.path.join(out, "module-noupd-%d.npz" % kv.rank), **params)
+
+
+def write_mnist(path, n, seed=3):
+    """A small file pair in MNIST's idx format (8x8 images, 3 classes)."""
+    import struct
+    rs = np.random.RandomState(seed)
+    img = rs.randint(0, 256, (n, 8, 8)).astype(np.uint8)
+    lab = rs.randint(0, 3, n).astype(np.uint8)
+    with open(path + "-img.tmp", "wb") as f:
+        f.write(struct.pack(">iiii", 2051, n, 8, 8) + img.tobytes())
+    with open(path + "-lab.tmp", "wb") as f:
+        f.write(struct.pack(">ii", 2049, n) + lab.tobytes())
+    os.replace(path + "-img.tmp", path + "-img")
+    os.replace(path + "-lab.tmp", path + "-lab")
+    return img.reshape(n, 64).astype(np.float32) / 256, lab.astype(np.float32)
+
+
+def train_module(mx, kv, n, part, out):
+    """Module.fit on MNISTIter's part ``part`` of ``n`` (kvstore 'dist_sync'),
+    or, with kv='local', on the batches all parts make together."""
     per, steps = 8, 4
-    xs, ys = _data(3, steps * per * n)
-    if kv != "local":       # this rank's slice of every global batch
-        rows = np.concatenate([np.arange(s * per * n + part * per, s * per * n + (part + 1) * per)
-                               for s in range(steps)])
-        xs, ys, bs = xs[rows], ys[rows], per
+    path = os.path.join(out, "mnist-%s" % ("local" if kv == "local" else part))
+    xs, ys = write_mnist(path, steps * per * n)
+    if kv != "local":
+        it = mx.io.MNISTIter(image=path + "-img", label=path + "-lab", batch_size=per,
+                             flat=True, shuffle=False, num_parts=n, part_index=part, silent=True)
     else:
-        bs = per * n
-    it = mx.io.NDArrayIter(xs, ys, batch_size=bs)
+        # global batch s = batch s of every part, in part order
+        shard = steps * per
+        rows = np.concatenate([np.arange(p * shard + s * per, p * shard + (s + 1) * per)
+                               for s in range(steps) for p in range(n)])
+        it = mx.io.NDArrayIter(xs[rows], ys[rows], batch_size=per * n,
+                               label_name="softmax_label")
     data = mx.sym.var("data")
     net = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
     net = mx.sym.Activation(net, act_type="relu")
@@ -282,8 +386,8 @@ def train_module(mx, kv, n, part):
     return {k: v.asnumpy() for k, v in args.items()}
 
 
-SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, dead, gluon_dist, gluon_noupd,
-                                     module_dist)}
+SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, poison, dead, gluon_dist,
+                                     gluon_noupd, module_dist, module_noupd, async_progress)}
 
 
 def main():
@@ -292,7 +396,7 @@ def main():
     for one in name.split(","):
         kv = mx.kv.create(os.environ.get("KV_TYPE", "dist_sync"))
         SCENARIOS[one](mx, kv, out)
-        print("rank %d: %s ok" % (kv.rank, one), flush=True)
+        _say("rank %d: %s ok" % (kv.rank, one))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -42,7 +43,16 @@ def run_mpi(n, scenarios, out, env=None, timeout=120, check=True):
     e.update(env or {})
     cmd = [_mpiexec(), "-n", str(n), sys.executable, os.path.join(HERE, "dist_worker.py"),
            scenarios, str(out)]
-    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.Popen(cmd, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out_, err_ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        # take the whole job down (mpiexec and the ranks it started)
+        os.killpg(proc.pid, signal.SIGKILL)
+        out_, err_ = proc.communicate()
+        raise AssertionError("mpiexec did not finish in %d s:\n%s%s" % (timeout, out_, err_))
+    p = subprocess.CompletedProcess(cmd, proc.returncode, out_, err_)
     if check:
         assert p.returncode == 0, p.stdout + p.stderr
         for one in scenarios.split(","):
@@ -178,7 +188,7 @@ def test_sums_every_dtype_and_compression_on_two_ranks(tmp_path):
 @needs_mpi
 @pytest.mark.slow
 def test_three_ranks_sums_and_mismatch_errors(tmp_path):
-    run_mpi(3, "sums,mismatch", tmp_path)
+    run_mpi(3, "sums,mismatch,poison", tmp_path)
     np.testing.assert_allclose(_same_on_every_rank(tmp_path, "sums", 3)["w"],
                                dw.sums_ref(mx, 3), rtol=1e-6, atol=1e-7)
     for r in range(3):
@@ -187,29 +197,47 @@ def test_three_ranks_sums_and_mismatch_errors(tmp_path):
         assert "key 'w' of shape (3, 3)" in init_msg and "on rank 2" in init_msg
         assert "key 'a'" in push_msg and "key 'b'" in push_msg
         assert "on rank 0" in push_msg and "on ranks 1,2" in push_msg
+        small, big = open(tmp_path / ("poison-%d.txt" % r)).read().splitlines()
+        for msg in (small, big):
+            if r == 2:      # the rank whose input failed reports its own cause
+                assert "kernel failed on purpose" in msg
+            else:
+                assert "rank 2 sent values computed by a failed operation" in msg
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_failed_input_fails_every_rank_under_the_naive_engine(tmp_path):
+    run_mpi(2, "poison", tmp_path, env={"AIOND_ENGINE": "naive"})
+    for r in range(2):
+        for msg in open(tmp_path / ("poison-%d.txt" % r)).read().splitlines():
+            assert ("kernel failed on purpose" in msg) if r == 1 else \
+                ("rank 1 sent values computed by a failed operation" in msg)
 
 
 @needs_mpi
 @pytest.mark.slow
 def test_trainer_and_module_match_one_process_on_the_whole_batch(tmp_path):
-    run_mpi(2, "gluon_dist,gluon_noupd,module_dist", tmp_path)
+    run_mpi(2, "gluon_dist,gluon_noupd,module_dist,module_noupd", tmp_path)
     ref = list(dw.gluon_ref(mx, 2).values())
     for tag in ("gluon", "gluon-uok0"):
         got = list(_same_on_every_rank(tmp_path, tag, 2).values())
         assert len(got) == len(ref)
         for a, b in zip(got, ref):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-    mref = dw.train_module(mx, "local", 2, 0)
-    mgot = _same_on_every_rank(tmp_path, "module", 2)
-    for k in mref:
-        np.testing.assert_allclose(mgot[k], mref[k], rtol=1e-5, atol=1e-6)
+    mref = dw.train_module(mx, "local", 2, 0, str(tmp_path))
+    for tag in ("module", "module-noupd"):
+        mgot = _same_on_every_rank(tmp_path, tag, 2)
+        for k in mref:
+            np.testing.assert_allclose(mgot[k], mref[k], rtol=1e-5, atol=1e-6)
 
 
 @needs_mpi
 @pytest.mark.slow
 def test_hung_rank_times_out_with_a_clear_error(tmp_path):
-    run_mpi(3, "dead", tmp_path, env={"AIOND_DIST_TIMEOUT": "2", "DEAD_MODE": "hang"},
-            check=False)
+    # AIOND_DIST_TIMEOUT covers start-up; the worker lowers it to 2 s once all are in
+    run_mpi(3, "dead", tmp_path, env={"AIOND_DIST_TIMEOUT": "60", "DEAD_TIMEOUT": "2",
+                                       "DEAD_MODE": "hang"}, check=False)
     for r in range(2):
         first, later = open(tmp_path / ("dead-%d.txt" % r)).read().splitlines()
         assert "DistTimeoutError" in first and "did not complete within 2 s" in first
@@ -223,3 +251,83 @@ def test_killed_rank_ends_the_job_instead_of_hanging(tmp_path):
     p = run_mpi(2, "dead", tmp_path, env={"AIOND_DIST_TIMEOUT": "30", "DEAD_MODE": "kill"},
                 check=False, timeout=60)
     assert p.returncode != 0
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_dist_async_progress_and_exactly_once(tmp_path):
+    run_mpi(3, "async_progress", tmp_path, env={"KV_TYPE": "dist_async"})
+    res = [np.load(tmp_path / ("async-%d.npz" % r)) for r in range(3)]
+    # rank 1 went on alone: its pulls saw its own pushes, one by one, and
+    # nothing of the others (parked until it finished)
+    np.testing.assert_array_equal(res[1]["seen"], [-1, -2, -3, -4, -5])
+    for r in range(3):
+        # after the barrier every push of every rank was applied exactly once
+        np.testing.assert_array_equal(res[r]["final"], [-15.0] * 4)
+
+
+def test_dist_async_single_process():
+    kv = mx.kv.create("dist_async")
+    assert kv.type == "dist_async" and kv.num_workers == 1
+    with pytest.raises(MXNetError, match="set_optimizer"):
+        kv.pushpull(0, mx.nd.ones((2,)))
+    kv.set_optimizer(mx.optimizer.create("sgd", learning_rate=0.5))
+    kv.init(0, mx.nd.ones((2,)))
+    v = mx.nd.ones((2,))
+    kv.pushpull(0, v)
+    np.testing.assert_array_equal(v.asnumpy(), [0.5, 0.5])
+    with pytest.raises(MXNetError, match="supported"):
+        kv.set_gradient_compression({"type": "2bit"})
+
+
+def test_launch_builds_mxnet_style_commands(tmp_path):
+    from aiond import launch
+    hosts = tmp_path / "hosts"
+    hosts.write_text("localhost:2\n")
+    args, unknown = launch._parser().parse_known_args(
+        ["-n", "2", "-H", str(hosts), "--env-worker", "A:1", "--timeout", "9",
+         "--mpiexec", "/x/mpiexec", "train.py", "--lr", "0.1"])
+    cmd, env = launch.build_command(args, unknown)
+    assert cmd[:5] == ["/x/mpiexec", "-n", "2", "-f", str(hosts)]
+    assert ["-genv", "A", "1"] == cmd[5:8] and env["AIOND_DIST_TIMEOUT"] == "9.0"
+    assert cmd[-4:] == [sys.executable, "train.py", "--lr", "0.1"]
+    with pytest.raises(SystemExit):
+        launch.build_command(*launch._parser().parse_known_args(
+            ["-n", "2", "--launcher", "yarn", "t.py"]))
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_launch_runs_workers(tmp_path):
+    script = tmp_path / "t.py"
+    script.write_text("import aiond as mx\nkv = mx.kv.create('dist_sync')\n"
+                      "kv.init(0, mx.nd.zeros((2,)))\nv = mx.nd.ones((2,))\n"
+                      "kv.pushpull(0, v)\nimport os\n"
+                      "os.write(1, ('rank %d %s\\n' % (kv.rank, v.asnumpy()[0])).encode())\n")
+    p = subprocess.run([sys.executable, "-m", "aiond.launch", "-n", "2", str(script)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "rank 0 2.0" in p.stdout and "rank 1 2.0" in p.stdout
+
+
+def test_dist_store_under_the_profiler(tmp_path):
+    # the profiler wraps an op's fn: the executor must still find the job
+    kv = mx.kv.create("dist_sync")
+    kv.init(5, mx.nd.zeros((3,)))
+    mx.profiler.set_config(profile_all=True, filename=str(tmp_path / "p.json"))
+    mx.profiler.set_state("run")
+    try:
+        for _ in range(3):
+            v = mx.nd.ones((3,)) * 2
+            kv.pushpull(5, v)
+            assert (v.asnumpy() == 2).all()
+    finally:
+        mx.profiler.set_state("stop")
+
+
+def test_inline_check_verdict_is_the_same_on_every_rank():
+    from aiond.kvstore.dist import _sig_agrees, _sig_slots
+    sigs = [_sig_slots(s) for s in (5, 5 + 1, 5 + 2)]   # rank 1's hash is the mean
+    summed = sum(sigs)
+    assert not any(_sig_agrees(summed, mine, 3) for mine in sigs)
+    assert all(_sig_agrees(sigs[0] * 3, sigs[0], 3) for _ in range(3))
