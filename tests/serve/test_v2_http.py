@@ -393,3 +393,56 @@ def test_overload_cancel_and_priority():
         outs = asyncio.run(main())
         assert outs == [[2.0, 2.0], [8.0, 8.0], [4.0, 4.0]]
         assert gate.seen == [1.0, 4.0, 2.0]      # high before normal; 3 never ran
+
+
+@pytest.mark.slow
+def test_overload_keeps_memory_flat_and_timeouts_give_504():
+    from .test_http import Gated, rss_mb
+    net, ref = make_net()
+    model = Gated(net, closed=True)
+    app = create_app(model, sample_shape=(N_IN,), name="mlp", max_batch_size=4,
+                     max_in_flight=1, max_queue=8)
+    x = np.random.RandomState(8).uniform(-1, 1, (1, N_IN)).astype(np.float32)
+    h = json.dumps({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, N_IN],
+                                "parameters": {"binary_data_size": x.nbytes}}]}).encode()
+    body = h + x.tobytes()
+    headers = {"Inference-Header-Content-Length": str(len(h))}
+
+    async def main(srv):
+        limits = httpx.Limits(max_connections=64)
+        async with httpx.AsyncClient(base_url=srv.url, timeout=TIMEOUT, limits=limits) as c:
+            blockers = [asyncio.ensure_future(c.post("/v2/models/mlp/infer", content=body,
+                                                     headers=headers)) for _ in range(9)]
+            await poll(lambda: srv.batcher.statistics().queue_depth == 8, "a full queue")
+
+            async def wave(n):
+                rs = await asyncio.gather(*(c.post("/v2/models/mlp/infer", content=body,
+                                                   headers=headers) for _ in range(n)))
+                assert all(r.status_code == 503 and "retry-after" in r.headers for r in rs)
+            await wave(64)
+            before = rss_mb()
+            for _ in range(4):
+                await wave(64)
+            growth = rss_mb() - before
+            assert growth < 20, "RSS grew by %.1f MB under overload" % growth
+            # a request whose 'timeout' parameter passes while queued: 504, never run
+            late = json.loads(h)
+            late["parameters"] = {"timeout": 1000}      # microseconds
+            hl = json.dumps(late).encode()
+            model.open(srv)
+            for r in await asyncio.gather(*blockers):
+                assert r.status_code == 200
+            model.closed = True
+            calls = model.calls
+            first = asyncio.ensure_future(c.post("/v2/models/mlp/infer", content=body,
+                                                 headers=headers))
+            await poll(lambda: model.calls == calls + 1, "a gated batch")
+            r = await c.post("/v2/models/mlp/infer", content=hl + x.tobytes(),
+                             headers={"Inference-Header-Content-Length": str(len(hl))})
+            assert r.status_code == 504 and "deadline" in r.json()["error"]
+            model.open(srv)
+            assert (await first).status_code == 200
+    with ServerThread(app) as srv:
+        asyncio.run(main(srv))
+        st = srv.batcher.statistics()
+    assert st.rejected == 5 * 64 and st.expired == 1
