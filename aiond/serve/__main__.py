@@ -167,7 +167,6 @@ def main(argv=None):
         if argv is None:
             _reexec_with_workers(workers)
     import numpy as np
-    import uvicorn
     import aiond as mx
     from .batcher import load_model
     from .http import create_app

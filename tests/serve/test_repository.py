@@ -202,3 +202,33 @@ def test_unknown_and_unloaded_models_in_code():
     r._state["y"] = ("UNAVAILABLE", "unloaded")
     with pytest.raises(Unavailable):
         r.get("y")
+
+
+def test_variable_length_input_padded_to_buckets(tmp_path):
+    """A graph over sequences (2 * relu(x), any length): requests of lengths
+    3 and 6 run padded to buckets 4 and 8 and come back at their own length."""
+    d = tmp_path / "seq"
+    d.mkdir()
+    x = mx.sym.var("tokens")
+    (2 * mx.sym.relu(x, name="act")).save(str(d / "seq-symbol.json"))
+    mx.nd.save(str(d / "seq-0001.params"), {})
+    (d / "config.json").write_text(json.dumps({
+        "max_batch_size": 8,
+        "inputs": [{"name": "tokens", "datatype": "FP32", "shape": [-1]}],
+        "outputs": [{"name": "y", "datatype": "FP32", "shape": [-1]}],
+        "batching": {"buckets": [4, 8], "pad_axis": 1}}))
+    app = create_app(repository=str(tmp_path))
+    with ServerThread(app) as srv:
+        c = tc.InferenceServerClient("127.0.0.1:%d" % srv.port, network_timeout=TIMEOUT)
+        for n in (3, 6, 8):
+            v = np.linspace(-1, 1, 2 * n, dtype=np.float32).reshape(2, n)
+            i = tc.InferInput("tokens", [2, n], "FP32")
+            i.set_data_from_numpy(v)
+            np.testing.assert_allclose(c.infer("seq", [i]).as_numpy("y"), 2 * np.maximum(v, 0))
+        i = tc.InferInput("tokens", [1, 9], "FP32")
+        i.set_data_from_numpy(np.zeros((1, 9), np.float32))
+        with pytest.raises(InferenceServerException, match="largest bucket 8"):
+            c.infer("seq", [i])
+        st = srv.app.state.repository.get("seq").batcher.statistics()
+        assert st.batch_size_histogram == {2: 3}
+        c.close()

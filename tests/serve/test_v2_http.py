@@ -6,7 +6,6 @@ import gzip
 import json
 import socket
 import struct
-import time
 
 import numpy as np
 import pytest
