@@ -76,11 +76,15 @@ def _warmup_input(spec, shape, dtype):
 def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m aiond.serve",
-        description="Serve an MXNet/aiond model (prefix-symbol.json + prefix-NNNN.params) "
-                    "over HTTP with dynamic batching. POST /predict takes JSON "
-                    "({\"data\": [[...]]}) or raw little-endian tensors "
-                    "(Content-Type: application/octet-stream, X-Tensor-Shape, X-Tensor-Dtype); "
-                    "GET /health; GET /metrics (Prometheus).",
+        description="Serve an MXNet/aiond model (prefix-symbol.json + prefix-NNNN.params), "
+                    "or every model of a repository folder, over HTTP (and gRPC with "
+                    "--grpc-port) with dynamic batching. The Open Inference Protocol "
+                    "(KServe v2, Triton's clients): /v2/health/live, /v2/models/NAME, "
+                    "POST /v2/models/NAME[/versions/V]/infer (JSON or binary tensors), "
+                    "POST /v2/repository/index and .../models/NAME/load|unload. A single "
+                    "model also on POST /predict: JSON ({\"data\": [[...]]}) or raw "
+                    "little-endian tensors (Content-Type: application/octet-stream, "
+                    "X-Tensor-Shape, X-Tensor-Dtype). GET /health; GET /metrics (Prometheus).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     m = p.add_argument_group("model")
     m.add_argument("--model-repository", default=None, metavar="DIR",

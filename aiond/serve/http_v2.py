@@ -24,6 +24,7 @@ on this input.
 """
 from __future__ import annotations
 
+import asyncio
 import time
 import zlib
 
@@ -49,6 +50,14 @@ def _json(obj, status=200, headers=None):
 
 
 _JSON_H = [("content-type", _JSON)]
+_PARSE_IN_THREAD = 256 << 10     # JSON headers larger than this are parsed off the loop
+
+
+def _big_header(hl):
+    try:
+        return int(hl) > _PARSE_IN_THREAD
+    except ValueError:
+        return False            # parse_infer_request says what is wrong with it
 
 
 def _raw_error(e):
@@ -235,7 +244,12 @@ class V2Routes:
                 return status, _JSON_H, error_body(e)
             if enc and enc != "identity":
                 body = self._inflate(body, enc)
-            req = parse_infer_request(body, hl)
+            if len(body) > _PARSE_IN_THREAD and (hl is None or _big_header(hl)):
+                # a large JSON body takes milliseconds to parse: off the loop
+                req = await asyncio.get_running_loop().run_in_executor(
+                    None, parse_infer_request, body, hl)
+            else:
+                req = parse_infer_request(body, hl)
             fut = served.submit(req)
         except ProtocolError as e:
             return _raw_error(e)

@@ -445,3 +445,17 @@ def test_overload_keeps_memory_flat_and_timeouts_give_504():
         asyncio.run(main(srv))
         st = srv.batcher.statistics()
     assert st.rejected == 5 * 64 and st.expired == 1
+
+
+def test_a_large_json_request_is_parsed_off_the_loop(server):
+    x = np.random.RandomState(9).uniform(-1, 1, (16, N_IN)).astype(np.float32) * 1e-3
+    body = json.dumps({"inputs": [{"name": "data", "datatype": "FP32", "shape": [16, N_IN],
+                                   "data": x.tolist()}]}).encode()
+    assert len(body) > 256 << 10
+    with httpx.Client(base_url=server.url, timeout=TIMEOUT) as c:
+        r = c.post("/v2/models/mlp/infer", content=body)
+        assert r.status_code == 200, r.text
+        y = np.asarray(r.json()["outputs"][0]["data"], np.float32).reshape(16, N_OUT)
+        np.testing.assert_allclose(y, server.ref(x), rtol=1e-4, atol=1e-5)
+        r = c.post("/v2/models/mlp/infer", content=body[:-2])
+        assert r.status_code == 400 and "malformed JSON" in r.json()["error"]
