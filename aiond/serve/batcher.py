@@ -144,7 +144,11 @@ class Batcher:
                       so it must be light, or return an awaitable
     """
 
-    deliver_chunk = 64  # results handed out per event-loop iteration
+    # results handed out per event-loop iteration: over HTTP each one wakes a
+    # handler that writes its response, so 64 at once held the loop for
+    # milliseconds; 8 halved the server's loop lag p99 and the latency p99
+    # at the same req/s (bench_serve.py --mode sockets, RESULTS.md)
+    deliver_chunk = 8
 
     def __init__(self, model, *, max_batch_size=32, max_wait=0.002, max_queue=1024,
                  max_in_flight=2, timeout=None, sample_shape=None, dtype=None,
