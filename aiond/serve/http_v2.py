@@ -51,6 +51,7 @@ def _json(obj, status=200, headers=None):
 
 _JSON_H = [("content-type", _JSON)]
 _PARSE_IN_THREAD = 256 << 10     # JSON headers larger than this are parsed off the loop
+_JOIN_BELOW = 64 << 10           # smaller binary outputs are joined into one write
 
 
 def _big_header(hl):
@@ -204,16 +205,21 @@ class V2Routes:
         p = request.path_params
         status, headers, body = await self.infer_raw(
             request.scope, request.receive, p["name"], p.get("version"))
+        if isinstance(body, list):
+            body = b"".join(body)
         return Response(body, status_code=status, headers=dict(headers) if headers else None,
                         media_type=None)
 
     async def infer_asgi(self, scope, receive, send, name, version):
         """The infer route on raw ASGI (no Request/Response objects, no routing)."""
         status, headers, body = await self.infer_raw(scope, receive, name, version)
-        h = [(b"content-length", b"%d" % len(body))]
+        parts = body if isinstance(body, list) else [body]
+        h = [(b"content-length", b"%d" % sum(len(b) for b in parts))]
         h += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
         await send({"type": "http.response.start", "status": status, "headers": h})
-        await send({"type": "http.response.body", "body": body})
+        for i, b in enumerate(parts):       # large tensors go out as they are, not joined
+            await send({"type": "http.response.body", "body": b,
+                        "more_body": i < len(parts) - 1})
 
     async def infer_raw(self, scope, receive, name, version):
         """(status, [(header, value)], body) of one infer request."""
@@ -276,9 +282,10 @@ class V2Routes:
             return _raw_error(e)
         if not chunks:
             return 200, _JSON_H, head
-        return 200, [("content-type", _OCTET),
-                     ("inference-header-content-length", str(len(head)))], \
-            b"".join([head, *chunks])
+        headers = [("content-type", _OCTET), ("inference-header-content-length", str(len(head)))]
+        if sum(len(c) for c in chunks) > _JOIN_BELOW:
+            return 200, headers, [head, *chunks]
+        return 200, headers, b"".join([head, *chunks])
 
     def _inflate(self, body, enc):
         limit = self.app.max_body_bytes

@@ -151,6 +151,11 @@ def test_model_without_batch_axis(server):
     i = tc.InferInput("x", [2, 5], "FP64")
     i.set_data_from_numpy(x)
     np.testing.assert_array_equal(c.infer("nobatch", [i]).as_numpy("y"), x * 2)
+    # an output past 64 KiB goes out in parts (the tensor's own memory, not joined)
+    x = np.random.RandomState(5).uniform(size=(2, 20000))
+    i = tc.InferInput("x", [2, 20000], "FP64")
+    i.set_data_from_numpy(x)
+    np.testing.assert_array_equal(c.infer("nobatch", [i]).as_numpy("y"), x * 2)
     c.close()
 
 
