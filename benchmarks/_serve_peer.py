@@ -39,6 +39,8 @@ def main():
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--switch-interval", type=float, default=None,
                    help="sys.setswitchinterval (seconds) in the server process")
+    p.add_argument("--profile", default=None, metavar="FILE",
+                   help="cProfile the event-loop thread between /_lag/start and /_lag/stop")
     p.add_argument("--deliver-chunk", type=int, default=None,
                    help="Batcher.deliver_chunk: results handed out per loop iteration")
     a = p.parse_args()
@@ -121,7 +123,13 @@ def main():
             await asyncio.sleep(0.001)
             lags.append(time.perf_counter() - t0 - 0.001)
 
+    prof = {}
+
     async def lag_start(request):
+        if a.profile:
+            import cProfile
+            prof["p"] = cProfile.Profile()
+            prof["p"].enable()
         lag["lags"] = []
         lag["task"] = asyncio.ensure_future(ticker(lag["lags"]))
         return JSONResponse({})
@@ -129,6 +137,8 @@ def main():
     async def lag_stop(request):
         if lag["task"] is not None:
             lag["task"].cancel()
+        if prof:
+            prof.pop("p").dump_stats(a.profile)
         s = sorted(lag["lags"])
 
         def q(p):
