@@ -39,6 +39,9 @@ def main():
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--switch-interval", type=float, default=None,
                    help="sys.setswitchinterval (seconds) in the server process")
+    p.add_argument("--coalesce", action="store_true",
+                   help="uvicorn's httptools protocol with each connection's writes per loop "
+                        "iteration joined (aiond/serve/_uvicorn.py), for every backend")
     p.add_argument("--profile", default=None, metavar="FILE",
                    help="cProfile the event-loop thread between /_lag/start and /_lag/stop")
     p.add_argument("--deliver-chunk", type=int, default=None,
@@ -158,10 +161,20 @@ def main():
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(2048)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    http = "auto"
+    if a.coalesce:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "_aiond_uvicorn", os.path.join(HERE, "..", "aiond", "serve", "_uvicorn.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        http = mod.coalescing_protocol() or "auto"
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            http=http)
     config.load()
     loop_name = "uvloop" if config.loop in ("auto", "uvloop") and _has("uvloop") else "asyncio"
-    http_name = config.http_protocol_class.__module__.rsplit(".", 1)[-1]
+    http_name = getattr(config.http_protocol_class, "__qualname__", "?") if a.coalesce else \
+        config.http_protocol_class.__module__.rsplit(".", 1)[-1]
     print("PORT %d %s %s" % (sock.getsockname()[1], loop_name, http_name), flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 

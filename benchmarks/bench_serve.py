@@ -29,7 +29,10 @@ httptools and uvloop), and the load generator is another process
   aiond/triton_json    tritonclient.http.aio, JSON tensors
   torch/predict        (``--torch-python``) torch per request in run_in_executor
   mxnet/predict        (``--mxnet-python``) MXNet per request, asnumpy in the executor
-The server's loop lag is measured inside the server by a 1 ms ticker.
+The server's loop lag is measured inside the server by a 1 ms ticker. Every
+server uses the HTTP protocol ``python -m aiond.serve`` uses (uvicorn's
+httptools protocol with a response's writes joined, aiond/serve/_uvicorn.py;
+``--plain-uvicorn`` for uvicorn's own).
 
 Per repeat: req/s, request latency p50/p99 (ms), loop lag p50/p99/max (ms,
 beyond the 1 ms asked for). Outputs are checked against numpy (a sample of
@@ -449,10 +452,12 @@ def sockets_workload(params, pythons):
         for b, py in pythons.items():
             if py:
                 log("bench_serve: starting the", b, "server")
-                servers[b] = _PeerServer(py, b, [
-                    "--max-batch-size", str(bo["max_batch_size"]),
-                    "--max-wait-ms", str(bo["max_wait"] * 1e3),
-                    "--max-in-flight", str(bo["max_in_flight"])] if b == "aiond" else [])
+                extra = [] if params.get("plain_uvicorn") else ["--coalesce"]
+                if b == "aiond":
+                    extra += ["--max-batch-size", str(bo["max_batch_size"]),
+                              "--max-wait-ms", str(bo["max_wait"] * 1e3),
+                              "--max-in-flight", str(bo["max_in_flight"])]
+                servers[b] = _PeerServer(py, b, extra)
         runs = [(b, m) for b, m in SOCKET_RUNS if b in servers]
         per = {"%s/%s" % r: [] for r in runs}
         for rep in range(params["repeats"] + 1):
@@ -527,6 +532,9 @@ def _socket_targets(res):
 def main():
     p = parser(__doc__.splitlines()[0], repeats=3)
     p.add_argument("--mode", choices=["inproc", "http", "both", "sockets"], default="both")
+    p.add_argument("--plain-uvicorn", action="store_true",
+                   help="--mode sockets: uvicorn's own httptools protocol, not the one "
+                        "python -m aiond.serve uses (writes joined per loop iteration)")
     p.add_argument("--torch-python", default=None, metavar="PATH",
                    help="interpreter with torch: its per-request server in --mode sockets")
     p.add_argument("--clients", type=int, default=64)
@@ -542,6 +550,7 @@ def main():
         env = dict(os.environ, AIOND_CPU_WORKERS=str(args.workers))
         os.execve(sys.executable, [sys.executable] + sys.argv, env)
     params = {"clients": args.clients, "duration": args.duration, "repeats": args.repeats,
+              "plain_uvicorn": args.plain_uvicorn,
               "batch_opts": {"max_batch_size": args.max_batch_size,
                              "max_wait": args.max_wait_ms / 1e3,
                              "max_in_flight": args.max_in_flight, "max_queue": 4096}}

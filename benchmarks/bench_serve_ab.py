@@ -7,7 +7,9 @@ alternately, so a shared machine's noise falls on all of them alike.
         "chunk64=--deliver-chunk 64" "chunk8=--deliver-chunk 8"
 
 Prints one JSON line: per variant and repeat req/s, latency p99 (ms), the
-server's loop lag p99 (ms) and mean batch size; medians per variant.
+server's loop lag p99 (ms), the server process's CPU time per request (µs:
+the figure least moved by other processes on a shared machine) and the mean
+batch size; medians per variant.
 """
 import argparse
 import json
@@ -20,6 +22,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from _common import log  # noqa: E402
 from bench_serve import _PeerServer, inputs, make_weights, numpy_forward  # noqa: E402
+
+
+def _cpu_s(pid):
+    """User + system CPU seconds of process ``pid`` (Linux /proc)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
@@ -45,18 +54,21 @@ def main():
                 args = {"port": srv.port, "clients": a.clients, "duration": a.duration,
                         "mode": a.mode, "x": x.ravel().tolist(), "ref": ref.ravel().tolist()}
                 srv.get("/_lag/start")
+                c0 = _cpu_s(srv.proc.pid)
                 out = subprocess.run([sys.executable, os.path.join(HERE, "_loadgen.py"),
                                       json.dumps(args)], capture_output=True, text=True,
                                      timeout=300)
+                cpu = _cpu_s(srv.proc.pid) - c0
                 lag = srv.get("/_lag/stop")
                 r = json.loads(out.stdout)
                 if r["wrong_outputs"] or r["errors"]:
                     raise AssertionError("WRONG RESULT: %s: %r" % (name, r))
                 res[name].append({"rps": round(r["rps"]), "lat_p99_ms": round(r["lat_p99_ms"], 1),
                                   "lag_p99_ms": round(lag["lag_p99_ms"], 2),
+                                  "cpu_us_per_req": round(1e6 * cpu / r["requests"], 1),
                                   "mean_batch_size": lag.get("mean_batch_size")})
-        med = {n: {k: statistics.median(r[k] for r in rr) for k in ("rps", "lat_p99_ms",
-                                                                      "lag_p99_ms")}
+        med = {n: {k: statistics.median(r[k] for r in rr)
+                   for k in ("rps", "lat_p99_ms", "lag_p99_ms", "cpu_us_per_req")}
                for n, rr in res.items()}
         print(json.dumps({"bench": "serve_ab", "mode": a.mode, "variants": a.variants,
                           "loadavg": os.getloadavg(), "repeats": res, "median": med}))

@@ -124,6 +124,9 @@ def build_parser():
     h = p.add_argument_group("server")
     h.add_argument("--host", default="127.0.0.1", help="address to listen on")
     h.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
+    h.add_argument("--http", choices=["httptools", "h11"], default="httptools",
+                   help="uvicorn's HTTP parser: httptools (C, the 'serve' extra; falls back "
+                        "to h11 when missing) or h11 (pure Python)")
     h.add_argument("--grpc-port", type=int, default=None,
                    help="also serve the inference protocol over gRPC on this port (0: any "
                         "free port; needs the 'grpc' extra: pip install aiond[grpc])")
@@ -262,9 +265,13 @@ def _listen(app, args, log, what):
         sys.exit("cannot listen on %s:%d: %s" % (args.host, args.port, e))
     sock.listen(2048)     # connections wait in the backlog until uvicorn accepts them
     port = sock.getsockname()[1]
+    from ._uvicorn import coalescing_protocol
+    # httptools (the 'serve' extra) with a response's writes joined into one
+    # system call; h11 when httptools is missing
+    http = "h11" if args.http == "h11" else (coalescing_protocol() or "auto")
     config = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level,
                             timeout_graceful_shutdown=args.graceful_timeout,
-                            access_log=False)
+                            access_log=False, http=http)
     log.info("aiond.serve: %s listening on http://%s:%d", what, args.host, port)
     print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
           flush=True)
