@@ -436,6 +436,13 @@ class _PeerServer:
             self.proc.wait(30)
 
 
+def _cpu_s(pid):
+    """User + system CPU seconds of process ``pid`` (Linux /proc)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 SOCKET_RUNS = [("aiond", "predict"), ("aiond", "v2_binary"), ("aiond", "v2_json"),
                ("aiond", "triton_binary"), ("aiond", "triton_json"), ("torch", "predict"),
                ("mxnet", "predict")]
@@ -469,9 +476,11 @@ def sockets_workload(params, pythons):
                         "duration": params["duration"] if rep else 0.5,
                         "x": x.ravel().tolist(), "ref": ref.ravel().tolist()}
                 srv.get("/_lag/start")
+                c0 = _cpu_s(srv.proc.pid)
                 p = subprocess.run([sys.executable, os.path.join(HERE, "_loadgen.py"),
                                     json.dumps(args)], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, timeout=300)
+                cpu = _cpu_s(srv.proc.pid) - c0
                 lag = srv.get("/_lag/stop")
                 if p.returncode != 0:
                     raise RuntimeError("load generator failed: " + p.stderr[-2000:])
@@ -481,11 +490,20 @@ def sockets_workload(params, pythons):
                       % (name, r["wrong_outputs"], r["errors"]))
                 del r["wrong_outputs"], r["errors"]
                 r.update({k: v for k, v in lag.items() if k != "ticks"})
+                # the server's CPU per request: the figure other processes move least
+                r["server_cpu_us_per_req"] = 1e6 * cpu / max(1, r["requests"])
                 if rep:
                     per[name].append(r)
         res = {name: _summarize(rr) for name, rr in per.items()}
         res["servers"] = {b: "%s + %s" % (s.http, s.loop) for b, s in servers.items()}
         ratios = {}
+        for a, b in (("torch/predict", "aiond/predict"), ("mxnet/predict", "aiond/predict"),
+                     ("torch/predict", "aiond/v2_binary")):
+            if a in per and b in per:
+                ratios["server_cpu_per_req_%s_vs_%s" % (a.replace("/", "_"),
+                                                        b.replace("/", "_"))] = summary(
+                    [u["server_cpu_us_per_req"] / v["server_cpu_us_per_req"]
+                     for u, v in zip(per[a], per[b])], digits=2)
         pairs = [("aiond/predict", "torch/predict"), ("aiond/predict", "mxnet/predict"),
                  ("aiond/v2_binary", "torch/predict"), ("aiond/v2_binary", "mxnet/predict"),
                  ("aiond/triton_binary", "aiond/triton_json"),

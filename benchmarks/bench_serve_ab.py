@@ -21,14 +21,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from _common import log  # noqa: E402
-from bench_serve import _PeerServer, inputs, make_weights, numpy_forward  # noqa: E402
-
-
-def _cpu_s(pid):
-    """User + system CPU seconds of process ``pid`` (Linux /proc)."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from bench_serve import _PeerServer, _cpu_s, inputs, make_weights, numpy_forward  # noqa: E402
 
 
 def main():
