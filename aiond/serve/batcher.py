@@ -830,6 +830,12 @@ class Batcher:
         r.fut.set_exception(exc)
 
     # ---------------------------------------------------------- lifecycle
+    def stop_accepting(self):
+        """Refuse new requests from now on (:class:`BatcherClosed`); what is
+        queued still runs. ``aclose`` then waits for it."""
+        self._closing = True
+        self._poke()
+
     async def aclose(self, drain=True):
         """Stop taking requests; with ``drain`` run everything queued, else
         fail it with :class:`BatcherClosed`; then wait for the running batches."""

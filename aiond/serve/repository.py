@@ -469,6 +469,8 @@ class ModelRepository:
             self._models[name] = {m.version: m for m in served}
             self._state[name] = (READY, "")
             for m in old.values():
+                m.batcher.stop_accepting()
+            for m in old.values():
                 await m.aclose(drain=True)
 
     async def unload(self, name):
@@ -481,6 +483,8 @@ class ModelRepository:
         async with lock:
             vs = self._models.pop(name, {})
             self._state[name] = (UNLOADING, "")
+            for m in vs.values():       # at once: no request slips in before the drain
+                m.batcher.stop_accepting()
             await asyncio.gather(*(m.aclose(drain=True) for m in vs.values()))
             self._state[name] = (UNAVAILABLE, "unloaded")
 

@@ -16,7 +16,7 @@ tc = pytest.importorskip("tritonclient.http")
 from tritonclient.utils import InferenceServerException  # noqa: E402
 
 from aiond.serve.http import create_app  # noqa: E402
-from aiond.serve.repository import (ModelConfigError, ModelRepository,  # noqa: E402
+from aiond.serve.repository import (ModelConfigError, ModelRepository, ServedModel,  # noqa: E402
                                     load_served, read_config)
 
 from .test_http import TIMEOUT, ServerThread  # noqa: E402
@@ -232,3 +232,43 @@ def test_variable_length_input_padded_to_buckets(tmp_path):
         st = srv.app.state.repository.get("seq").batcher.statistics()
         assert st.batch_size_histogram == {2: 3}
         c.close()
+
+
+def test_unload_drains_queued_requests_and_refuses_new_ones():
+    from aiond.serve.protocol import Unavailable, decode_request_object
+
+    def req(v):
+        return decode_request_object({"inputs": [{"name": "x", "datatype": "FP32",
+                                                  "shape": [1, 2], "data": [v, v]}]})
+
+    async def main():
+        gate = asyncio.Event()
+        ran = []
+
+        async def model(x):
+            await gate.wait()
+            ran.append(x[:, 0].tolist())
+            return x + 1
+        r = ModelRepository()
+        m = ServedModel("g", model, [("x", "FP32", [2])], [("y", "FP32", [2])],
+                        max_batch_size=1, numpy_model=True, max_in_flight=1)
+        r.add(m)
+        calls = [asyncio.ensure_future(m.infer(req(v))) for v in (1.0, 2.0, 3.0)]
+        await asyncio.sleep(0)
+        unloading = asyncio.ensure_future(r.unload("g"))
+        await asyncio.sleep(0)
+        with pytest.raises(Unavailable, match="not loaded"):
+            r.get("g")
+        with pytest.raises(Unavailable, match="unloading"):
+            await m.infer(req(4.0))          # a caller still holding the old model
+        assert not unloading.done()
+        gate.set()
+        outs = await asyncio.gather(*calls)
+        await unloading
+        assert [o["y"].tolist() for o in outs] == [[[2.0, 2.0]], [[3.0, 3.0]], [[4.0, 4.0]]]
+        assert ran == [[1.0], [2.0], [3.0]]
+        assert r.index() == [{"name": "g", "state": "UNAVAILABLE", "reason": "unloaded"}]
+        with pytest.raises(NotFound):
+            await r.load("g")                # not a folder model: nothing to load
+    from aiond.serve.protocol import NotFound
+    asyncio.run(asyncio.wait_for(main(), TIMEOUT))
