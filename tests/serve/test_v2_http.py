@@ -464,3 +464,23 @@ def test_a_large_json_request_is_parsed_off_the_loop(server):
         np.testing.assert_allclose(y, server.ref(x), rtol=1e-4, atol=1e-5)
         r = c.post("/v2/models/mlp/infer", content=body[:-2])
         assert r.status_code == 400 and "malformed JSON" in r.json()["error"]
+
+
+def test_body_limits_and_a_body_that_never_comes():
+    def double(x):
+        return x * 2
+    app = create_app(double, sample_shape=(2,), numpy_model=True, name="d",
+                     max_body_bytes=1000, body_timeout=0.3)
+    with ServerThread(app) as srv:
+        with httpx.Client(base_url=srv.url, timeout=TIMEOUT) as c:
+            r = c.post("/v2/models/d/infer", content=b"{" + b" " * 2000 + b"}")
+            assert r.status_code == 413 and "limit of 1000" in r.json()["error"]
+            big = gzip.compress(json.dumps(_mlp_req()).encode())     # inflates past 1000
+            r = c.post("/v2/models/d/infer", content=big, headers={"Content-Encoding": "gzip"})
+            assert r.status_code == 413 and "decompressed body" in r.json()["error"]
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
+        s.sendall(b"POST /v2/models/d/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")
+        data = s.recv(65536)            # no more body: 408 after body_timeout, not a hang
+        s.close()
+        assert data.startswith(b"HTTP/1.1 408"), data[:80]
+        assert b"did not arrive within 0.3 s" in data
