@@ -230,7 +230,7 @@ class Batcher:
         self._lat_sum = 0.0
         self._lat_count = 0
         self._rate = 0.0
-        self._last_done = None
+        self._last_done = 0.0           # time.time() of the last batch's end
 
     # ---------------------------------------------------------- settings
     @property
@@ -681,6 +681,7 @@ class Batcher:
             dt = max(now - t_start, 1e-6)
             self._clat.append(dt)
             self._c_sum += dt
+            self._last_done = time.time()
             rate = rows / dt * min(self._in_flight, self._max_in_flight)
             self._rate = rate if self._rate <= 0 else 0.8 * self._rate + 0.2 * rate
             self._in_flight -= 1
@@ -902,7 +903,7 @@ class Batcher:
             latency_sum_s=self._lat_sum, rows_per_s=round(self._rate, 1),
             queue_ms=_percentiles(qlat), queue_sum_s=self._q_sum, queue_count=self._q_count,
             compute_ms=_percentiles(clat), compute_sum_s=self._c_sum,
-            high_priority=self._n_high)
+            high_priority=self._n_high, last_batch_time=self._last_done)
 
     def __repr__(self):
         return ("<Batcher %r max_batch_size=%d max_wait=%gs max_queue=%d queued=%d "

@@ -25,7 +25,6 @@ on this input.
 from __future__ import annotations
 
 import asyncio
-import time
 import zlib
 
 from starlette.requests import ClientDisconnect, Request
@@ -316,7 +315,7 @@ def model_statistics(m):
     ok = s.completed
     return {
         "name": m.name, "version": m.version,
-        "last_inference": int(time.time() * 1e3) if s.requests else 0,
+        "last_inference": int(s.last_batch_time * 1e3),       # ms since the epoch
         "inference_count": s.rows, "execution_count": s.batches,
         "inference_stats": {
             "success": _ns(ok, s.latency_sum_s),

@@ -37,6 +37,7 @@ class BatcherStatistics:
     compute_ms: dict = None     # time a batch took to run (percentiles)
     compute_sum_s: float = 0.0
     high_priority: int = 0      # requests accepted with priority=1
+    last_batch_time: float = 0.0  # time.time() when the last batch ended (0: none yet)
 
     @property
     def mean_batch_size(self) -> float:

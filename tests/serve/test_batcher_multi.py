@@ -187,6 +187,7 @@ def test_queue_and_compute_statistics():
         assert st.queue_ms["p99"] >= st.queue_ms["p50"] >= 0
         assert st.compute_ms["p50"] is not None and st.compute_sum_s > 0
         assert st.batches == 2 and st.batch_size_histogram == {1: 1, 3: 1}
+        assert st.last_batch_time > 0
         await b.aclose()
     run(main())
 
