@@ -29,7 +29,9 @@ httptools and uvloop), and the load generator is another process
   aiond/triton_json    tritonclient.http.aio, JSON tensors
   torch/predict        (``--torch-python``) torch per request in run_in_executor
   mxnet/predict        (``--mxnet-python``) MXNet per request, asnumpy in the executor
-The server's loop lag is measured inside the server by a 1 ms ticker. Every
+The server's loop lag is measured inside the server by a 1 ms ticker; as a
+control, the same ticker runs meanwhile in another, idle server process
+(``idle_server_lag_p99_ms``: the floor the rest of the machine sets). Every
 server uses the HTTP protocol ``python -m aiond.serve`` uses (uvicorn's
 httptools protocol with a response's writes joined, aiond/serve/_uvicorn.py;
 ``--plain-uvicorn`` for uvicorn's own).
@@ -475,6 +477,11 @@ def sockets_workload(params, pythons):
                 args = {"port": srv.port, "clients": params["clients"], "mode": mode,
                         "duration": params["duration"] if rep else 0.5,
                         "x": x.ravel().tolist(), "ref": ref.ravel().tolist()}
+                # the control: an idle server's loop lag meanwhile (the floor the
+                # machine's other processes set; they do not idle on a shared box)
+                idle = next((s for k, s in servers.items() if k != b), None)
+                if idle is not None:
+                    idle.get("/_lag/start")
                 srv.get("/_lag/start")
                 c0 = _cpu_s(srv.proc.pid)
                 p = subprocess.run([sys.executable, os.path.join(HERE, "_loadgen.py"),
@@ -482,6 +489,7 @@ def sockets_workload(params, pythons):
                                    stderr=subprocess.PIPE, text=True, timeout=300)
                 cpu = _cpu_s(srv.proc.pid) - c0
                 lag = srv.get("/_lag/stop")
+                idle_lag = idle.get("/_lag/stop") if idle is not None else {}
                 if p.returncode != 0:
                     raise RuntimeError("load generator failed: " + p.stderr[-2000:])
                 r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -492,6 +500,8 @@ def sockets_workload(params, pythons):
                 r.update({k: v for k, v in lag.items() if k != "ticks"})
                 # the server's CPU per request: the figure other processes move least
                 r["server_cpu_us_per_req"] = 1e6 * cpu / max(1, r["requests"])
+                if idle_lag.get("lag_p99_ms") is not None:
+                    r["idle_server_lag_p99_ms"] = idle_lag["lag_p99_ms"]
                 if rep:
                     per[name].append(r)
         res = {name: _summarize(rr) for name, rr in per.items()}
@@ -539,6 +549,10 @@ def _socket_targets(res):
                         res["aiond/v2_binary"]["lag_p99_ms"]["median"], "<=", 2.0, unit="ms"))
         t.append(target("sockets: aiond v2 binary req/s", res["aiond/v2_binary"]["rps"]["median"],
                         unit="req/s"))
+        idle = dig(res, "aiond/v2_binary", "idle_server_lag_p99_ms", "median")
+        if idle is not None:
+            t.append(target("sockets: an idle server's loop lag p99 meanwhile (the floor)", idle,
+                            unit="ms"))
     k = "aiond_triton_binary_vs_aiond_triton_json_rps"
     if k in r:
         t.append(target("sockets: tritonclient binary / JSON req/s", r[k]["median"], ">=", 1.5,
