@@ -77,6 +77,8 @@ def repo(tmp_path_factory):
         '[[inputs]]\nname = "b"\ndatatype = "FP32"\nshape = [4]\n')
     (root / "broken").mkdir()
     (root / "broken" / "broken-symbol.json").write_text("{not json")
+    (root / "broken" / "config.json").write_text(
+        '{"inputs": [{"name": "data", "datatype": "FP32", "shape": [6]}]}')
     (root / "broken" / "broken-0000.params").write_bytes(b"")
     return root, refs
 
@@ -167,8 +169,14 @@ def test_config_errors_name_the_problem(tmp_path):
     (tmp_path / "config.json").write_text('{"max_batch_size": 4, "colour": 1}')
     with pytest.raises(ModelConfigError, match="unknown config keys"):
         read_config(str(tmp_path))
-    (tmp_path / "config.json").write_text('{"inputs": 3}')
     export_mlp(str(tmp_path), 0, 0)
+    (tmp_path / "config.json").write_text('{"max_batch_size": 4}')
+    with pytest.raises(ModelConfigError, match="must give 'inputs'"):
+        load_served(str(tmp_path))
+    (tmp_path / "config.json").write_text('{"name": "other", "inputs": []}')
+    with pytest.raises(ModelConfigError, match="names the model 'other'"):
+        load_served(str(tmp_path), name="mlp")
+    (tmp_path / "config.json").write_text('{"inputs": 3}')
     with pytest.raises(ModelConfigError, match="inputs must be a list"):
         load_served(str(tmp_path))
     (tmp_path / "config.json").write_text('{"versions": [5], "inputs": []}')
