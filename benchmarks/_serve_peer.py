@@ -35,7 +35,8 @@ def main():
     p.add_argument("--site", default=None)
     p.add_argument("--max-batch-size", type=int, default=32)
     p.add_argument("--max-wait-ms", type=float, default=2.0)
-    p.add_argument("--max-in-flight", type=int, default=2)
+    p.add_argument("--max-in-flight", type=int, default=None,
+                   help="default: the CLI's (2, or 1 with one engine worker)")
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--switch-interval", type=float, default=None,
                    help="sys.setswitchinterval (seconds) in the server process")
@@ -70,10 +71,11 @@ def main():
         if a.deliver_chunk:
             Batcher.deliver_chunk = a.deliver_chunk
         net = build_net(mx, ws)
+        in_flight = a.max_in_flight or min(2, mx.engine.statistics().workers)
         app = create_app(net, sample_shape=(SIZES[0],), name="mlp",
                          outputs=[("scores", "FP32", [SIZES[-1]])],
                          max_batch_size=a.max_batch_size, max_wait=a.max_wait_ms / 1e3,
-                         max_in_flight=a.max_in_flight, max_queue=4096)
+                         max_in_flight=in_flight, max_queue=4096)
         routes = list(app.router.routes)
     else:
         if a.backend == "torch":

@@ -465,7 +465,8 @@ def sockets_workload(params, pythons):
                 if b == "aiond":
                     extra += ["--max-batch-size", str(bo["max_batch_size"]),
                               "--max-wait-ms", str(bo["max_wait"] * 1e3),
-                              "--max-in-flight", str(bo["max_in_flight"])]
+                              ] + (["--max-in-flight", str(params["max_in_flight"])]
+                                   if params.get("max_in_flight") else [])
                 servers[b] = _PeerServer(py, b, extra)
         runs = [(b, m) for b, m in SOCKET_RUNS if b in servers]
         per = {"%s/%s" % r: [] for r in runs}
@@ -574,7 +575,9 @@ def main():
                    help="seconds per timed repeat (default %(default)s)")
     p.add_argument("--max-batch-size", type=int, default=64)
     p.add_argument("--max-wait-ms", type=float, default=2.0)
-    p.add_argument("--max-in-flight", type=int, default=2)
+    p.add_argument("--max-in-flight", type=int, default=None,
+                   help="default: 2 in process and --mode http; --mode sockets: the CLI's "
+                        "default (2, or 1 with one engine worker)")
     p.add_argument("--workers", type=int, default=None,
                    help="engine CPU workers (re-runs this script with AIOND_CPU_WORKERS set)")
     args = parse(p)
@@ -582,10 +585,10 @@ def main():
         env = dict(os.environ, AIOND_CPU_WORKERS=str(args.workers))
         os.execve(sys.executable, [sys.executable] + sys.argv, env)
     params = {"clients": args.clients, "duration": args.duration, "repeats": args.repeats,
-              "plain_uvicorn": args.plain_uvicorn,
+              "plain_uvicorn": args.plain_uvicorn, "max_in_flight": args.max_in_flight,
               "batch_opts": {"max_batch_size": args.max_batch_size,
                              "max_wait": args.max_wait_ms / 1e3,
-                             "max_in_flight": args.max_in_flight, "max_queue": 4096}}
+                             "max_in_flight": args.max_in_flight or 2, "max_queue": 4096}}
     import aiond as mx
     results = {}
     if args.mode in ("inproc", "both"):
