@@ -18,6 +18,24 @@ connections in a subprocess, raw float32 bodies (``X-Tensor-Shape``):
   aiond_unbatched  a Starlette route awaiting ``net(...).read()``
   aiond_batched    ``aiond.serve.http.create_app`` (the Batcher behind it)
 
+Over real sockets (``--mode sockets``): every server is its own process
+(benchmarks/_serve_peer.py) behind the same ASGI server (uvicorn with
+httptools and uvloop), and the load generator is another process
+(benchmarks/_loadgen.py: 64 keep-alive connections, closed loop, batch-1):
+  aiond/predict        ``create_app`` with the CLI's defaults, raw tensor on /predict
+  aiond/v2_binary      the same server, Open Inference Protocol, binary tensors
+  aiond/v2_json        the same, JSON tensors
+  aiond/triton_binary  unmodified tritonclient.http.aio, binary_data in and out
+  aiond/triton_json    tritonclient.http.aio, JSON tensors
+  torch/predict        (``--torch-python``) torch per request in run_in_executor
+  mxnet/predict        (``--mxnet-python``) MXNet per request, asnumpy in the executor
+The server's loop lag is measured inside the server by a 1 ms ticker; as a
+control, the same ticker runs meanwhile in another, idle server process
+(``idle_server_lag_p99_ms``: the floor the rest of the machine sets). Every
+server uses the HTTP protocol ``python -m aiond.serve`` uses (uvicorn's
+httptools protocol with a response's writes joined, aiond/serve/_uvicorn.py;
+``--plain-uvicorn`` for uvicorn's own).
+
 Per repeat: req/s, request latency p50/p99 (ms), loop lag p50/p99/max (ms,
 beyond the 1 ms asked for). Outputs are checked against numpy (a sample of
 each run, after the timed window, so every mode pays the same loop cost).
@@ -25,6 +43,8 @@ Short runs (2-core shared machine): the figures are indicative.
 
     .venv/bin/python benchmarks/bench_serve.py [--mode both] [--duration 2]
         [--mxnet-python .venvs/mxnet/bin/python] [--workers N]
+    .venv/bin/python benchmarks/bench_serve.py --mode sockets \
+        --torch-python /tmp/conv-torch/bin/python --mxnet-python /tmp/gcv-mx/bin/python
 """
 import asyncio
 import json
@@ -384,16 +404,180 @@ def http_workload(params):
     return res
 
 
+# ------------------------------------------------------- over real sockets
+class _PeerServer:
+    """benchmarks/_serve_peer.py BACKEND in ``python``, our own child process."""
+
+    def __init__(self, python, backend, extra=()):
+        import sysconfig
+        self.backend = backend
+        self.proc = subprocess.Popen(
+            [python, os.path.join(HERE, "_serve_peer.py"), backend,
+             "--site", sysconfig.get_paths()["purelib"], *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("PORT "):
+            self.proc.kill()
+            raise RuntimeError("%s server did not start: %s%s"
+                               % (backend, line, self.proc.stderr.read()[-2000:]))
+        _, port, self.loop, self.http = line.split()
+        self.port = int(port)
+
+    def get(self, path):
+        import urllib.request
+        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.port, path),
+                                    timeout=60) as r:
+            return json.loads(r.read())
+
+    def close(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(30)
+
+
+def _cpu_s(pid):
+    """User + system CPU seconds of process ``pid`` (Linux /proc)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+SOCKET_RUNS = [("aiond", "predict"), ("aiond", "v2_binary"), ("aiond", "v2_json"),
+               ("aiond", "triton_binary"), ("aiond", "triton_json"), ("torch", "predict"),
+               ("mxnet", "predict")]
+
+
+def sockets_workload(params, pythons):
+    """``pythons``: {backend: interpreter}; backends without one are skipped."""
+    ws = make_weights()
+    x = inputs(1)[0]
+    ref = numpy_forward(ws)(x)
+    servers = {}
+    try:
+        bo = params["batch_opts"]
+        for b, py in pythons.items():
+            if py:
+                log("bench_serve: starting the", b, "server")
+                extra = [] if params.get("plain_uvicorn") else ["--coalesce"]
+                if b == "aiond":
+                    extra += ["--max-batch-size", str(bo["max_batch_size"]),
+                              "--max-wait-ms", str(bo["max_wait"] * 1e3),
+                              ] + (["--max-in-flight", str(params["max_in_flight"])]
+                                   if params.get("max_in_flight") else [])
+                servers[b] = _PeerServer(py, b, extra)
+        runs = [(b, m) for b, m in SOCKET_RUNS if b in servers]
+        per = {"%s/%s" % r: [] for r in runs}
+        for rep in range(params["repeats"] + 1):
+            for b, mode in alternate(runs, rep):
+                name = "%s/%s" % (b, mode)
+                log("bench_serve: sockets", name, "repeat", rep)
+                srv = servers[b]
+                args = {"port": srv.port, "clients": params["clients"], "mode": mode,
+                        "duration": params["duration"] if rep else 0.5,
+                        "x": x.ravel().tolist(), "ref": ref.ravel().tolist()}
+                # the control: an idle server's loop lag meanwhile (the floor the
+                # machine's other processes set; they do not idle on a shared box)
+                idle = next((s for k, s in servers.items() if k != b), None)
+                if idle is not None:
+                    idle.get("/_lag/start")
+                srv.get("/_lag/start")
+                c0 = _cpu_s(srv.proc.pid)
+                p = subprocess.run([sys.executable, os.path.join(HERE, "_loadgen.py"),
+                                    json.dumps(args)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, timeout=300)
+                cpu = _cpu_s(srv.proc.pid) - c0
+                lag = srv.get("/_lag/stop")
+                idle_lag = idle.get("/_lag/stop") if idle is not None else {}
+                if p.returncode != 0:
+                    raise RuntimeError("load generator failed: " + p.stderr[-2000:])
+                r = json.loads(p.stdout.strip().splitlines()[-1])
+                check(r["wrong_outputs"] == 0 and r["errors"] == 0,
+                      "sockets %s: %d wrong outputs, %d errors"
+                      % (name, r["wrong_outputs"], r["errors"]))
+                del r["wrong_outputs"], r["errors"]
+                r.update({k: v for k, v in lag.items() if k != "ticks"})
+                # the server's CPU per request: the figure other processes move least
+                r["server_cpu_us_per_req"] = 1e6 * cpu / max(1, r["requests"])
+                if idle_lag.get("lag_p99_ms") is not None:
+                    r["idle_server_lag_p99_ms"] = idle_lag["lag_p99_ms"]
+                if rep:
+                    per[name].append(r)
+        res = {name: _summarize(rr) for name, rr in per.items()}
+        res["servers"] = {b: "%s + %s" % (s.http, s.loop) for b, s in servers.items()}
+        ratios = {}
+        for a, b in (("torch/predict", "aiond/predict"), ("mxnet/predict", "aiond/predict"),
+                     ("torch/predict", "aiond/v2_binary")):
+            if a in per and b in per:
+                ratios["server_cpu_per_req_%s_vs_%s" % (a.replace("/", "_"),
+                                                        b.replace("/", "_"))] = summary(
+                    [u["server_cpu_us_per_req"] / v["server_cpu_us_per_req"]
+                     for u, v in zip(per[a], per[b])], digits=2)
+        pairs = [("aiond/predict", "torch/predict"), ("aiond/predict", "mxnet/predict"),
+                 ("aiond/v2_binary", "torch/predict"), ("aiond/v2_binary", "mxnet/predict"),
+                 ("aiond/triton_binary", "aiond/triton_json"),
+                 ("aiond/v2_binary", "aiond/v2_json")]
+        for a, b in pairs:
+            if a in per and b in per:
+                key = "%s_vs_%s" % (a.replace("/", "_"), b.replace("/", "_"))
+                ratios[key + "_rps"] = summary(
+                    [u["rps"] / v["rps"] for u, v in zip(per[a], per[b])], digits=2)
+                ratios[key + "_p99"] = summary(
+                    [u["lat_p99_ms"] / v["lat_p99_ms"] for u, v in zip(per[a], per[b])],
+                    digits=2)
+        res["ratios"] = ratios
+        return res
+    finally:
+        for s in servers.values():
+            s.close()
+
+
+def _socket_targets(res):
+    t = []
+    r = res["ratios"]
+    for peer in ("torch", "mxnet"):
+        for mode in ("predict", "v2_binary"):
+            k = "aiond_%s_vs_%s_predict" % (mode, peer)
+            if k + "_rps" in r:
+                t.append(target("sockets: aiond %s / %s executor req/s" % (mode, peer),
+                                r[k + "_rps"]["median"], ">=", 2.0, unit="x"))
+                t.append(target("sockets: aiond %s / %s executor latency p99" % (mode, peer),
+                                r[k + "_p99"]["median"], "<=", 1.0, unit="x"))
+    if "aiond/v2_binary" in res:
+        t.append(target("sockets: aiond server loop lag p99 at saturation (v2 binary)",
+                        res["aiond/v2_binary"]["lag_p99_ms"]["median"], "<=", 2.0, unit="ms"))
+        t.append(target("sockets: aiond v2 binary req/s", res["aiond/v2_binary"]["rps"]["median"],
+                        unit="req/s"))
+        idle = dig(res, "aiond/v2_binary", "idle_server_lag_p99_ms", "median")
+        if idle is not None:
+            t.append(target("sockets: an idle server's loop lag p99 meanwhile (the floor)", idle,
+                            unit="ms"))
+    k = "aiond_triton_binary_vs_aiond_triton_json_rps"
+    if k in r:
+        t.append(target("sockets: tritonclient binary / JSON req/s", r[k]["median"], ">=", 1.5,
+                        unit="x"))
+    return t
+
+
 # ---------------------------------------------------------------------- main
 def main():
     p = parser(__doc__.splitlines()[0], repeats=3)
-    p.add_argument("--mode", choices=["inproc", "http", "both"], default="both")
+    p.add_argument("--mode", choices=["inproc", "http", "both", "sockets"], default="both")
+    p.add_argument("--plain-uvicorn", action="store_true",
+                   help="--mode sockets: uvicorn's own httptools protocol, not the one "
+                        "python -m aiond.serve uses (writes joined per loop iteration)")
+    p.add_argument("--torch-python", default=None, metavar="PATH",
+                   help="interpreter with torch: its per-request server in --mode sockets")
     p.add_argument("--clients", type=int, default=64)
     p.add_argument("--duration", type=float, default=2.0,
                    help="seconds per timed repeat (default %(default)s)")
     p.add_argument("--max-batch-size", type=int, default=64)
     p.add_argument("--max-wait-ms", type=float, default=2.0)
-    p.add_argument("--max-in-flight", type=int, default=2)
+    p.add_argument("--max-in-flight", type=int, default=None,
+                   help="default: 2 in process and --mode http; --mode sockets: the CLI's "
+                        "default (2, or 1 with one engine worker)")
     p.add_argument("--workers", type=int, default=None,
                    help="engine CPU workers (re-runs this script with AIOND_CPU_WORKERS set)")
     args = parse(p)
@@ -401,15 +585,20 @@ def main():
         env = dict(os.environ, AIOND_CPU_WORKERS=str(args.workers))
         os.execve(sys.executable, [sys.executable] + sys.argv, env)
     params = {"clients": args.clients, "duration": args.duration, "repeats": args.repeats,
+              "plain_uvicorn": args.plain_uvicorn, "max_in_flight": args.max_in_flight,
               "batch_opts": {"max_batch_size": args.max_batch_size,
                              "max_wait": args.max_wait_ms / 1e3,
-                             "max_in_flight": args.max_in_flight, "max_queue": 4096}}
+                             "max_in_flight": args.max_in_flight or 2, "max_queue": 4096}}
     import aiond as mx
     results = {}
     if args.mode in ("inproc", "both"):
         results["inproc"] = workload(mx, "aiond", params)
     if args.mode in ("http", "both"):
         results["http"] = http_workload(params)
+    if args.mode == "sockets":
+        results["sockets"] = sockets_workload(params, {"aiond": sys.executable,
+                                                       "torch": args.torch_python,
+                                                       "mxnet": args.mxnet_python})
     if args.mxnet_python and args.mode in ("inproc", "both"):
         try:
             mparams = dict(params, batch_opts={})
@@ -420,6 +609,8 @@ def main():
             results["mxnet_error"] = str(e)
     results["engine"] = aiond_engine_facts(mx)
     targets = _targets(results)
+    if "sockets" in results:
+        targets += _socket_targets(results["sockets"])
     emit("serve", args, results, targets, params)
 
 

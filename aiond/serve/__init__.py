@@ -6,9 +6,14 @@
 
     from aiond.serve.http import create_app   # Starlette app (needs the 'serve' extra)
     python -m aiond.serve --symbol m-symbol.json --params m-0000.params --input-shape 1,784
+    python -m aiond.serve --model-repository models/ --grpc-port 8001
 
-Importing this package loads neither Starlette nor uvicorn; only
-``aiond.serve.http`` (and the command line) do.
+The models are served with the Open Inference Protocol (KServe v2 / Triton:
+``protocol`` decodes and encodes it for any transport, ``http_v2`` and
+``grpc_server`` carry it), from a ``repository.ModelRepository``.
+
+Importing this package loads neither Starlette, uvicorn nor grpc; only
+``aiond.serve.http``, ``aiond.serve.grpc_server`` (and the command line) do.
 """
 from .batcher import (Batcher, BatcherClosed, BatcherStatistics, DeadlineExceeded,  # noqa: F401
                       ExecutorModel, InvalidInput, ModelError, Overloaded, ServeError,

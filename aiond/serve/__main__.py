@@ -76,11 +76,15 @@ def _warmup_input(spec, shape, dtype):
 def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m aiond.serve",
-        description="Serve an MXNet/aiond model (prefix-symbol.json + prefix-NNNN.params) "
-                    "over HTTP with dynamic batching. POST /predict takes JSON "
-                    "({\"data\": [[...]]}) or raw little-endian tensors "
-                    "(Content-Type: application/octet-stream, X-Tensor-Shape, X-Tensor-Dtype); "
-                    "GET /health; GET /metrics (Prometheus).",
+        description="Serve an MXNet/aiond model (prefix-symbol.json + prefix-NNNN.params), "
+                    "or every model of a repository folder, over HTTP (and gRPC with "
+                    "--grpc-port) with dynamic batching. The Open Inference Protocol "
+                    "(KServe v2, Triton's clients): /v2/health/live, /v2/models/NAME, "
+                    "POST /v2/models/NAME[/versions/V]/infer (JSON or binary tensors), "
+                    "POST /v2/repository/index and .../models/NAME/load|unload. A single "
+                    "model also on POST /predict: JSON ({\"data\": [[...]]}) or raw "
+                    "little-endian tensors (Content-Type: application/octet-stream, "
+                    "X-Tensor-Shape, X-Tensor-Dtype). GET /health; GET /metrics (Prometheus).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     m = p.add_argument_group("model")
     m.add_argument("--model-repository", default=None, metavar="DIR",
@@ -107,8 +111,13 @@ def build_parser():
                         "model runs what is queued at once")
     b.add_argument("--max-queue", type=int, default=1024,
                    help="queued requests before new ones get 503 with Retry-After")
-    b.add_argument("--max-in-flight", type=int, default=2,
-                   help="batches running in the engine at once")
+    b.add_argument("--max-in-flight", type=int, default=None,
+                   help="batches running in the engine at once (default: 2, or 1 with one "
+                        "engine worker: a second batch would only wait in the engine, while "
+                        "the queue it left keeps growing into a fuller batch; with one "
+                        "worker, in three A/B runs over HTTP (benchmarks/bench_serve_ab.py) "
+                        "this gave the same or up to 1.5x the req/s with lower p99 latency, "
+                        "loop lag and CPU per request)")
     b.add_argument("--timeout-ms", type=float, default=None,
                    help="default per-request deadline (504 when it passes); clients may "
                         "send X-Timeout-Ms")
@@ -120,6 +129,9 @@ def build_parser():
     h = p.add_argument_group("server")
     h.add_argument("--host", default="127.0.0.1", help="address to listen on")
     h.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
+    h.add_argument("--http", choices=["httptools", "h11"], default="httptools",
+                   help="uvicorn's HTTP parser: httptools (C, the 'serve' extra; falls back "
+                        "to h11 when missing) or h11 (pure Python)")
     h.add_argument("--grpc-port", type=int, default=None,
                    help="also serve the inference protocol over gRPC on this port (0: any "
                         "free port; needs the 'grpc' extra: pip install aiond[grpc])")
@@ -167,7 +179,6 @@ def main(argv=None):
         if argv is None:
             _reexec_with_workers(workers)
     import numpy as np
-    import uvicorn
     import aiond as mx
     from .batcher import load_model
     from .http import create_app
@@ -228,11 +239,17 @@ def main(argv=None):
     app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
                      max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
                      max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,
-                     max_in_flight=args.max_in_flight,
+                     max_in_flight=_in_flight(args, mx),
                      timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
                      buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value,
                      grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name)
     _listen(app, args, log, "model %r" % name)
+
+
+def _in_flight(args, mx):
+    if args.max_in_flight is not None:
+        return args.max_in_flight
+    return min(2, mx.engine.statistics().workers)
 
 
 def _grpc_address(args):
@@ -259,9 +276,13 @@ def _listen(app, args, log, what):
         sys.exit("cannot listen on %s:%d: %s" % (args.host, args.port, e))
     sock.listen(2048)     # connections wait in the backlog until uvicorn accepts them
     port = sock.getsockname()[1]
+    from ._uvicorn import coalescing_protocol
+    # httptools (the 'serve' extra) with a response's writes joined into one
+    # system call; h11 when httptools is missing
+    http = "h11" if args.http == "h11" else (coalescing_protocol() or "auto")
     config = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level,
                             timeout_graceful_shutdown=args.graceful_timeout,
-                            access_log=False)
+                            access_log=False, http=http)
     log.info("aiond.serve: %s listening on http://%s:%d", what, args.host, port)
     print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
           flush=True)

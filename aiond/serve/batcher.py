@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import dataclasses
 import inspect
 import logging
 import math
@@ -67,7 +66,6 @@ from functools import partial
 
 import numpy as np
 
-from ..base import MXNetError
 from ..engine import statistics as _engine_statistics
 from ..ndarray import NDArray
 from .. import ndarray as nd
@@ -82,82 +80,9 @@ _LATENCY_WINDOW = 4096     # latencies kept for the percentiles
 _SCAN_LIMIT = 256          # queued requests of other shapes looked past per batch
 
 
-# ------------------------------------------------------------------ errors
-class ServeError(MXNetError):
-    """Base of the errors the serving layer raises."""
-
-
-class Overloaded(ServeError):
-    """The queue is full: try again in ``retry_after`` seconds."""
-
-    def __init__(self, message, retry_after=1.0):
-        super().__init__(message)
-        self.retry_after = float(retry_after)
-
-
-class BatcherClosed(Overloaded):
-    """The batcher is shutting down and takes no new requests."""
-
-
-class DeadlineExceeded(ServeError, TimeoutError):
-    """The request's deadline passed before its result was ready."""
-
-
-class InvalidInput(ServeError, ValueError):
-    """The input does not fit the model (shape, dtype or type)."""
-
-
-class ModelError(ServeError):
-    """The model failed on this request; the original error is ``__cause__``."""
-
-
-# ------------------------------------------------------------ statistics
-@dataclasses.dataclass(frozen=True)
-class BatcherStatistics:
-    """A snapshot of a Batcher's counters (``batcher.statistics()``)."""
-    queue_depth: int            # requests waiting to be batched
-    queued_rows: int            # their rows
-    in_flight: int              # batches running now
-    max_batch_size: int
-    max_wait: float             # seconds
-    max_queue: int
-    max_in_flight: int
-    requests: int               # accepted requests
-    completed: int              # requests answered with a result
-    failed: int                 # requests failed by the model (ModelError)
-    rejected: int               # refused with Overloaded (queue full or closing)
-    invalid: int                # refused with InvalidInput
-    expired: int                # failed with DeadlineExceeded
-    cancelled: int              # cancelled by their caller
-    batches: int                # forwards run (not counting solo re-runs)
-    rows: int                   # rows run in those batches
-    batch_size_histogram: dict  # {rows in a batch: number of batches}
-    latency_ms: dict            # p50/p90/p99/max/mean over the last 4096 requests
-    latency_count: int
-    latency_sum_s: float        # all completed requests, for Prometheus
-    rows_per_s: float           # recent throughput (EWMA)
-    queue_ms: dict = None       # time from submission to its batch starting (percentiles)
-    queue_sum_s: float = 0.0
-    queue_count: int = 0
-    compute_ms: dict = None     # time a batch took to run (percentiles)
-    compute_sum_s: float = 0.0
-    high_priority: int = 0      # requests accepted with priority=1
-
-    @property
-    def mean_batch_size(self) -> float:
-        return self.rows / self.batches if self.batches else 0.0
-
-
-def _percentiles(xs):
-    if not xs:
-        return {"p50": None, "p90": None, "p99": None, "max": None, "mean": None}
-    s = sorted(xs)
-    n = len(s)
-
-    def q(p):
-        return round(1e3 * s[min(n - 1, int(math.ceil(p / 100.0 * n)) - 1)], 3)
-    return {"p50": q(50), "p90": q(90), "p99": q(99), "max": round(1e3 * s[-1], 3),
-            "mean": round(1e3 * sum(s) / n, 3)}
+from .errors import (BatcherClosed, DeadlineExceeded, InvalidInput, ModelError,  # noqa: E402
+                     Overloaded, ServeError)
+from .stats import BatcherStatistics, _percentiles  # noqa: E402
 
 
 # ------------------------------------------------------------- requests
@@ -219,7 +144,11 @@ class Batcher:
                       so it must be light, or return an awaitable
     """
 
-    deliver_chunk = 64  # results handed out per event-loop iteration
+    # results handed out per event-loop iteration: over HTTP each one wakes a
+    # handler that writes its response, so 64 at once held the loop for
+    # milliseconds; 8 halved the server's loop lag p99 and the latency p99
+    # at the same req/s (bench_serve.py --mode sockets, RESULTS.md)
+    deliver_chunk = 8
 
     def __init__(self, model, *, max_batch_size=32, max_wait=0.002, max_queue=1024,
                  max_in_flight=2, timeout=None, sample_shape=None, dtype=None,
@@ -245,11 +174,20 @@ class Batcher:
             if len(dts) != self._n_in or len(sss) != self._n_in:
                 raise ValueError("num_inputs=%d needs that many dtypes and sample shapes"
                                  % self._n_in)
-            if buckets:
-                raise ValueError("buckets pad one input; this batcher has %d" % self._n_in)
             self._dtypes = [None if d is None else np.dtype(d) for d in dts]
             self._sample_shapes = [None if ss is None else _sample(ss) for ss in sss]
             dtype = sample_shape = None
+            self._pad_inputs = []
+            if buckets:
+                # the inputs with a variable pad_axis are padded, to one bucket
+                ax = int(pad_axis)
+                if ax < 1 or any(ss is None for ss in self._sample_shapes):
+                    raise ValueError("buckets with several inputs need every sample_shape "
+                                     "and pad_axis >= 1")
+                self._pad_inputs = [i for i, ss in enumerate(self._sample_shapes)
+                                    if len(ss) >= ax and ss[ax - 1] is None]
+                if not self._pad_inputs:
+                    raise ValueError("no input has a variable axis %d to pad to buckets" % ax)
         self._dtype = None if dtype is None else np.dtype(dtype)
         self._sample_shape = None
         if sample_shape is not None:
@@ -292,7 +230,7 @@ class Batcher:
         self._lat_sum = 0.0
         self._lat_count = 0
         self._rate = 0.0
-        self._last_done = None
+        self._last_done = 0.0           # time.time() of the last batch's end
 
     # ---------------------------------------------------------- settings
     @property
@@ -493,13 +431,15 @@ class Batcher:
         return x, rows, (sample, dtype), length
 
     def _prepare_multi(self, x):
-        """_prepare for a tuple of arrays, one per input."""
+        """_prepare for a tuple of arrays, one per input (the inputs with a
+        variable pad_axis padded to one bucket: their lengths must agree)."""
         if isinstance(x, dict) or not isinstance(x, (tuple, list)) or len(x) != self._n_in \
                 or not all(isinstance(a, (np.ndarray, NDArray)) for a in x):
             raise InvalidInput("this model takes %d inputs: expected a tuple of %d arrays, "
                                "got %s" % (self._n_in, self._n_in, type(x).__name__))
         xs, keys, rows = [], [], None
-        dt0, ss0 = self._dtype, self._sample_shape
+        dt0, ss0, b0 = self._dtype, self._sample_shape, self._buckets
+        self._buckets = None
         try:
             for i, (a, dt, ss) in enumerate(zip(x, self._dtypes, self._sample_shapes)):
                 self._dtype, self._sample_shape = dt, ss
@@ -514,8 +454,26 @@ class Batcher:
                 xs.append(a)
                 keys.append(key)
         finally:
-            self._dtype, self._sample_shape = dt0, ss0
-        return tuple(xs), rows, tuple(keys), None
+            self._dtype, self._sample_shape, self._buckets = dt0, ss0, b0
+        length = None
+        if b0 is not None:
+            ax = self._pad_axis
+            lengths = {xs[i].shape[ax] for i in self._pad_inputs}
+            if len(lengths) != 1:
+                raise InvalidInput("inputs %s are padded together along axis %d; their "
+                                   "lengths differ (%s)" % (self._pad_inputs, ax,
+                                                            sorted(lengths)))
+            if any(isinstance(xs[i], NDArray) for i in self._pad_inputs):
+                raise InvalidInput("padding to buckets needs numpy inputs, got an NDArray")
+            (length,) = lengths
+            b = next((b for b in b0 if b >= length), None)
+            if b is None:
+                raise InvalidInput("axis %d has length %d, more than the largest bucket %d"
+                                   % (ax, length, b0[-1]))
+            for i in self._pad_inputs:
+                sample, dt = keys[i]
+                keys[i] = (sample[:ax - 1] + (b,) + sample[ax:], dt)
+        return tuple(xs), rows, tuple(keys), length
 
     # -------------------------------------------------- request lifecycle
     def _drop(self, req):
@@ -723,6 +681,7 @@ class Batcher:
             dt = max(now - t_start, 1e-6)
             self._clat.append(dt)
             self._c_sum += dt
+            self._last_done = time.time()
             rate = rows / dt * min(self._in_flight, self._max_in_flight)
             self._rate = rate if self._rate <= 0 else 0.8 * self._rate + 0.2 * rate
             self._in_flight -= 1
@@ -732,20 +691,25 @@ class Batcher:
 
     def _stack(self, batch, rows):
         if self._n_in > 1:
-            return tuple(self._cat([r.x[i] for r in batch]) for i in range(self._n_in))
-        xs = [r.x for r in batch]
+            pads = self._pad_inputs if self._buckets is not None else ()
+            return tuple(self._pad(batch, rows, batch[0].key[i], i) if i in pads else
+                         self._cat([r.x[i] for r in batch]) for i in range(self._n_in))
         if self._buckets is not None:
-            sample, dtype = batch[0].key
-            out = np.full((rows,) + sample, self._pad_value, dtype=dtype)
-            off = 0
-            ax = self._pad_axis
-            for r in batch:
-                idx = [slice(off, off + r.rows)] + [slice(None)] * len(sample)
-                idx[ax] = slice(0, r.length)
-                out[tuple(idx)] = r.x
-                off += r.rows
-            return out
-        return self._cat(xs)
+            return self._pad(batch, rows, batch[0].key, None)
+        return self._cat([r.x for r in batch])
+
+    def _pad(self, batch, rows, key, i):
+        """The batch of input ``i`` (None: the only one) padded to its bucket."""
+        sample, dtype = key
+        out = np.full((rows,) + sample, self._pad_value, dtype=dtype)
+        off = 0
+        ax = self._pad_axis
+        for r in batch:
+            idx = [slice(off, off + r.rows)] + [slice(None)] * len(sample)
+            idx[ax] = slice(0, r.length)
+            out[tuple(idx)] = r.x if i is None else r.x[i]
+            off += r.rows
+        return out
 
     def _cat(self, xs):
         if any(isinstance(x, NDArray) for x in xs):
@@ -822,7 +786,8 @@ class Batcher:
 
     def _crop(self, o, r):
         ax = self._pad_axis
-        bucket = r.key[0][ax - 1]
+        key = r.key if self._n_in == 1 else r.key[self._pad_inputs[0]]
+        bucket = key[0][ax - 1]
         if o.ndim > ax and o.shape[ax] == bucket and r.length != bucket:
             idx = [slice(None)] * o.ndim
             idx[ax] = slice(0, r.length)
@@ -866,6 +831,12 @@ class Batcher:
         r.fut.set_exception(exc)
 
     # ---------------------------------------------------------- lifecycle
+    def stop_accepting(self):
+        """Refuse new requests from now on (:class:`BatcherClosed`); what is
+        queued still runs. ``aclose`` then waits for it."""
+        self._closing = True
+        self._poke()
+
     async def aclose(self, drain=True):
         """Stop taking requests; with ``drain`` run everything queued, else
         fail it with :class:`BatcherClosed`; then wait for the running batches."""
@@ -932,7 +903,7 @@ class Batcher:
             latency_sum_s=self._lat_sum, rows_per_s=round(self._rate, 1),
             queue_ms=_percentiles(qlat), queue_sum_s=self._q_sum, queue_count=self._q_count,
             compute_ms=_percentiles(clat), compute_sum_s=self._c_sum,
-            high_priority=self._n_high)
+            high_priority=self._n_high, last_batch_time=self._last_done)
 
     def __repr__(self):
         return ("<Batcher %r max_batch_size=%d max_wait=%gs max_queue=%d queued=%d "

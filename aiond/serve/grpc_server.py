@@ -6,7 +6,9 @@ event loop that runs the models' Batchers.
     ...
     await server.stop(grace=5)
 
-Needs the ``grpc`` extra (grpcio and protobuf). The messages come from
+Needs the ``grpc`` extra (grpcio and protobuf). ``ModelConfig`` answers the
+fields of Triton's ModelConfig that describe an aiond model (name, platform,
+max batch, inputs, outputs, dynamic batching). The messages come from
 aiond/serve/proto/inference.proto through :mod:`._grpc_descriptor`; no
 generated code. ``create_app(..., grpc_port=8001)`` starts it with the HTTP
 app (same loop, same models). Errors map to status codes: a bad request
@@ -162,6 +164,7 @@ class GrpcService:
             "ModelStreamInfer": grpc.stream_stream_rpc_method_handler(
                 self.model_stream_infer, request_deserializer=pb["ModelInferRequest"].FromString,
                 response_serializer=pb["ModelStreamInferResponse"].SerializeToString),
+            "ModelConfig": unary(self.model_config, "ModelConfigRequest", "ModelConfigResponse"),
             "ModelStatistics": unary(self.model_statistics, "ModelStatisticsRequest",
                                      "ModelStatisticsResponse"),
             "RepositoryIndex": unary(self.repository_index, "RepositoryIndexRequest",
@@ -213,6 +216,17 @@ class GrpcService:
             name=m.name, versions=self.repo.versions(m.name) or [m.version],
             platform=m.platform, inputs=[T(**t) for t in meta["inputs"]],
             outputs=[T(**t) for t in meta["outputs"]])
+
+    async def model_config(self, request, context):
+        """The model's configuration in Triton's ModelConfig (the fields aiond fills)."""
+        try:
+            m = self.repo.get(request.name, request.version or None)
+        except ProtocolError as e:
+            await self._abort(context, e)
+        from google.protobuf import json_format
+        resp = self.pb["ModelConfigResponse"]()
+        json_format.ParseDict(m.config(), resp.config, ignore_unknown_fields=True)
+        return resp
 
     async def model_statistics(self, request, context):
         from .http_v2 import model_statistics

@@ -296,8 +296,11 @@ class _App:
 
     def watch(self, request, fut):
         """A watch cancelling ``fut`` if the client disconnects first (or None)."""
+        return self.watch_receive(request.receive, fut)
+
+    def watch_receive(self, receive, fut):
         if self.cancel_on_disconnect and not fut.done():
-            return _Watch(request.receive, fut)
+            return _Watch(receive, fut)
         return None
 
     async def predict(self, request: Request):
@@ -594,8 +597,41 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
               Route("/metrics", state.metrics, methods=["GET"])]
     if batcher is not None:
         routes.append(Route("/predict", state.predict, methods=["POST"]))
-    app = Starlette(routes=routes + V2Routes(state).routes(), lifespan=state.lifespan)
+    v2 = V2Routes(state)
+    app = Starlette(routes=routes + v2.routes(), lifespan=state.lifespan)
     app.state.serve = state
     app.state.batcher = batcher
     app.state.repository = state.repository
-    return app
+    return _FastPath(app, state, v2)
+
+
+class _FastPath:
+    """The ASGI app: inference requests (``POST /predict``, ``POST
+    /v2/models/{name}[/versions/{v}]/infer``) go straight to their handlers;
+    everything else through Starlette's router. Routing and the middleware
+    stack cost more per request than decoding a batch-1 tensor does."""
+
+    def __init__(self, app, state, v2):
+        self.starlette = app
+        self.state = app.state
+        self.router = app.router
+        self._serve = state
+        self._v2 = v2
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST":
+            path = scope["path"]
+            if path.startswith("/v2/models/") and path.endswith("/infer"):
+                parts = path[11:-6].split("/")
+                if len(parts) == 1 and parts[0]:
+                    return await self._v2.infer_asgi(scope, receive, send, parts[0], None)
+                if len(parts) == 3 and parts[1] == "versions" and parts[0] and parts[2]:
+                    return await self._v2.infer_asgi(scope, receive, send, parts[0],
+                                                     parts[2])
+            elif path == "/predict" and self._serve.batcher is not None:
+                resp = await self._serve.predict(Request(scope, receive))
+                return await resp(scope, receive, send)
+        await self.starlette(scope, receive, send)
+
+    def __getattr__(self, name):        # url_path_for, add_route, ... of the Starlette app
+        return getattr(self.starlette, name)

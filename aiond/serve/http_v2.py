@@ -24,7 +24,7 @@ on this input.
 """
 from __future__ import annotations
 
-import time
+import asyncio
 import zlib
 
 from starlette.requests import ClientDisconnect, Request
@@ -46,6 +46,25 @@ _EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "schedule
 
 def _json(obj, status=200, headers=None):
     return Response(dumps(obj), status_code=status, media_type=_JSON, headers=headers)
+
+
+_JSON_H = [("content-type", _JSON)]
+_PARSE_IN_THREAD = 256 << 10     # JSON headers larger than this are parsed off the loop
+_JOIN_BELOW = 64 << 10           # smaller binary outputs are joined into one write
+
+
+def _big_header(hl):
+    try:
+        return int(hl) > _PARSE_IN_THREAD
+    except ValueError:
+        return False            # parse_infer_request says what is wrong with it
+
+
+def _raw_error(e):
+    headers = list(_JSON_H)
+    if isinstance(e, Unavailable):
+        headers.append(("retry-after", retry_after_header(e.retry_after)))
+    return e.status, headers, error_body(e)
 
 
 def _error(e):
@@ -182,14 +201,35 @@ class V2Routes:
 
     # --------------------------------------------------------------- infer
     async def infer(self, request: Request):
-        resp = await self._infer(request)
-        self.app.count(resp.status_code)
-        return resp
+        p = request.path_params
+        status, headers, body = await self.infer_raw(
+            request.scope, request.receive, p["name"], p.get("version"))
+        if isinstance(body, list):
+            body = b"".join(body)
+        return Response(body, status_code=status, headers=dict(headers) if headers else None,
+                        media_type=None)
 
-    async def _infer(self, request: Request):
+    async def infer_asgi(self, scope, receive, send, name, version):
+        """The infer route on raw ASGI (no Request/Response objects, no routing)."""
+        status, headers, body = await self.infer_raw(scope, receive, name, version)
+        parts = body if isinstance(body, list) else [body]
+        h = [(b"content-length", b"%d" % sum(len(b) for b in parts))]
+        h += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+        await send({"type": "http.response.start", "status": status, "headers": h})
+        for i, b in enumerate(parts):       # large tensors go out as they are, not joined
+            await send({"type": "http.response.body", "body": b,
+                        "more_body": i < len(parts) - 1})
+
+    async def infer_raw(self, scope, receive, name, version):
+        """(status, [(header, value)], body) of one infer request."""
+        status, headers, body = await self._infer(scope, receive, name, version)
+        self.app.count(status)
+        return status, headers, body
+
+    async def _infer(self, scope, receive, name, version):
         app = self.app
         hl = enc = clen = None
-        for k, v in request.scope["headers"]:
+        for k, v in scope["headers"]:
             if k == _HEADER_LEN:
                 hl = v.decode("latin-1")
             elif k == b"content-encoding":
@@ -197,34 +237,38 @@ class V2Routes:
             elif k == b"content-length":
                 clen = v.decode("latin-1")
         try:
-            p = request.path_params
-            served = self.repo.get(p["name"], p.get("version"))
+            served = self.repo.get(name, version)
             try:
-                body = await app.read_body(request.receive, clen)
+                body = await app.read_body(receive, clen)
             except ClientDisconnect:
-                return Response(status_code=499)
+                return 499, [], b""
             except Exception as e:  # noqa: BLE001 - _BadRequest: 408/413/400
                 status = getattr(e, "status", None)
                 if status is None:
                     raise
-                return Response(error_body(e), status_code=status, media_type=_JSON)
+                return status, _JSON_H, error_body(e)
             if enc and enc != "identity":
                 body = self._inflate(body, enc)
-            req = parse_infer_request(body, hl)
+            if len(body) > _PARSE_IN_THREAD and (hl is None or _big_header(hl)):
+                # a large JSON body takes milliseconds to parse: off the loop
+                req = await asyncio.get_running_loop().run_in_executor(
+                    None, parse_infer_request, body, hl)
+            else:
+                req = parse_infer_request(body, hl)
             fut = served.submit(req)
         except ProtocolError as e:
-            return _error(e)
-        watch = app.watch(request, fut)
+            return _raw_error(e)
+        watch = app.watch_receive(receive, fut)
         try:
             y = await fut
         except Exception as e:  # noqa: BLE001 - mapped to the protocol's errors
             err = protocol_error(e)
             if not isinstance(err, ProtocolError):
                 raise
-            return _error(err)
+            return _raw_error(err)
         except BaseException:
             if watch is not None and watch.disconnected and fut.cancelled():
-                return Response(status_code=499)     # nobody is listening any more
+                return 499, [], b""          # nobody is listening any more
             raise
         finally:
             if watch is not None:
@@ -234,11 +278,13 @@ class V2Routes:
             head, chunks = encode_infer_response(served.name, served.version, req, results,
                                                  served.output_specs())
         except ProtocolError as e:
-            return _error(e)
+            return _raw_error(e)
         if not chunks:
-            return Response(head, media_type=_JSON)
-        return Response(b"".join([head, *chunks]), media_type=_OCTET,
-                        headers={"Inference-Header-Content-Length": str(len(head))})
+            return 200, _JSON_H, head
+        headers = [("content-type", _OCTET), ("inference-header-content-length", str(len(head)))]
+        if sum(len(c) for c in chunks) > _JOIN_BELOW:
+            return 200, headers, [head, *chunks]
+        return 200, headers, b"".join([head, *chunks])
 
     def _inflate(self, body, enc):
         limit = self.app.max_body_bytes
@@ -269,7 +315,7 @@ def model_statistics(m):
     ok = s.completed
     return {
         "name": m.name, "version": m.version,
-        "last_inference": int(time.time() * 1e3) if s.requests else 0,
+        "last_inference": int(s.last_batch_time * 1e3),       # ms since the epoch
         "inference_count": s.rows, "execution_count": s.batches,
         "inference_stats": {
             "success": _ns(ok, s.latency_sum_s),

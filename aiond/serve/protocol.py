@@ -122,7 +122,7 @@ def datatype_of(dtype) -> str:
 class TensorSpec:
     """A model's declared input or output: name, datatype and shape
     (``-1`` for a variable axis; without the batch axis for batching models)."""
-    __slots__ = ("name", "datatype", "shape", "dtype")
+    __slots__ = ("name", "datatype", "shape", "dtype", "_full")
 
     def __init__(self, name, datatype, shape):
         self.name = str(name)
@@ -130,6 +130,14 @@ class TensorSpec:
         self.dtype = DATATYPES[self.datatype]
         self.shape = None if shape is None else \
             tuple(-1 if d is None or int(d) < 0 else int(d) for d in shape)
+        self._full = {}
+
+    def full_shape(self, max_batch_size):
+        """The shape a request carries: [-1] + shape when batching (cached)."""
+        f = self._full.get(max_batch_size)
+        if f is None:
+            f = self._full[max_batch_size] = self.metadata(max_batch_size)["shape"]
+        return f
 
     def metadata(self, max_batch_size=0):
         """``shape`` None: any shape (reported as [-1, -1])."""
@@ -483,12 +491,12 @@ def check_inputs(request, specs, max_batch_size, model):
         if t is None:
             raise ProtocolError("model %r expects input %r (%s %s), the request lacks it"
                                 % (model, s.name, s.datatype,
-                                   _shape_str(s.metadata(max_batch_size)["shape"])))
+                                   _shape_str(s.full_shape(max_batch_size))))
         if t.datatype != s.datatype:
             raise ProtocolError("input %r of model %r has datatype %s, the request sent %s"
                                 % (s.name, model, s.datatype, t.datatype))
         shape = t.shape
-        want = s.metadata(max_batch_size)["shape"]
+        want = s.full_shape(max_batch_size)
         if s.shape is None:     # any shape (with the batch axis when batching)
             want = want[:1] if max_batch_size else []
             if len(shape) < len(want):

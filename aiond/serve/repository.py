@@ -10,7 +10,8 @@ A repository is a folder with one subfolder per model::
         mlp-0002.params
       ranker/ ...
 
-``config.json`` (every key optional except where the graph cannot tell)::
+``config.json`` (or the same keys in ``config.toml``; every key but
+``inputs`` is optional; ``name``, if given, must be the folder's)::
 
     {"platform": "mxnet",
      "max_batch_size": 64,                      # 0: requests carry no batch axis
@@ -23,8 +24,8 @@ A repository is a folder with one subfolder per model::
 
 Input names are the graph's variables (shape without the batch axis, -1 for
 a variable axis); output names label the graph's outputs in order (default:
-the graph's own names). Without ``inputs`` the graph's only free input is
-taken, with a shape that must then be given. Each version is its own
+the graph's own names, with shapes inferred from the inputs'). Each version
+is its own
 :class:`ServedModel` with its own Batcher. A model that fails to load is
 reported by :meth:`ModelRepository.index` with the reason, and the others
 keep serving.
@@ -305,15 +306,18 @@ def load_served(folder, name=None, ctx=None):
             opts[k[:-3]] = None if v is None else float(v) / 1e3
         else:
             opts[k] = v
-    inputs = _specs(cfg["inputs"], "inputs") if "inputs" in cfg else None
+    if cfg.get("name", name) != name:
+        raise ModelConfigError("the config names the model %r, its folder %r"
+                               % (cfg["name"], name))
+    if "inputs" not in cfg:
+        raise ModelConfigError("the config must give 'inputs' (name, datatype, shape)")
+    inputs = _specs(cfg["inputs"], "inputs")
     outputs = _specs(cfg["outputs"], "outputs") if "outputs" in cfg else None
     served = []
     for v in picked:
         model = load_model(sym_file, found[v], ctx=ctx,
-                           input_name=None if inputs is None else
-                           ([s.name for s in inputs] if len(inputs) > 1 else inputs[0].name))
-        if inputs is None:
-            raise ModelConfigError("the config must give 'inputs' (name, datatype, shape)")
+                           input_name=[s.name for s in inputs] if len(inputs) > 1
+                           else inputs[0].name)
         outs = outputs
         graph_outs = _graph_outputs(model)
         if outs is None and graph_outs is not None:
@@ -469,6 +473,8 @@ class ModelRepository:
             self._models[name] = {m.version: m for m in served}
             self._state[name] = (READY, "")
             for m in old.values():
+                m.batcher.stop_accepting()
+            for m in old.values():
                 await m.aclose(drain=True)
 
     async def unload(self, name):
@@ -481,6 +487,8 @@ class ModelRepository:
         async with lock:
             vs = self._models.pop(name, {})
             self._state[name] = (UNLOADING, "")
+            for m in vs.values():       # at once: no request slips in before the drain
+                m.batcher.stop_accepting()
             await asyncio.gather(*(m.aclose(drain=True) for m in vs.values()))
             self._state[name] = (UNAVAILABLE, "unloaded")
 

@@ -187,5 +187,37 @@ def test_queue_and_compute_statistics():
         assert st.queue_ms["p99"] >= st.queue_ms["p50"] >= 0
         assert st.compute_ms["p50"] is not None and st.compute_sum_s > 0
         assert st.batches == 2 and st.batch_size_histogram == {1: 1, 3: 1}
+        assert st.last_batch_time > 0
         await b.aclose()
+    run(main())
+
+
+def test_several_inputs_padded_to_one_bucket_and_outputs_cropped():
+    async def main():
+        seen = []
+
+        def model(tokens, mask, bias):
+            seen.append((tokens.shape, mask.shape, bias.shape))
+            return tokens * mask + bias[:, :1], mask.sum(axis=1, keepdims=True)
+        b = Batcher(model, numpy_model=True, num_inputs=3, buckets=[4, 8], pad_axis=1,
+                    sample_shape=[(None,), (None,), (2,)], dtype=["float32"] * 3,
+                    max_batch_size=8)
+
+        def req(n, v):
+            return (np.full((1, n), v, np.float32), np.ones((1, n), np.float32),
+                    np.full((1, 2), 10 * v, np.float32))
+        rs = await wait(asyncio.gather(b(req(3, 1.0)), b(req(4, 2.0)), b(req(6, 3.0))))
+        assert [r[0].shape for r in rs] == [(1, 3), (1, 4), (1, 6)]
+        np.testing.assert_array_equal(rs[0][0], [[11.0] * 3])
+        np.testing.assert_array_equal(rs[2][0], [[33.0] * 6])
+        assert [r[1].tolist() for r in rs] == [[[3.0]], [[4.0]], [[6.0]]]
+        assert sorted(seen) == [((1, 8), (1, 8), (1, 2)), ((2, 4), (2, 4), (2, 2))]
+        with pytest.raises(InvalidInput, match="lengths differ"):
+            b((np.ones((1, 3), np.float32), np.ones((1, 4), np.float32),
+               np.ones((1, 2), np.float32)))
+        with pytest.raises(InvalidInput, match="largest bucket 8"):
+            b(req(9, 1.0))
+        await b.aclose()
+        with pytest.raises(ValueError, match="no input has a variable axis"):
+            Batcher(model, num_inputs=2, buckets=[4], sample_shape=[(2,), (2,)])
     run(main())

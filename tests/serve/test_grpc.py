@@ -59,6 +59,13 @@ def test_sync_client_health_metadata_and_infer(server):
     assert r.get_response().id == "g1" and r.get_response().model_name == "mlp"
     r = c.infer("mlp", [_input("data", x)], outputs=[tg.InferRequestedOutput("scores")])
     np.testing.assert_allclose(r.as_numpy("scores"), server.ref(x), rtol=1e-4, atol=1e-5)
+    cfg = c.get_model_config("mlp").config
+    assert cfg.name == "mlp" and cfg.max_batch_size == 16 and cfg.platform == "mxnet"
+    assert cfg.input[0].name == "data" and list(cfg.input[0].dims) == [N_IN]
+    assert cfg.input[0].data_type == 11 and cfg.output[0].name == "scores"   # TYPE_FP32
+    assert cfg.dynamic_batching.priority_levels == 2
+    types = c.get_model_config("types", as_json=True)["config"]
+    assert [i["data_type"] for i in types["input"]][-1] == "TYPE_STRING"
     st = c.get_inference_statistics("mlp", as_json=True)
     assert st["model_stats"][0]["name"] == "mlp"
     with pytest.raises(InferenceServerException, match="unknown model") as e:

@@ -16,7 +16,7 @@ tc = pytest.importorskip("tritonclient.http")
 from tritonclient.utils import InferenceServerException  # noqa: E402
 
 from aiond.serve.http import create_app  # noqa: E402
-from aiond.serve.repository import (ModelConfigError, ModelRepository,  # noqa: E402
+from aiond.serve.repository import (ModelConfigError, ModelRepository, ServedModel,  # noqa: E402
                                     load_served, read_config)
 
 from .test_http import TIMEOUT, ServerThread  # noqa: E402
@@ -77,6 +77,8 @@ def repo(tmp_path_factory):
         '[[inputs]]\nname = "b"\ndatatype = "FP32"\nshape = [4]\n')
     (root / "broken").mkdir()
     (root / "broken" / "broken-symbol.json").write_text("{not json")
+    (root / "broken" / "config.json").write_text(
+        '{"inputs": [{"name": "data", "datatype": "FP32", "shape": [6]}]}')
     (root / "broken" / "broken-0000.params").write_bytes(b"")
     return root, refs
 
@@ -167,8 +169,14 @@ def test_config_errors_name_the_problem(tmp_path):
     (tmp_path / "config.json").write_text('{"max_batch_size": 4, "colour": 1}')
     with pytest.raises(ModelConfigError, match="unknown config keys"):
         read_config(str(tmp_path))
-    (tmp_path / "config.json").write_text('{"inputs": 3}')
     export_mlp(str(tmp_path), 0, 0)
+    (tmp_path / "config.json").write_text('{"max_batch_size": 4}')
+    with pytest.raises(ModelConfigError, match="must give 'inputs'"):
+        load_served(str(tmp_path))
+    (tmp_path / "config.json").write_text('{"name": "other", "inputs": []}')
+    with pytest.raises(ModelConfigError, match="names the model 'other'"):
+        load_served(str(tmp_path), name="mlp")
+    (tmp_path / "config.json").write_text('{"inputs": 3}')
     with pytest.raises(ModelConfigError, match="inputs must be a list"):
         load_served(str(tmp_path))
     (tmp_path / "config.json").write_text('{"versions": [5], "inputs": []}')
@@ -202,3 +210,73 @@ def test_unknown_and_unloaded_models_in_code():
     r._state["y"] = ("UNAVAILABLE", "unloaded")
     with pytest.raises(Unavailable):
         r.get("y")
+
+
+def test_variable_length_input_padded_to_buckets(tmp_path):
+    """A graph over sequences (2 * relu(x), any length): requests of lengths
+    3 and 6 run padded to buckets 4 and 8 and come back at their own length."""
+    d = tmp_path / "seq"
+    d.mkdir()
+    x = mx.sym.var("tokens")
+    (2 * mx.sym.relu(x, name="act")).save(str(d / "seq-symbol.json"))
+    mx.nd.save(str(d / "seq-0001.params"), {})
+    (d / "config.json").write_text(json.dumps({
+        "max_batch_size": 8,
+        "inputs": [{"name": "tokens", "datatype": "FP32", "shape": [-1]}],
+        "outputs": [{"name": "y", "datatype": "FP32", "shape": [-1]}],
+        "batching": {"buckets": [4, 8], "pad_axis": 1}}))
+    app = create_app(repository=str(tmp_path))
+    with ServerThread(app) as srv:
+        c = tc.InferenceServerClient("127.0.0.1:%d" % srv.port, network_timeout=TIMEOUT)
+        for n in (3, 6, 8):
+            v = np.linspace(-1, 1, 2 * n, dtype=np.float32).reshape(2, n)
+            i = tc.InferInput("tokens", [2, n], "FP32")
+            i.set_data_from_numpy(v)
+            np.testing.assert_allclose(c.infer("seq", [i]).as_numpy("y"), 2 * np.maximum(v, 0))
+        i = tc.InferInput("tokens", [1, 9], "FP32")
+        i.set_data_from_numpy(np.zeros((1, 9), np.float32))
+        with pytest.raises(InferenceServerException, match="largest bucket 8"):
+            c.infer("seq", [i])
+        st = srv.app.state.repository.get("seq").batcher.statistics()
+        assert st.batch_size_histogram == {2: 3}
+        c.close()
+
+
+def test_unload_drains_queued_requests_and_refuses_new_ones():
+    from aiond.serve.protocol import Unavailable, decode_request_object
+
+    def req(v):
+        return decode_request_object({"inputs": [{"name": "x", "datatype": "FP32",
+                                                  "shape": [1, 2], "data": [v, v]}]})
+
+    async def main():
+        gate = asyncio.Event()
+        ran = []
+
+        async def model(x):
+            await gate.wait()
+            ran.append(x[:, 0].tolist())
+            return x + 1
+        r = ModelRepository()
+        m = ServedModel("g", model, [("x", "FP32", [2])], [("y", "FP32", [2])],
+                        max_batch_size=1, numpy_model=True, max_in_flight=1)
+        r.add(m)
+        calls = [asyncio.ensure_future(m.infer(req(v))) for v in (1.0, 2.0, 3.0)]
+        await asyncio.sleep(0)
+        unloading = asyncio.ensure_future(r.unload("g"))
+        await asyncio.sleep(0)
+        with pytest.raises(Unavailable, match="not loaded"):
+            r.get("g")
+        with pytest.raises(Unavailable, match="unloading"):
+            await m.infer(req(4.0))          # a caller still holding the old model
+        assert not unloading.done()
+        gate.set()
+        outs = await asyncio.gather(*calls)
+        await unloading
+        assert [o["y"].tolist() for o in outs] == [[[2.0, 2.0]], [[3.0, 3.0]], [[4.0, 4.0]]]
+        assert ran == [[1.0], [2.0], [3.0]]
+        assert r.index() == [{"name": "g", "state": "UNAVAILABLE", "reason": "unloaded"}]
+        with pytest.raises(NotFound):
+            await r.load("g")                # not a folder model: nothing to load
+    from aiond.serve.protocol import NotFound
+    asyncio.run(asyncio.wait_for(main(), TIMEOUT))

@@ -6,7 +6,6 @@ import gzip
 import json
 import socket
 import struct
-import time
 
 import numpy as np
 import pytest
@@ -150,6 +149,11 @@ def test_model_without_batch_axis(server):
     c = tc.InferenceServerClient(server.hostport, network_timeout=TIMEOUT)
     x = np.arange(10, dtype=np.float64).reshape(2, 5)
     i = tc.InferInput("x", [2, 5], "FP64")
+    i.set_data_from_numpy(x)
+    np.testing.assert_array_equal(c.infer("nobatch", [i]).as_numpy("y"), x * 2)
+    # an output past 64 KiB goes out in parts (the tensor's own memory, not joined)
+    x = np.random.RandomState(5).uniform(size=(2, 20000))
+    i = tc.InferInput("x", [2, 20000], "FP64")
     i.set_data_from_numpy(x)
     np.testing.assert_array_equal(c.infer("nobatch", [i]).as_numpy("y"), x * 2)
     c.close()
@@ -393,3 +397,95 @@ def test_overload_cancel_and_priority():
         outs = asyncio.run(main())
         assert outs == [[2.0, 2.0], [8.0, 8.0], [4.0, 4.0]]
         assert gate.seen == [1.0, 4.0, 2.0]      # high before normal; 3 never ran
+
+
+@pytest.mark.slow
+def test_overload_keeps_memory_flat_and_timeouts_give_504():
+    from .test_http import Gated, rss_mb
+    net, ref = make_net()
+    model = Gated(net, closed=True)
+    app = create_app(model, sample_shape=(N_IN,), name="mlp", max_batch_size=4,
+                     max_in_flight=1, max_queue=8)
+    x = np.random.RandomState(8).uniform(-1, 1, (1, N_IN)).astype(np.float32)
+    h = json.dumps({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, N_IN],
+                                "parameters": {"binary_data_size": x.nbytes}}]}).encode()
+    body = h + x.tobytes()
+    headers = {"Inference-Header-Content-Length": str(len(h))}
+
+    async def main(srv):
+        limits = httpx.Limits(max_connections=64)
+        async with httpx.AsyncClient(base_url=srv.url, timeout=TIMEOUT, limits=limits) as c:
+            blockers = [asyncio.ensure_future(c.post("/v2/models/mlp/infer", content=body,
+                                                     headers=headers)) for _ in range(9)]
+            await poll(lambda: srv.batcher.statistics().queue_depth == 8, "a full queue")
+
+            async def wave(n):
+                rs = await asyncio.gather(*(c.post("/v2/models/mlp/infer", content=body,
+                                                   headers=headers) for _ in range(n)))
+                assert all(r.status_code == 503 and "retry-after" in r.headers for r in rs)
+            await wave(64)
+            before = rss_mb()
+            for _ in range(4):
+                await wave(64)
+            growth = rss_mb() - before
+            assert growth < 20, "RSS grew by %.1f MB under overload" % growth
+            # a request whose 'timeout' parameter passes while queued: 504, never run
+            late = json.loads(h)
+            late["parameters"] = {"timeout": 1000}      # microseconds
+            hl = json.dumps(late).encode()
+            model.open(srv)
+            for r in await asyncio.gather(*blockers):
+                assert r.status_code == 200
+            model.closed = True
+            calls = model.calls
+            first = asyncio.ensure_future(c.post("/v2/models/mlp/infer", content=body,
+                                                 headers=headers))
+            await poll(lambda: model.calls == calls + 1, "a gated batch")
+            r = await c.post("/v2/models/mlp/infer", content=hl + x.tobytes(),
+                             headers={"Inference-Header-Content-Length": str(len(hl))})
+            assert r.status_code == 504 and "deadline" in r.json()["error"]
+            model.open(srv)
+            assert (await first).status_code == 200
+    with ServerThread(app) as srv:
+        asyncio.run(main(srv))
+        st = srv.batcher.statistics()
+    assert st.rejected == 5 * 64 and st.expired == 1
+
+
+def test_a_large_json_request_is_parsed_off_the_loop(server):
+    x = np.random.RandomState(9).uniform(-1, 1, (16, N_IN)).astype(np.float32) * 1e-3
+    body = json.dumps({"inputs": [{"name": "data", "datatype": "FP32", "shape": [16, N_IN],
+                                   "data": x.tolist()}]}).encode()
+    assert len(body) > 256 << 10
+    with httpx.Client(base_url=server.url, timeout=TIMEOUT) as c:
+        r = c.post("/v2/models/mlp/infer", content=body)
+        assert r.status_code == 200, r.text
+        y = np.asarray(r.json()["outputs"][0]["data"], np.float32).reshape(16, N_OUT)
+        np.testing.assert_allclose(y, server.ref(x), rtol=1e-4, atol=1e-5)
+        r = c.post("/v2/models/mlp/infer", content=body[:-2])
+        assert r.status_code == 400 and "malformed JSON" in r.json()["error"]
+
+
+def test_body_limits_and_a_body_that_never_comes():
+    def double(x):
+        return x * 2
+    app = create_app(double, sample_shape=(2,), numpy_model=True, name="d",
+                     max_body_bytes=1000, body_timeout=0.3)
+    with ServerThread(app) as srv:
+        with httpx.Client(base_url=srv.url, timeout=TIMEOUT) as c:
+            r = c.post("/v2/models/d/infer", content=b"{" + b" " * 2000 + b"}")
+            assert r.status_code == 413 and "limit of 1000" in r.json()["error"]
+            big = gzip.compress(json.dumps(_mlp_req()).encode())     # inflates past 1000
+            r = c.post("/v2/models/d/infer", content=big, headers={"Content-Encoding": "gzip"})
+            assert r.status_code == 413 and "decompressed body" in r.json()["error"]
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=TIMEOUT)
+        s.sendall(b"POST /v2/models/d/infer HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")
+        data = b""                      # no more body: 408 after body_timeout, not a hang
+        while b"\r\n\r\n" not in data or not data.endswith(b"}"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        assert data.startswith(b"HTTP/1.1 408"), data[:80]
+        assert b"did not arrive within 0.3 s" in data
