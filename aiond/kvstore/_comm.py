@@ -222,6 +222,14 @@ class Job:
             raise self.exc
 
 
+_TRACK = 2 << 40        # the profiler's track id of the comm thread's jobs
+
+
+def _profiler():
+    from ..engine import get as _get_engine
+    return _get_engine().prof
+
+
 class CommThread:
     """Owns the communicator and runs jobs in sequence-number order."""
 
@@ -341,6 +349,8 @@ class CommThread:
 
     def _run(self, job):
         exc = self.broken
+        prof = _profiler()
+        t0 = prof.now_us() if prof is not None else 0.0
         if exc is None:
             job.started = time.monotonic()
             self.current = job
@@ -360,6 +370,10 @@ class CommThread:
             exc = DistError("the distributed kvstore is unusable after an earlier failure "
                             "(%s); %s was not run" % (exc, job.desc))
         self.stats["jobs"] += 1
+        if prof is not None:
+            name = job.opr.name if job.opr is not None else job.desc
+            prof.device_span(_TRACK | self.rank, "MPI communication (rank %d)" % self.rank,
+                             name, t0, prof.now_us())
         self._finish(job, exc)
 
     def _complete(self, job, reqs):
@@ -444,9 +458,12 @@ class CommExecutor(Executor):
     are waiting for it) on whatever its inputs hold, and is then finished
     with the poison.
 
-    An op's ``fn`` is its job, unless the profiler wrapped it: then the job
-    is matched to the op by ``claim`` (called right after the push), which
-    may come before or after the engine submits the op."""
+    An op's ``fn`` is its job: the executor times itself (the comm thread
+    records each job's span on a track of its own while the profiler runs),
+    so the engine does not wrap it. ``claim`` (called right after the push)
+    still matches a job to an op whose ``fn`` is something else, and may
+    come before or after the engine submits the op."""
+    times_itself = True
 
     def __init__(self, thread):
         self.thread = thread

@@ -50,6 +50,14 @@ def _op(name):
     return _get(name)
 
 
+def _dim(d):
+    try:
+        return operator.index(d)
+    except TypeError:
+        raise TypeError("reshape(): shape dims must be integers, got %r (%s)"
+                        % (d, type(d).__name__)) from None
+
+
 class NDArray:
     """An n-dimensional array on a device, computed asynchronously.
 
@@ -241,6 +249,9 @@ class NDArray:
         reverse = kwargs.pop("reverse", False)
         if kwargs:
             raise TypeError("reshape() got unexpected arguments %s" % sorted(kwargs))
+        # MXNet passes the dims as C int64s: a float or None is refused here,
+        # not later by the kernel reading the view
+        shape = tuple(_dim(d) for d in shape)
         try:
             new = infer_reshape(self._shape, shape, reverse)
         except MXNetError as e:

@@ -623,3 +623,13 @@ def test_numpy_array_on_the_left_raises():
 def test_broadcast_shape_error_names_op_and_shapes():
     with pytest.raises(MXNetError, match=r"broadcast_add.*\(2, 3\).*\(2,\)"):
         mx.nd.array(M) + mx.nd.array([1, 2])
+
+
+def test_reshape_method_refuses_non_integer_dims_at_the_call():
+    a = mx.nd.ones((2, 2))
+    for bad in ((1.0, 4), ("1", 4), (None, 4)):
+        with pytest.raises(TypeError, match="shape dims must be integers"):
+            a.reshape(bad)
+    assert a.reshape((np.int64(1), 4)).shape == (1, 4)
+    assert a.reshape((True, -1)).shape == (1, 4)      # bool is an int, as in MXNet
+    assert a.reshape(1, 4).asnumpy().tolist() == [[1, 1, 1, 1]]
