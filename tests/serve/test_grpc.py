@@ -266,6 +266,21 @@ def test_grpc_overload_keeps_memory_flat():
                 assert all(isinstance(r, InferenceServerException) and
                            r.status() == "StatusCode.RESOURCE_EXHAUSTED" for r in rs), rs[:2]
             await wave(64)
+
+            def raw_call():     # the status and the Retry-After hint, as a plain stub sees them
+                ch = grpc.insecure_channel(url)
+                req = service_pb2.ModelInferRequest(model_name="g")
+                req.inputs.add(name="data", datatype="FP32", shape=[1, 2])
+                req.raw_input_contents.append(np.ones(2, "<f4").tobytes())
+                try:
+                    service_pb2_grpc.GRPCInferenceServiceStub(ch).ModelInfer(req,
+                                                                             timeout=TIMEOUT)
+                except grpc.RpcError as e:
+                    return e.code(), dict(e.trailing_metadata() or ())
+                finally:
+                    ch.close()
+            code, md = await asyncio.get_running_loop().run_in_executor(None, raw_call)
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and int(md["retry-after"]) >= 1
             before = rss_mb()
             for _ in range(4):
                 await wave(64)
@@ -276,4 +291,4 @@ def test_grpc_overload_keeps_memory_flat():
                 assert r.as_numpy("output0").tolist() == [[2.0, 2.0]]
             await c.close()
         asyncio.run(main())
-        assert b.statistics().rejected == 5 * 64
+        assert b.statistics().rejected == 5 * 64 + 1
