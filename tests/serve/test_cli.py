@@ -282,3 +282,20 @@ def test_grpc_port_serves_the_same_model(tmp_path):
         np.testing.assert_allclose(y, ref(x), rtol=1e-4, atol=1e-5)
         c.close()
         assert srv.terminate() == 0
+
+
+def test_h11_parser_option(tmp_path):
+    from .test_repository import export_mlp
+    ref = export_mlp(str(tmp_path), 0, 5)
+    prefix = str(tmp_path / "mlp")
+    with Served("--symbol", prefix + "-symbol.json", "--params", prefix + "-0000.params",
+                "--input-shape", "1,6", "--http", "h11") as srv:
+        x = np.full((1, 6), 0.5, np.float32)
+        r = httpx.post(srv.url + "/v2/models/mlp/infer", timeout=TIMEOUT, json={
+            "inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 6],
+                        "data": x.ravel().tolist()}]})
+        assert r.status_code == 200, r.text
+        out = r.json()["outputs"][0]
+        np.testing.assert_allclose(np.reshape(out["data"], out["shape"]), ref(x), rtol=1e-4,
+                                   atol=1e-5)
+        assert srv.terminate() == 0

@@ -242,3 +242,53 @@ def test_overload_cancel_and_deadline_over_grpc():
         y1, y2 = asyncio.run(main())
         assert y1.tolist() == [[2.0, 2.0]] and y2.tolist() == [[4.0, 4.0]]
         assert gate.seen == [1.0, 2.0]      # neither the cancelled nor the expired call ran
+
+
+@pytest.mark.slow
+def test_grpc_overload_keeps_memory_flat():
+    from .test_http import rss_mb
+    gate = Gate()
+    app = create_app(gate, sample_shape=(2,), name="g", max_batch_size=1, max_in_flight=1,
+                     max_queue=4, numpy_model=True, grpc_address="127.0.0.1:0")
+    with ServerThread(app) as srv:
+        url = "127.0.0.1:%d" % app.state.serve.grpc.port
+        b = srv.batcher
+
+        async def main():
+            c = tg_aio.InferenceServerClient(url)
+            x = _input("data", np.ones((1, 2), np.float32))
+            held = [asyncio.ensure_future(c.infer("g", [x])) for _ in range(5)]
+            await poll(lambda: b.statistics().queue_depth == 4, "a full queue")
+
+            async def wave(n):
+                rs = await asyncio.gather(*(c.infer("g", [x]) for _ in range(n)),
+                                          return_exceptions=True)
+                assert all(isinstance(r, InferenceServerException) and
+                           r.status() == "StatusCode.RESOURCE_EXHAUSTED" for r in rs), rs[:2]
+            await wave(64)
+
+            def raw_call():     # the status and the Retry-After hint, as a plain stub sees them
+                ch = grpc.insecure_channel(url)
+                req = service_pb2.ModelInferRequest(model_name="g")
+                req.inputs.add(name="data", datatype="FP32", shape=[1, 2])
+                req.raw_input_contents.append(np.ones(2, "<f4").tobytes())
+                try:
+                    service_pb2_grpc.GRPCInferenceServiceStub(ch).ModelInfer(req,
+                                                                             timeout=TIMEOUT)
+                except grpc.RpcError as e:
+                    return e.code(), dict(e.trailing_metadata() or ())
+                finally:
+                    ch.close()
+            code, md = await asyncio.get_running_loop().run_in_executor(None, raw_call)
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and int(md["retry-after"]) >= 1
+            before = rss_mb()
+            for _ in range(4):
+                await wave(64)
+            growth = rss_mb() - before
+            assert growth < 20, "RSS grew by %.1f MB under overload" % growth
+            srv.loop.call_soon_threadsafe(gate.event.set)
+            for r in await asyncio.gather(*held):
+                assert r.as_numpy("output0").tolist() == [[2.0, 2.0]]
+            await c.close()
+        asyncio.run(main())
+        assert b.statistics().rejected == 5 * 64 + 1
