@@ -55,6 +55,7 @@ from ..ndarray import NDArray
 from ..ndarray._invoke import data_of
 from ._comm import CommExecutor, DistError, get_comm_thread
 from ._compression import TwoBit, parse_params
+from ._stage import Stager, copy_out, is_gpu
 from .local import KVStore
 
 __all__ = ["DistSyncKVStore"]
@@ -156,9 +157,10 @@ def _agree(comm, what, keys, recs, known=(), poisoned=False):
 
 
 def _copy_many(src, dst):
-    """``dst[i][:] = src[i]`` for all i, as one engine op."""
-    if len(src) == 1:
-        src[0].copyto(dst[0])
+    """``dst[i][:] = src[i]`` for all i, as one engine op (one op per pair
+    when a GPU is involved: each is a copy on that device's streams)."""
+    if len(src) == 1 or any(is_gpu(a) for a in src) or any(is_gpu(b) for b in dst):
+        copy_out(zip(src, dst))
         return
 
     def copy():
@@ -241,6 +243,7 @@ class DistSyncKVStore(KVStore):
         self._fusion = _env_bytes("AIOND_DIST_FUSION_BYTES", 4 << 20)
         self._chunk = max(_env_bytes("AIOND_DIST_CHUNK_BYTES", 16 << 20), 1 << 16)
         self._check = os.environ.get("AIOND_DIST_CHECK", "1") not in ("0", "")
+        self._stage = Stager()      # host buffers of values and outs on GPUs
 
     # ----------------------------------------------------------- plumbing
     def _push_job(self, name, steps, reads, writes):
@@ -492,9 +495,9 @@ class DistSyncKVStore(KVStore):
             if stored.stype != "default" or any(v.stype != "default" for v in vals):
                 sparse.append((k, vals, stored))
             elif self._updater is not None:
-                dense.append((k, vals, self._merge_buf(k, stored)))
+                dense.append((k, self._stage.values(k, vals), self._merge_buf(k, stored)))
             else:
-                dense.append((k, vals, stored))
+                dense.append((k, self._stage.values(k, vals), stored))
         self._push_buckets("push", dense)
         if self._updater is not None:
             for k, _, target in dense:
@@ -530,16 +533,19 @@ class DistSyncKVStore(KVStore):
         outs = self._pairs(key, value if out is None else out, "pushpull")
         items = self._targets(pairs, "pushpull")
         direct, rest = [], []
+        stage = self._stage
         for (k, vals, stored), (_, os_) in zip(items, outs):
             if stored.stype != "default" or any(v.stype != "default" for v in vals) \
                     or any(o.stype != "default" or o.shape != stored.shape
                            or o.dtype != stored.dtype for o in os_):
                 rest.append(k)
             else:
-                direct.append((k, vals, os_[0], os_))
-        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct],
+                direct.append((k, stage.values(k, vals), stage.target(k, os_[0]), os_))
+        self._push_buckets("pushpull", [(k, vals, t) for k, vals, t, _ in direct],
                            {k: self._store[k] for k, _, _, _ in direct})
-        more = [(o0, o) for _, _, o0, os_ in direct for o in os_[1:]]
+        # the other outs from the first (or all of them from a host buffer)
+        more = [(t, o) if t is not os_[0] else (os_[0], o)
+                for _, _, t, os_ in direct for o in (os_ if t is not os_[0] else os_[1:])]
         if more:
             _copy_many([a for a, _ in more], [b for _, b in more])
         if rest:
@@ -558,6 +564,8 @@ class DistSyncKVStore(KVStore):
             return False
         store, recs = self._store, self._recs
         items = []
+        back = []                   # (host result, GPU out) copies after the sums
+        stage = self._stage
         for k, v, o in zip(keys, values, outs):
             if type(v) is list and len(v) == 1:
                 v = v[0]
@@ -575,7 +583,17 @@ class DistSyncKVStore(KVStore):
         if len(recs) < len(store):
             for k, _, o in items:
                 self._rec(k, o)
+        if any(is_gpu(v[0]) or is_gpu(o) for _, v, o in items):
+            # checked: stage only now (a fall-back must not stage twice)
+            for i, (k, v, o) in enumerate(items):
+                if is_gpu(v[0]) or is_gpu(o):
+                    t = stage.target(k, o)
+                    if t is not o:
+                        back.append((t, o))
+                    items[i] = (k, tuple(stage.values(k, list(v))), t)
         self._push_buckets("pushpull", items, {k: store[k] for k, _, _ in items})
+        if back:
+            copy_out(back)
         return True
 
     # --------------------------------------------------------------- misc
