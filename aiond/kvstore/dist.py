@@ -244,6 +244,8 @@ class DistSyncKVStore(KVStore):
         self._chunk = max(_env_bytes("AIOND_DIST_CHUNK_BYTES", 16 << 20), 1 << 16)
         self._check = os.environ.get("AIOND_DIST_CHECK", "1") not in ("0", "")
         self._stage = Stager()      # host buffers of values and outs on GPUs
+        self._nccl = None           # the NCCL path ('dist_device_sync', see _nccl)
+        self._nccl_voted = False
 
     # ----------------------------------------------------------- plumbing
     def _push_job(self, name, steps, reads, writes):
@@ -271,6 +273,28 @@ class DistSyncKVStore(KVStore):
             reqs += comm.iallreduce(recv[a:b] if send is recv else send[a:b], recv[a:b])
         return reqs
 
+    def _nccl_for(self, vals):
+        """The NCCL path for values ``vals``, or None (staging through the
+        host). The first GPU value of a 'dist_device_sync' store makes the
+        ranks vote on it (a collective: every rank gets here at the same call)."""
+        if self._type not in ("dist_device_sync", "dist_sync_device") or \
+                not any(is_gpu(v) for v in vals):
+            return None
+        if not self._nccl_voted:
+            self._nccl_voted = True
+            if self._ct.size > 1:
+                from ._nccl import vote_and_connect
+                self._nccl = vote_and_connect(self._ct, next(v for v in vals if is_gpu(v)).context)
+        return self._nccl
+
+    def _via_nccl(self, what, k, vals, targets):
+        """Sum key ``k`` with NCCL into ``targets`` if the path takes it."""
+        path = self._nccl_for(vals)
+        if path is None or not path.handles(vals, targets):
+            return False
+        path.sum(self, what, k, self._rec(k, self._store[k]), vals, targets)
+        return True
+
     # --------------------------------------------------------------- init
     def init(self, key, value):
         """Initialise key(s) on every worker with rank 0's value(s) (MXNet's
@@ -280,6 +304,8 @@ class DistSyncKVStore(KVStore):
         for k, _ in pairs:
             if k in self._store:
                 raise MXNetError("init: key %r is already initialized" % (k,))
+        for _, vals in pairs:
+            self._nccl_for(vals[:1])        # the vote, if GPU values come first here
         keys, stored, recs, sparse = [], [], [], []
         for k, vals in pairs:
             v = vals[0]
@@ -490,17 +516,21 @@ class DistSyncKVStore(KVStore):
         an optimizer, update the stored weight with the sum, else store it."""
         pairs = self._pairs(key, value, "push")
         items = self._targets(pairs, "push")
-        dense, sparse = [], []
+        dense, sparse, nccl = [], [], []
         for k, vals, stored in items:
             if stored.stype != "default" or any(v.stype != "default" for v in vals):
                 sparse.append((k, vals, stored))
             elif self._updater is not None:
-                dense.append((k, self._stage.values(k, vals), self._merge_buf(k, stored)))
-            else:
+                m = self._merge_buf(k, stored)
+                if self._via_nccl("push", k, vals, [m]):
+                    nccl.append((k, vals, m))
+                else:
+                    dense.append((k, self._stage.values(k, vals), m))
+            elif not self._via_nccl("push", k, vals, [stored]):
                 dense.append((k, self._stage.values(k, vals), stored))
         self._push_buckets("push", dense)
         if self._updater is not None:
-            for k, _, target in dense:
+            for k, _, target in nccl + dense:
                 self._updater(k, target, self._store[k])
         for k, vals, stored in sparse:
             self._push_sparse(k, vals, stored)
@@ -539,7 +569,7 @@ class DistSyncKVStore(KVStore):
                     or any(o.stype != "default" or o.shape != stored.shape
                            or o.dtype != stored.dtype for o in os_):
                 rest.append(k)
-            else:
+            elif not self._via_nccl("pushpull", k, vals, list(os_) + [stored]):
                 direct.append((k, stage.values(k, vals), stage.target(k, os_[0]), os_))
         self._push_buckets("pushpull", [(k, vals, t) for k, vals, t, _ in direct],
                            {k: self._store[k] for k, _, _, _ in direct})
@@ -585,12 +615,18 @@ class DistSyncKVStore(KVStore):
                 self._rec(k, o)
         if any(is_gpu(v[0]) or is_gpu(o) for _, v, o in items):
             # checked: stage only now (a fall-back must not stage twice)
-            for i, (k, v, o) in enumerate(items):
+            staged = []
+            for k, v, o in items:
+                if self._via_nccl("pushpull", k, list(v), [o, store[k]]):
+                    continue
                 if is_gpu(v[0]) or is_gpu(o):
                     t = stage.target(k, o)
                     if t is not o:
                         back.append((t, o))
-                    items[i] = (k, tuple(stage.values(k, list(v))), t)
+                    staged.append((k, tuple(stage.values(k, list(v))), t))
+                else:
+                    staged.append((k, v, o))
+            items = staged
         self._push_buckets("pushpull", items, {k: store[k] for k, _, _ in items})
         if back:
             copy_out(back)

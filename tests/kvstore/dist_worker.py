@@ -451,8 +451,18 @@ def gpu_sums(mx, kv, out):
     st = fakecupy.S
     assert not st.races, st.races[:3]
     assert st.syncs == 0, st.sync_where[:5]
+    _check_nccl_use(kv)
     np.savez(os.path.join(out, "gpu_sums-%d.npz" % r), big=big.asnumpy(),
              **{dt: v.asnumpy() for dt, v in zip(dtypes, vals)})
+
+
+def _check_nccl_use(kv):
+    """Under FAKE_NCCL, every rank agreed on NCCL and reduced with it."""
+    if os.environ.get("FAKE_NCCL") and kv.num_workers > 1:
+        import fakenccl
+        assert kv._nccl is not None and kv._nccl.reductions > 0 and fakenccl.calls
+    else:
+        assert kv._nccl is None
 
 
 def train_gluon_gpu(mx, kvstore, xs, ys, steps, batch, ctxs):
@@ -466,6 +476,8 @@ def train_gluon_gpu(mx, kvstore, xs, ys, steps, batch, ctxs):
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     per = len(xs) // steps
     for s in range(steps):
+        if s == 1 and trainer._kvstore is not None:
+            _check_nccl_use(trainer._kvstore)
         rows = np.array_split(np.arange(s * per, (s + 1) * per), len(ctxs))
         with autograd.record():
             losses = [loss_fn(net(mx.nd.array(xs[i], ctx=c)), mx.nd.array(ys[i], ctx=c))
@@ -498,9 +510,28 @@ def gpu_trainer(mx, kv, out):
     assert not fakecupy.S.races, fakecupy.S.races[:3]
 
 
+def nccl_sums(mx, kv, out):
+    """Real GPUs and NCCL (no double): rank r on gpu(r); exact sums, through NCCL."""
+    from aiond.engine import gpu as _gpu
+    r, n = kv.rank, kv.num_workers
+    tot = n * (n + 1) // 2
+    ctx = mx.gpu(r % _gpu.device_count())
+    for i, dt in enumerate(["float16", "float32", "float64", "int8", "int32", "int64"]):
+        kv.init(i, mx.nd.zeros((1000,), ctx=ctx, dtype=dt))
+        v = mx.nd.ones((1000,), ctx=ctx, dtype=dt) * (r + 1)
+        kv.pushpull(i, v)
+        assert v.context == ctx and (v.asnumpy() == tot).all(), (dt, v.asnumpy()[:4])
+        kv.push(i, v)
+        o = mx.nd.zeros((1000,), dtype=dt)
+        kv.pull(i, out=o)
+        assert (o.asnumpy() == tot * n).all(), (dt, o.asnumpy()[:4])
+    assert kv._nccl is not None and kv._nccl.reductions >= 12, "NCCL was not used"
+    np.savez(os.path.join(out, "nccl_sums-%d.npz" % r), ok=np.ones(1))
+
+
 SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, poison, dead, gluon_dist,
                                      gluon_noupd, module_dist, module_noupd, async_progress,
-                                     gpu_sums, gpu_trainer)}
+                                     gpu_sums, gpu_trainer, nccl_sums)}
 GPU_SCENARIOS = ("gpu_sums", "gpu_trainer")
 
 
@@ -511,6 +542,9 @@ def main():
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         import fakecupy
         fakecupy.install(2)
+        if os.environ.get("FAKE_NCCL"):
+            import fakenccl         # 'dist_device_sync' then reduces through "NCCL"
+            fakenccl.install()
     import aiond as mx
     for one in name.split(","):
         kv = mx.kv.create(os.environ.get("KV_TYPE", "dist_sync"))

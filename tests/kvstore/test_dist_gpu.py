@@ -83,9 +83,15 @@ def test_gpu_trainer_single_process_matches_the_host(fake_gpu):
 # ------------------------------------------------------------ mpiexec -n 2
 @needs_mpi
 @pytest.mark.slow
-def test_gpu_values_and_trainer_on_two_ranks(tmp_path):
-    run_mpi(2, "gpu_sums,gpu_trainer", tmp_path, env={"KV_TYPE": "dist_device_sync",
-                                                      "AIOND_DIST_CHUNK_BYTES": "65536"})
+@pytest.mark.parametrize("nccl", ["staged", "fake-nccl"])
+def test_gpu_values_and_trainer_on_two_ranks(tmp_path, nccl):
+    """Staged through the host; and through the NCCL path, with a double of
+    ``cupy.cuda.nccl`` (tests/kvstore/fakenccl.py: checks the unique id was
+    broadcast, and that the reduction stream waited for its inputs)."""
+    env = {"KV_TYPE": "dist_device_sync", "AIOND_DIST_CHUNK_BYTES": "65536"}
+    if nccl == "fake-nccl":
+        env["FAKE_NCCL"] = "1"
+    run_mpi(2, "gpu_sums,gpu_trainer", tmp_path, env=env)
     sums = _same_on_every_rank(tmp_path, "gpu_sums", 2)
     np.testing.assert_array_equal(sums["big"], np.arange(300000, dtype=np.float64) * 3)
     for dt in ("float16", "float32", "float64", "uint8", "int8", "int32", "int64"):
@@ -96,3 +102,23 @@ def test_gpu_values_and_trainer_on_two_ranks(tmp_path):
         assert len(got) == len(ref)
         for a, b in zip(got.values(), ref.values()):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------ NCCL (real GPUs)
+def _nccl_gpus():
+    try:
+        import cupy
+        from cupy.cuda import nccl
+        if not getattr(nccl, "available", True):
+            return 0
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no CuPy, NCCL, driver or device
+        return 0
+
+
+@pytest.mark.gpu
+@needs_mpi
+@pytest.mark.skipif(_nccl_gpus() < 2,
+                    reason="needs real CuPy with NCCL and two GPUs")
+def test_dist_device_sync_reduces_with_nccl_on_two_gpus(tmp_path):
+    run_mpi(2, "nccl_sums", tmp_path, env={"KV_TYPE": "dist_device_sync"})
