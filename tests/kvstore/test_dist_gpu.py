@@ -69,6 +69,22 @@ def test_collective_waits_for_the_gpu_producer_without_a_host_sync(fake_gpu):
     assert fake_gpu.syncs == 0, fake_gpu.sync_where[:5]
 
 
+def test_dist_async_with_gpu_values(fake_gpu):
+    kv = mx.kv.create("dist_async")
+    kv.init(1, mx.nd.ones((5,), ctx=mx.gpu(1)))
+    kv.set_optimizer(mx.optimizer.create("test", learning_rate=1.0, rescale_grad=1.0))
+    g = [mx.nd.ones((5,), ctx=mx.gpu(0)), mx.nd.ones((5,), ctx=mx.gpu(1)) * 2]
+    out = [mx.nd.zeros((5,), ctx=mx.gpu(1)), mx.nd.zeros((5,))]
+    kv.pushpull(1, g, out=out)
+    assert out[0].context == mx.gpu(1)
+    for o in out:
+        np.testing.assert_array_equal(o.asnumpy(), 4)      # w += lr * sum
+    o = mx.nd.zeros((5,), ctx=mx.gpu(0))
+    kv.pull(1, out=o)
+    np.testing.assert_array_equal(o.asnumpy(), 4)
+    assert fake_gpu.syncs == 0
+
+
 def test_gpu_trainer_single_process_matches_the_host(fake_gpu):
     steps, per = 4, 8
     xs, ys = dw._data(0, steps * per)
