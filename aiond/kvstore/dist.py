@@ -40,6 +40,15 @@ own error, the others naming it - instead of using a sum with garbage in it.
 Time-outs: see ``_comm``
 (``AIOND_DIST_TIMEOUT``). Values are summed in their dtype (float16 in
 float32, then rounded back).
+
+GPUs. Values and outs on GPU contexts go through host buffers (``_stage``):
+a key's GPU values are summed on the first one's device, copied to the
+host by that GPU's copy stream once their producer's event has passed (an
+engine copy: the communication thread never waits on a device), summed
+across ranks like host values, and copied back to each out's device.
+'dist_device_sync' sums them with NCCL instead where every rank can
+(``_nccl``). Every rank must put a key's values on GPUs or on the host
+alike (the ranks would otherwise run different collectives).
 """
 from __future__ import annotations
 
