@@ -205,7 +205,8 @@ class NcclPath:
             cp = _gpu.cupy()
             s, d = data_of(src), data_of(dst)
             with cp.cuda.Device(path.ctx.device_id):
-                _wait_for(stream, [svar], [dvar] if dvar is not svar else [])
+                # in place (a pushpull into its value): its readers are waited for too
+                _wait_for(stream, [svar] if svar is not dvar else [], [dvar])
                 comm.allReduce(s.data.ptr, d.data.ptr, d.size, dtype, nccl.NCCL_SUM, stream.ptr)
                 ev = cp.cuda.Event(disable_timing=True)
                 ev.record(stream)

@@ -298,6 +298,8 @@ class DistSyncKVStore(KVStore):
 
     def _via_nccl(self, what, k, vals, targets):
         """Sum key ``k`` with NCCL into ``targets`` if the path takes it."""
+        if self._compression is not None:
+            return False            # 2-bit pushes go through the host (their residuals live there)
         path = self._nccl_for(vals)
         if path is None or not path.handles(vals, targets):
             return False
