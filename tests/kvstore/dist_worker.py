@@ -457,8 +457,9 @@ def gpu_sums(mx, kv, out):
 
 
 def _check_nccl_use(kv):
-    """Under FAKE_NCCL, every rank agreed on NCCL and reduced with it."""
-    if os.environ.get("FAKE_NCCL") and kv.num_workers > 1:
+    """Under FAKE_NCCL=1 every rank agreed on NCCL and reduced with it;
+    with NCCL on rank 0 only (FAKE_NCCL=rank0) no rank uses it."""
+    if os.environ.get("FAKE_NCCL") == "1" and kv.num_workers > 1:
         import fakenccl
         assert kv._nccl is not None and kv._nccl.reductions > 0 and fakenccl.calls
     else:
@@ -542,7 +543,8 @@ def main():
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         import fakecupy
         fakecupy.install(2)
-        if os.environ.get("FAKE_NCCL"):
+        fake = os.environ.get("FAKE_NCCL")
+        if fake == "1" or (fake == "rank0" and os.environ.get("PMI_RANK") == "0"):
             import fakenccl         # 'dist_device_sync' then reduces through "NCCL"
             fakenccl.install()
     import aiond as mx

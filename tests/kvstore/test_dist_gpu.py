@@ -99,7 +99,7 @@ def test_gpu_trainer_single_process_matches_the_host(fake_gpu):
 # ------------------------------------------------------------ mpiexec -n 2
 @needs_mpi
 @pytest.mark.slow
-@pytest.mark.parametrize("nccl", ["staged", "fake-nccl"])
+@pytest.mark.parametrize("nccl", ["staged", "fake-nccl", "nccl-on-rank-0-only"])
 def test_gpu_values_and_trainer_on_two_ranks(tmp_path, nccl):
     """Staged through the host; and through the NCCL path, with a double of
     ``cupy.cuda.nccl`` (tests/kvstore/fakenccl.py: checks the unique id was
@@ -107,6 +107,11 @@ def test_gpu_values_and_trainer_on_two_ranks(tmp_path, nccl):
     env = {"KV_TYPE": "dist_device_sync", "AIOND_DIST_CHUNK_BYTES": "65536"}
     if nccl == "fake-nccl":
         env["FAKE_NCCL"] = "1"
+    elif nccl == "nccl-on-rank-0-only":
+        # the ranks vote: one can't, so none uses NCCL (and nobody hangs)
+        env["FAKE_NCCL"] = "rank0"
+        run_mpi(2, "gpu_sums", tmp_path, env=env)
+        return
     run_mpi(2, "gpu_sums,gpu_trainer", tmp_path, env=env)
     sums = _same_on_every_rank(tmp_path, "gpu_sums", 2)
     np.testing.assert_array_equal(sums["big"], np.arange(300000, dtype=np.float64) * 3)
