@@ -143,3 +143,20 @@ def _nccl_gpus():
                     reason="needs real CuPy with NCCL and two GPUs")
 def test_dist_device_sync_reduces_with_nccl_on_two_gpus(tmp_path):
     run_mpi(2, "nccl_sums", tmp_path, env={"KV_TYPE": "dist_device_sync"})
+
+
+def test_failed_gpu_producer_fails_the_pull_not_the_store(fake_gpu):
+    kv = mx.kv.create("dist_device_sync")
+    kv.init(1, mx.nd.ones((3,), ctx=mx.gpu(0)))
+    g = mx.nd.ones((3,), ctx=mx.gpu(0))
+
+    def boom():
+        raise ValueError("kernel failed on purpose")
+    mx.engine.push(boom, writes=[g])
+    kv.pushpull(1, g)
+    with pytest.raises(mx.base.MXNetError, match="kernel failed on purpose"):
+        g.asnumpy()
+    v = mx.nd.ones((3,), ctx=mx.gpu(0)) * 4
+    kv.pushpull(1, v)
+    np.testing.assert_array_equal(v.asnumpy(), 4)
+    mx.nd.waitall()
