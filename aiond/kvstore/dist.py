@@ -40,6 +40,15 @@ own error, the others naming it - instead of using a sum with garbage in it.
 Time-outs: see ``_comm``
 (``AIOND_DIST_TIMEOUT``). Values are summed in their dtype (float16 in
 float32, then rounded back).
+
+GPUs. Values and outs on GPU contexts go through host buffers (``_stage``):
+a key's GPU values are summed on the first one's device, copied to the
+host by that GPU's copy stream once their producer's event has passed (an
+engine copy: the communication thread never waits on a device), summed
+across ranks like host values, and copied back to each out's device.
+'dist_device_sync' sums them with NCCL instead where every rank can
+(``_nccl``). Every rank must put a key's values on GPUs or on the host
+alike (the ranks would otherwise run different collectives).
 """
 from __future__ import annotations
 
@@ -55,6 +64,7 @@ from ..ndarray import NDArray
 from ..ndarray._invoke import data_of
 from ._comm import CommExecutor, DistError, get_comm_thread
 from ._compression import TwoBit, parse_params
+from ._stage import Stager, copy_out, is_gpu
 from .local import KVStore
 
 __all__ = ["DistSyncKVStore"]
@@ -156,9 +166,10 @@ def _agree(comm, what, keys, recs, known=(), poisoned=False):
 
 
 def _copy_many(src, dst):
-    """``dst[i][:] = src[i]`` for all i, as one engine op."""
-    if len(src) == 1:
-        src[0].copyto(dst[0])
+    """``dst[i][:] = src[i]`` for all i, as one engine op (one op per pair
+    when a GPU is involved: each is a copy on that device's streams)."""
+    if len(src) == 1 or any(is_gpu(a) for a in src) or any(is_gpu(b) for b in dst):
+        copy_out(zip(src, dst))
         return
 
     def copy():
@@ -241,6 +252,9 @@ class DistSyncKVStore(KVStore):
         self._fusion = _env_bytes("AIOND_DIST_FUSION_BYTES", 4 << 20)
         self._chunk = max(_env_bytes("AIOND_DIST_CHUNK_BYTES", 16 << 20), 1 << 16)
         self._check = os.environ.get("AIOND_DIST_CHECK", "1") not in ("0", "")
+        self._stage = Stager()      # host buffers of values and outs on GPUs
+        self._nccl = None           # the NCCL path ('dist_device_sync', see _nccl)
+        self._nccl_voted = False
 
     # ----------------------------------------------------------- plumbing
     def _push_job(self, name, steps, reads, writes):
@@ -268,6 +282,30 @@ class DistSyncKVStore(KVStore):
             reqs += comm.iallreduce(recv[a:b] if send is recv else send[a:b], recv[a:b])
         return reqs
 
+    def _nccl_for(self, vals):
+        """The NCCL path for values ``vals``, or None (staging through the
+        host). The first GPU value of a 'dist_device_sync' store makes the
+        ranks vote on it (a collective: every rank gets here at the same call)."""
+        if self._type not in ("dist_device_sync", "dist_sync_device") or \
+                not any(is_gpu(v) for v in vals):
+            return None
+        if not self._nccl_voted:
+            self._nccl_voted = True
+            if self._ct.size > 1:
+                from ._nccl import vote_and_connect
+                self._nccl = vote_and_connect(self._ct, next(v for v in vals if is_gpu(v)).context)
+        return self._nccl
+
+    def _via_nccl(self, what, k, vals, targets):
+        """Sum key ``k`` with NCCL into ``targets`` if the path takes it."""
+        if self._compression is not None:
+            return False            # 2-bit pushes go through the host (their residuals live there)
+        path = self._nccl_for(vals)
+        if path is None or not path.handles(vals, targets):
+            return False
+        path.sum(self, what, k, self._rec(k, self._store[k]), vals, targets)
+        return True
+
     # --------------------------------------------------------------- init
     def init(self, key, value):
         """Initialise key(s) on every worker with rank 0's value(s) (MXNet's
@@ -277,6 +315,8 @@ class DistSyncKVStore(KVStore):
         for k, _ in pairs:
             if k in self._store:
                 raise MXNetError("init: key %r is already initialized" % (k,))
+        for _, vals in pairs:
+            self._nccl_for(vals[:1])        # the vote, if GPU values come first here
         keys, stored, recs, sparse = [], [], [], []
         for k, vals in pairs:
             v = vals[0]
@@ -487,17 +527,21 @@ class DistSyncKVStore(KVStore):
         an optimizer, update the stored weight with the sum, else store it."""
         pairs = self._pairs(key, value, "push")
         items = self._targets(pairs, "push")
-        dense, sparse = [], []
+        dense, sparse, nccl = [], [], []
         for k, vals, stored in items:
             if stored.stype != "default" or any(v.stype != "default" for v in vals):
                 sparse.append((k, vals, stored))
             elif self._updater is not None:
-                dense.append((k, vals, self._merge_buf(k, stored)))
-            else:
-                dense.append((k, vals, stored))
+                m = self._merge_buf(k, stored)
+                if self._via_nccl("push", k, vals, [m]):
+                    nccl.append((k, vals, m))
+                else:
+                    dense.append((k, self._stage.values(k, vals), m))
+            elif not self._via_nccl("push", k, vals, [stored]):
+                dense.append((k, self._stage.values(k, vals), stored))
         self._push_buckets("push", dense)
         if self._updater is not None:
-            for k, _, target in dense:
+            for k, _, target in nccl + dense:
                 self._updater(k, target, self._store[k])
         for k, vals, stored in sparse:
             self._push_sparse(k, vals, stored)
@@ -530,16 +574,19 @@ class DistSyncKVStore(KVStore):
         outs = self._pairs(key, value if out is None else out, "pushpull")
         items = self._targets(pairs, "pushpull")
         direct, rest = [], []
+        stage = self._stage
         for (k, vals, stored), (_, os_) in zip(items, outs):
             if stored.stype != "default" or any(v.stype != "default" for v in vals) \
                     or any(o.stype != "default" or o.shape != stored.shape
                            or o.dtype != stored.dtype for o in os_):
                 rest.append(k)
-            else:
-                direct.append((k, vals, os_[0], os_))
-        self._push_buckets("pushpull", [(k, vals, o0) for k, vals, o0, _ in direct],
+            elif not self._via_nccl("pushpull", k, vals, list(os_) + [stored]):
+                direct.append((k, stage.values(k, vals), stage.target(k, os_[0]), os_))
+        self._push_buckets("pushpull", [(k, vals, t) for k, vals, t, _ in direct],
                            {k: self._store[k] for k, _, _, _ in direct})
-        more = [(o0, o) for _, _, o0, os_ in direct for o in os_[1:]]
+        # the other outs from the first (or all of them from a host buffer)
+        more = [(t, o) if t is not os_[0] else (os_[0], o)
+                for _, _, t, os_ in direct for o in (os_ if t is not os_[0] else os_[1:])]
         if more:
             _copy_many([a for a, _ in more], [b for _, b in more])
         if rest:
@@ -558,6 +605,8 @@ class DistSyncKVStore(KVStore):
             return False
         store, recs = self._store, self._recs
         items = []
+        back = []                   # (host result, GPU out) copies after the sums
+        stage = self._stage
         for k, v, o in zip(keys, values, outs):
             if type(v) is list and len(v) == 1:
                 v = v[0]
@@ -575,7 +624,23 @@ class DistSyncKVStore(KVStore):
         if len(recs) < len(store):
             for k, _, o in items:
                 self._rec(k, o)
+        if any(is_gpu(v[0]) or is_gpu(o) for _, v, o in items):
+            # checked: stage only now (a fall-back must not stage twice)
+            staged = []
+            for k, v, o in items:
+                if self._via_nccl("pushpull", k, list(v), [o, store[k]]):
+                    continue
+                if is_gpu(v[0]) or is_gpu(o):
+                    t = stage.target(k, o)
+                    if t is not o:
+                        back.append((t, o))
+                    staged.append((k, tuple(stage.values(k, list(v))), t))
+                else:
+                    staged.append((k, v, o))
+            items = staged
         self._push_buckets("pushpull", items, {k: store[k] for k, _, _ in items})
+        if back:
+            copy_out(back)
         return True
 
     # --------------------------------------------------------------- misc

@@ -42,6 +42,7 @@ import numpy as np
 from ..base import MXNetError
 from ..ndarray._invoke import data_of
 from ._comm import DistError
+from ._stage import copy_out, is_gpu
 from .dist import DistSyncKVStore, _key_code
 
 __all__ = ["DistAsyncKVStore"]
@@ -215,6 +216,15 @@ class DistAsyncKVStore(DistSyncKVStore):
                     np.copyto(data_of(o).reshape(-1), src)
         return steps
 
+    def _host_outs(self, k, outs):
+        """(host outs the reply is copied into, (host, GPU out) copies after):
+        a reply for outs on GPUs lands in one host buffer first."""
+        gpus = [o for o in outs if is_gpu(o)]
+        if not gpus:
+            return outs, []
+        h = self._stage.host(k, "out", gpus[0])
+        return [o for o in outs if not is_gpu(o)] + [h], [(h, g) for g in gpus]
+
     def _grad_payload(self, vals):
         def payload():
             g = np.array(data_of(vals[0]), copy=True)
@@ -230,6 +240,7 @@ class DistAsyncKVStore(DistSyncKVStore):
         items = self._targets(self._pairs(key, value, "push"), "push")
         for k, vals, _ in items:
             self._dense_only(k, vals)
+            vals = self._stage.values(k, vals)      # GPU values summed on a device, staged
             self._push_job("kvstore_push", self._request(k, _PUSH, self._grad_payload(vals), []),
                            vals, ())
 
@@ -247,7 +258,9 @@ class DistAsyncKVStore(DistSyncKVStore):
                                      % (o.shape, np.dtype(o.dtype).name, k, stored.shape,
                                         np.dtype(stored.dtype).name))
             if outs:
+                outs, back = self._host_outs(k, outs)
                 self._push_job("kvstore_pull", self._request(k, _PULL, None, outs), (), outs)
+                copy_out(back)
 
     def pushpull(self, key, value, out=None, priority=0):
         """push then pull, in one round trip per key."""
@@ -261,9 +274,12 @@ class DistAsyncKVStore(DistSyncKVStore):
                 if o.shape != stored.shape or o.dtype != stored.dtype:
                     raise MXNetError("pushpull: out of shape %s for key %r stored with "
                                      "shape %s" % (o.shape, k, stored.shape))
+            vals = self._stage.values(k, vals)
+            os_, back = self._host_outs(k, os_)
             self._push_job("kvstore_pushpull",
                            self._request(k, _PUSHPULL, self._grad_payload(vals), os_),
                            vals, os_)
+            copy_out(back)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         raise MXNetError("row_sparse_pull is not supported by aiond's dist_async store")

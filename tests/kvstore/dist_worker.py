@@ -386,12 +386,167 @@ def train_module(mx, kv, n, part, out):
     return {k: v.asnumpy() for k, v in args.items()}
 
 
+# ------------------------------------------------------------ GPU values
+# Run with the CuPy test double installed as ``cupy`` in every rank (two
+# devices per rank): see main().
+def gpu_sums(mx, kv, out):
+    """dist_device_sync with values and outs on gpu(0) and gpu(1): exact sums
+    for every dtype, results on the outs' own devices, no host sync."""
+    import fakecupy
+    r, n = kv.rank, kv.num_workers
+    tot = n * (n + 1) // 2
+    g0, g1 = mx.gpu(0), mx.gpu(1)
+    dtypes = ["float16", "float32", "float64", "uint8", "int8", "int32", "int64"]
+    shape = (3, 5)
+
+    def check(a, want, ctx, dt):
+        assert a.context == ctx, (a.context, ctx)
+        got = a.asnumpy()
+        assert got.dtype == np.dtype(dt) and (got == want).all(), (dt, want, got)
+
+    for i, dt in enumerate(dtypes):
+        kv.init(i, mx.nd.ones(shape, ctx=g0, dtype=dt) * (r + 2))
+    for i, dt in enumerate(dtypes):
+        o = mx.nd.zeros(shape, ctx=g1, dtype=dt)
+        kv.pull(i, out=o)
+        check(o, 2, g1, dt)
+    # one value on gpu(0); pulled into outs on both GPUs and the host
+    for i, dt in enumerate(dtypes):
+        kv.push(i, mx.nd.ones(shape, ctx=g0, dtype=dt) * (r + 1))
+        outs = [mx.nd.zeros(shape, ctx=c, dtype=dt) for c in (g0, g1, mx.cpu())]
+        kv.pull(i, out=outs)
+        for o, c in zip(outs, (g0, g1, mx.cpu())):
+            check(o, tot, c, dt)
+    # a list over gpu(0) and gpu(1): summed on gpu(0) first
+    for i, dt in enumerate(dtypes):
+        kv.push(i, [mx.nd.ones(shape, ctx=g0, dtype=dt) * (r + 1),
+                    mx.nd.ones(shape, ctx=g1, dtype=dt) * 2 * (r + 1)])
+        o = mx.nd.zeros(shape, ctx=g1, dtype=dt)
+        kv.pull(i, out=o)
+        check(o, 3 * tot, g1, dt)
+    # pushpull in place over every key at once (the fused path), on gpu(1)
+    vals = [mx.nd.full(shape, r + 1, ctx=g1, dtype=dt) for dt in dtypes]
+    kv.pushpull(list(range(len(dtypes))), vals)
+    for v, dt in zip(vals, dtypes):
+        check(v, tot, g1, dt)
+    # pushpull of a two-GPU list into outs on both GPUs
+    for i, dt in enumerate(dtypes):
+        vs = [mx.nd.full(shape, r + 1, ctx=g0, dtype=dt), mx.nd.full(shape, r + 1, ctx=g1,
+                                                                     dtype=dt)]
+        os_ = [mx.nd.zeros(shape, ctx=g1, dtype=dt), mx.nd.zeros(shape, ctx=g0, dtype=dt)]
+        kv.pushpull(i, vs, out=os_)
+        check(os_[0], 2 * tot, g1, dt)
+        check(os_[1], 2 * tot, g0, dt)
+    # a big key (allreduced on its own, in chunks) from a computed GPU value
+    big = mx.nd.arange(300000, ctx=g0, dtype="float64") * (r + 1)
+    kv.init(300, mx.nd.zeros((300000,), ctx=g0, dtype="float64"))
+    kv.pushpull(300, big)
+    check(big, np.arange(300000, dtype=np.float64) * tot, g0, "float64")
+    # broadcast: rank 0's value into outs on both GPUs
+    bo = [mx.nd.zeros(shape, ctx=g0), mx.nd.zeros(shape, ctx=g1)]
+    kv.broadcast(400, mx.nd.full(shape, r + 5, ctx=g1), out=bo)
+    check(bo[0], 5, g0, "float32")
+    check(bo[1], 5, g1, "float32")
+    mx.nd.waitall()
+    st = fakecupy.S
+    assert not st.races, st.races[:3]
+    assert st.syncs == 0, st.sync_where[:5]
+    _check_nccl_use(kv)
+    np.savez(os.path.join(out, "gpu_sums-%d.npz" % r), big=big.asnumpy(),
+             **{dt: v.asnumpy() for dt, v in zip(dtypes, vals)})
+
+
+def _check_nccl_use(kv):
+    """Under FAKE_NCCL=1 every rank agreed on NCCL and reduced with it;
+    with NCCL on rank 0 only (FAKE_NCCL=rank0) no rank uses it."""
+    if os.environ.get("FAKE_NCCL") == "1" and kv.num_workers > 1:
+        import fakenccl
+        assert kv._nccl is not None and kv._nccl.reductions > 0 and fakenccl.calls
+    else:
+        assert kv._nccl is None
+
+
+def train_gluon_gpu(mx, kvstore, xs, ys, steps, batch, ctxs):
+    """``train_gluon`` with the net on ``ctxs`` (each step's rows split over them)."""
+    from aiond import autograd, gluon
+    net = _mlp(mx)
+    net(mx.nd.array(xs[:1]))            # initialised on the host: the same weights as the reference
+    net.collect_params().reset_ctx(ctxs)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9},
+                            kvstore=kvstore)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    per = len(xs) // steps
+    for s in range(steps):
+        if s == 1 and trainer._kvstore is not None:
+            _check_nccl_use(trainer._kvstore)
+        rows = np.array_split(np.arange(s * per, (s + 1) * per), len(ctxs))
+        with autograd.record():
+            losses = [loss_fn(net(mx.nd.array(xs[i], ctx=c)), mx.nd.array(ys[i], ctx=c))
+                      for i, c in zip(rows, ctxs)]
+        for loss in losses:
+            loss.backward()
+        trainer.step(batch)
+    params = {}
+    for k, v in net.collect_params().items():
+        datas = v.list_data()
+        assert [d.context for d in datas] == list(ctxs)
+        for d in datas[1:]:
+            assert d.asnumpy().tobytes() == datas[0].asnumpy().tobytes(), k
+        params[k] = datas[0].asnumpy()
+    return params
+
+
+def gpu_trainer(mx, kv, out):
+    """Trainer(kvstore='dist_device_sync') on a net on gpu(0), then on gpu(0)+gpu(1)."""
+    import fakecupy
+    r, n = kv.rank, kv.num_workers
+    steps, per = 4, 8
+    xs, ys = _data(0, steps * per * n)
+    mine = np.concatenate([np.arange(s * per * n + r * per, s * per * n + (r + 1) * per)
+                           for s in range(steps)])
+    for tag, ctxs in (("one", [mx.gpu(0)]), ("two", [mx.gpu(0), mx.gpu(1)])):
+        params = train_gluon_gpu(mx, "dist_device_sync", xs[mine], ys[mine], steps, per * n,
+                                 ctxs)
+        np.savez(os.path.join(out, "gpu_trainer_%s-%d.npz" % (tag, r)), **params)
+    assert not fakecupy.S.races, fakecupy.S.races[:3]
+
+
+def nccl_sums(mx, kv, out):
+    """Real GPUs and NCCL (no double): rank r on gpu(r); exact sums, through NCCL."""
+    from aiond.engine import gpu as _gpu
+    r, n = kv.rank, kv.num_workers
+    tot = n * (n + 1) // 2
+    ctx = mx.gpu(r % _gpu.device_count())
+    for i, dt in enumerate(["float16", "float32", "float64", "int8", "int32", "int64"]):
+        kv.init(i, mx.nd.zeros((1000,), ctx=ctx, dtype=dt))
+        v = mx.nd.ones((1000,), ctx=ctx, dtype=dt) * (r + 1)
+        kv.pushpull(i, v)
+        assert v.context == ctx and (v.asnumpy() == tot).all(), (dt, v.asnumpy()[:4])
+        kv.push(i, v)
+        o = mx.nd.zeros((1000,), dtype=dt)
+        kv.pull(i, out=o)
+        assert (o.asnumpy() == tot * n).all(), (dt, o.asnumpy()[:4])
+    assert kv._nccl is not None and kv._nccl.reductions >= 12, "NCCL was not used"
+    np.savez(os.path.join(out, "nccl_sums-%d.npz" % r), ok=np.ones(1))
+
+
 SCENARIOS = {f.__name__: f for f in (sums, compression, mismatch, poison, dead, gluon_dist,
-                                     gluon_noupd, module_dist, module_noupd, async_progress)}
+                                     gluon_noupd, module_dist, module_noupd, async_progress,
+                                     gpu_sums, gpu_trainer, nccl_sums)}
+GPU_SCENARIOS = ("gpu_sums", "gpu_trainer")
 
 
 def main():
     name, out = sys.argv[1], sys.argv[2]
+    if any(one in GPU_SCENARIOS for one in name.split(",")):
+        # the CuPy double as ``cupy``, two devices, as the suite installs it
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        import fakecupy
+        fakecupy.install(2)
+        fake = os.environ.get("FAKE_NCCL")
+        if fake == "1" or (fake == "rank0" and os.environ.get("PMI_RANK") == "0"):
+            import fakenccl         # 'dist_device_sync' then reduces through "NCCL"
+            fakenccl.install()
     import aiond as mx
     for one in name.split(","):
         kv = mx.kv.create(os.environ.get("KV_TYPE", "dist_sync"))
