@@ -255,8 +255,15 @@ def test_overload_gives_503_with_retry_after_and_memory_stays_flat(mlp):
 
             # a sustained overload: every request refused, the server's memory flat
             srv.call(setattr, model, "closed", True)
-            blockers = [asyncio.ensure_future(c.post("/predict", content=body, headers=hdr))
-                        for _ in range(9)]
+            calls = model.calls
+
+            def post():
+                return asyncio.ensure_future(c.post("/predict", content=body, headers=hdr))
+            # one request held in the model before the rest: sent together, a
+            # loaded machine may let that batch take several of them
+            blockers = [post()]
+            await poll(lambda: model.calls == calls + 1, "the first batch in the model")
+            blockers += [post() for _ in range(8)]
             await poll(lambda: srv.batcher.statistics().queue_depth == 8, "a full queue")
 
             async def wave(n):

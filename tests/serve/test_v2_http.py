@@ -415,8 +415,15 @@ def test_overload_keeps_memory_flat_and_timeouts_give_504():
     async def main(srv):
         limits = httpx.Limits(max_connections=64)
         async with httpx.AsyncClient(base_url=srv.url, timeout=TIMEOUT, limits=limits) as c:
-            blockers = [asyncio.ensure_future(c.post("/v2/models/mlp/infer", content=body,
-                                                     headers=headers)) for _ in range(9)]
+            def post():
+                return asyncio.ensure_future(c.post("/v2/models/mlp/infer", content=body,
+                                                    headers=headers))
+            # one request held in the model first: sent together, a loaded
+            # machine may let the first batch take several of them
+            blockers = [post()]
+            await poll(lambda: srv.batcher.statistics().in_flight == 1 and model.calls == 1,
+                       "the first batch in the model")
+            blockers += [post() for _ in range(8)]
             await poll(lambda: srv.batcher.statistics().queue_depth == 8, "a full queue")
 
             async def wave(n):
