@@ -85,7 +85,8 @@ def fake_gpu():
     if _MODE == "gpu":
         pytest.skip("the CuPy double is not used while testing on a real GPU")
     mx.nd.waitall()
-    saved = {n: sys.modules.get(n) for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx")}
+    saved = {n: sys.modules.get(n) for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx",
+                                        "cupy.random")}
     gpu.reset_backend()
     state = fakecupy.install(2)
     try:
