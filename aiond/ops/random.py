@@ -100,7 +100,7 @@ def _dev_exponential(xp, rs, lam, out):
     if isinstance(lam, (int, float)):
         x *= 1.0 / lam
     else:
-        xp.divide(x, lam, out=x, casting="unsafe")
+        xp.divide(x, lam, out=x)
     return x
 
 
