@@ -228,13 +228,47 @@ def test_float16_and_float64_outputs(fake_gpu):
             assert np.isfinite(x.asnumpy()).all()
 
 
+NP_DISTS = [  # mx.np.random samplers with a device sampler: (call, mean, variance)
+    (lambda g: mx.np.random.uniform(2, 4, size=N, ctx=g), 3.0, 4 / 12),
+    (lambda g: mx.np.random.normal(1, 2, size=N, ctx=g), 1.0, 4.0),
+    (lambda g: mx.np.random.lognormal(0, 0.5, size=N, ctx=g), np.exp(0.125),
+     (np.exp(0.25) - 1) * np.exp(0.25)),
+    (lambda g: mx.np.random.gamma(2, 1.5, size=N, ctx=g), 3.0, 4.5),
+    (lambda g: mx.np.random.exponential(2, size=N, ctx=g), 2.0, 4.0),
+    (lambda g: mx.np.random.randint(0, 10, size=N, ctx=g), 4.5, 99 / 12),
+]
+
+
+def test_numpy_style_samplers_draw_on_the_device(fake_gpu):
+    g = mx.gpu(0)
+    host_before = _host_state(g)
+    syncs = fake_gpu.syncs
+    for call, mean, var in NP_DISTS:
+        x = call(g)
+        assert x.ctx == g
+        _check_moments(x.asnumpy(), mean, var)
+    loc = mx.np.array([0.0, 10.0], ctx=g)
+    v = mx.np.random.normal(loc, 1.0, size=(20000, 2), ctx=g).asnumpy()
+    np.testing.assert_allclose(v.mean(axis=0), [0, 10], atol=0.05)
+    assert _host_state(g) == host_before and fake_gpu.syncs == syncs
+    mx.random.seed(6)
+    a = mx.np.random.normal(0, 1, size=(16,), ctx=g).asnumpy()
+    mx.random.seed(6)
+    np.testing.assert_array_equal(mx.np.random.normal(0, 1, size=(16,), ctx=g).asnumpy(), a)
+
+
 def test_distributions_without_a_device_sampler_still_work_on_a_gpu(fake_gpu):
-    # numpy-style samplers (``_npi_random``) keep the context's host generator
+    # the rest keep the context's host generator; array parameters come to
+    # the host for it (CuPy arrays never reach numpy)
     g = mx.gpu(0)
     mx.random.seed(4)
     a = mx.np.random.laplace(0.0, 1.0, size=(5000,), ctx=g)
     assert a.ctx == g
     assert abs(float(a.asnumpy().mean())) < 0.1
+    loc = mx.np.array([0.0, 5.0], ctx=g)
+    b = mx.np.random.laplace(loc, 1.0, size=(20000, 2), ctx=g)
+    assert b.ctx == g
+    np.testing.assert_allclose(b.asnumpy().mean(axis=0), [0, 5], atol=0.05)
 
 
 # --------------------------------------- on the CPU, and on a real GPU with -m gpu
