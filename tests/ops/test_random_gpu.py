@@ -218,6 +218,26 @@ def test_dropout_masks_come_from_the_device_generator(fake_gpu):
         np.testing.assert_array_equal(mx.nd.Dropout(x, p=0.25).asnumpy(), v)
 
 
+def test_hybridized_dropout_draws_on_the_device(fake_gpu):
+    """A hybridized block's compiled plan (``_plan.py``; op by op with
+    AIOND_FUSE_GRAPHS=0) draws its Dropout masks on the device too."""
+    g = mx.gpu(0)
+    net = mx.gluon.nn.HybridSequential(prefix="rndgpu_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(8, in_units=4), mx.gluon.nn.Dropout(0.5))
+    net.initialize(ctx=g)
+    net.hybridize()
+    x = mx.nd.ones((256, 4), ctx=g)
+    mx.nd.waitall()
+    host_before = _host_state(g)
+    syncs = fake_gpu.syncs
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    assert 0.4 < (y.asnumpy() == 0).mean() < 0.6
+    assert _host_state(g) == host_before and fake_gpu.syncs == syncs
+
+
 def test_float16_and_float64_outputs(fake_gpu):
     g = mx.gpu(0)
     for dt in ("float16", "float64"):
