@@ -43,16 +43,20 @@ class _Compiled:
 class FusedGraph:
     """See the module docstring. ``fn(list of NDArrays) -> list of NDArrays``."""
 
-    def __init__(self, fn, name="graph", max_signatures=16):
+    def __init__(self, fn, name="graph", max_signatures=16, input_names=None):
         self.fn = fn
         self.name = name
         self.cache = {}
         self.max_signatures = max_signatures
+        self.input_names = input_names      # for errors: what each of ``args`` is
 
     def __call__(self, args, ctx):
         for a in args:
             if a._sparse:
                 return None
+            c = a._st.ctx
+            if c is not ctx and c != ctx:
+                self._wrong_context(args, ctx)
         recording = _ag._state.recording
         training = _ag._state.training
         need = ()
@@ -85,6 +89,18 @@ class FusedGraph:
         for i, y in enumerate(heads):
             y._ag = _ag._Entry(node, i)
         return heads
+
+    def _wrong_context(self, args, ctx):
+        # a plan's kernels run on one device: an input elsewhere would reach
+        # them as a foreign array and fail obscurely in the kernel, later
+        names = self.input_names or ()
+        for i, a in enumerate(args):
+            if a._st.ctx != ctx:
+                what = names[i] if i < len(names) else "input %d" % i
+                raise MXNetError(
+                    "%s: %s is on %s but the graph runs on %s; all its inputs must live on "
+                    "one context (as MXNet's CachedOp requires): move it with "
+                    ".as_in_context(%s)" % (self.name, what, a.context, ctx, ctx))
 
     def planned_bytes(self, args, ctx, training, need):
         """Bytes the plans of one call allocate besides ``args`` and the
@@ -186,6 +202,10 @@ class _Backward:
             if g._shape != shape:
                 raise MXNetError("%s: head gradient of shape %s for an output of shape %s"
                                  % (self.graph.name, g._shape, shape))
+            if g._st.ctx != self.ctx:
+                raise MXNetError("%s: the head gradient of output %d is on %s but the graph "
+                                 "ran on %s; move it with .as_in_context(%s)"
+                                 % (self.graph.name, len(og), g.context, self.ctx, self.ctx))
             if g._dtype != dt:
                 from .ndarray.ndarray import _copy_into, empty
                 c = empty(shape, ctx=self.ctx, dtype=dt)

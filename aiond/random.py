@@ -39,5 +39,5 @@ def seed(seed_state, ctx="all"):
 
 def _reseed(st, s, ctx):
     def fn():
-        st.gen = np.random.Generator(np.random.PCG64([s, ctx.device_typeid, ctx.device_id]))
+        st.reseed([s, ctx.device_typeid, ctx.device_id])
     _engine_mod.get().push(fn, (), (st.var,), "random.seed", 0, True)

@@ -2,7 +2,9 @@
 
 * ``ctx`` fixture: ``mx.cpu()``, and ``mx.gpu(0)`` marked ``gpu`` - so
   ``pytest -m gpu`` runs the GPU half of every test that takes ``ctx``; it is
-  skipped where CuPy sees no device.
+  not generated where CuPy sees no device (the summary line counts those
+  tests), and runs on the CuPy test double with ``AIOND_TEST_CTX=gpu-double``. The test body runs with it as the default
+  context.
 * ``AIOND_TEST_CTX=gpu``: every test runs with ``mx.gpu(0)`` as the default
   context (``with mx.gpu(0):``), on a real GPU - the whole operator and
   acceptance suites on the device, compared with the numpy results they
@@ -60,10 +62,49 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+_UNCOLLECTED = []       # tests taking ``ctx`` whose GPU half was not generated
+
+
+def _parametrizes(metafunc, name):
+    for m in metafunc.definition.iter_markers("parametrize"):
+        names = m.args[0] if m.args else m.kwargs.get("argnames", ())
+        if isinstance(names, str):
+            names = [n.strip() for n in names.split(",")]
+        if name in names:
+            return True
+    return False
+
+
+def pytest_generate_tests(metafunc):
+    # Without a device the GPU half of a test taking ``ctx`` is not generated
+    # at all (the summary says for how many tests): thousands of skipped
+    # items would make the CPU run slower.
+    if "ctx" not in metafunc.fixturenames or _parametrizes(metafunc, "ctx"):
+        return
+    params = ["cpu"]
+    if ngpus():
+        params.append(pytest.param("gpu", marks=pytest.mark.gpu))
+    else:
+        _UNCOLLECTED.append(metafunc.definition.nodeid)
+    metafunc.parametrize("ctx", params, indirect=True)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _UNCOLLECTED:
+        terminalreporter.write_line(
+            "no GPU (CuPy sees no device): the gpu variant of %d tests taking `ctx` was not "
+            "generated" % len(_UNCOLLECTED))
+
+
+@pytest.fixture
 def ctx(request):
+    """``mx.cpu()``, then ``mx.gpu(0)`` (marked ``gpu``), entered as the
+    default context for the test: a test that takes ``ctx`` makes its arrays
+    there without ``ctx=`` on every call, and checks them against numpy."""
     import aiond as mx
-    return mx.cpu() if request.param == "cpu" else mx.gpu(0)
+    c = mx.cpu() if request.param == "cpu" else mx.gpu(0)
+    with c:
+        yield c
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +126,8 @@ def fake_gpu():
     if _MODE == "gpu":
         pytest.skip("the CuPy double is not used while testing on a real GPU")
     mx.nd.waitall()
-    saved = {n: sys.modules.get(n) for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx")}
+    saved = {n: sys.modules.get(n) for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx",
+                                        "cupy.random")}
     gpu.reset_backend()
     state = fakecupy.install(2)
     try:

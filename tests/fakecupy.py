@@ -21,6 +21,9 @@ so ``mx.gpu(i)`` works end to end on a machine without a GPU. What it models:
 * **Strictness** as CuPy: no implicit conversion to numpy (``__array__``
   raises), no numpy arrays mixed into kernels; numpy functions on device
   arrays dispatch (NEP 13/18) as with CuPy.
+* **Random numbers**: ``cupy.random.RandomState`` draws from a numpy
+  generator into device arrays on the current stream (``generators`` lists
+  every one made; each works only on its own device, as cuRAND's do).
 * **Host synchronizations are counted** in ``syncs`` (stream, event and
   device ``synchronize``, blocking ``get``/``asnumpy``, scalar conversions
   such as ``float(x)``), host functions in ``host_funcs``.
@@ -50,6 +53,7 @@ class State:
         self.streams = []
         self.pools = [MemoryPool() for _ in range(ndev)]
         self.nstreams = 0
+        self.generators = []    # every cupy.random.RandomState made
 
     def sync(self, what):
         with self.lock:
@@ -623,6 +627,79 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
     return out
 
 
+# ------------------------------------------------------------- random
+
+
+def _float_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype.char not in "fd":     # as cupy.random's _check_and_get_dtype
+        raise TypeError("cupy.random only supports float32 and float64")
+    return dtype
+
+
+class RandomState:
+    """``cupy.random.RandomState`` over a numpy generator: draws are device
+    arrays made on the current stream, parameters must be device arrays or
+    Python scalars, and the generator works only on the device current when
+    it was made (a cuRAND generator belongs to one)."""
+
+    def __init__(self, seed=None, method=None):
+        self._dev = _cur_dev()
+        self.draws = 0
+        self.seed(seed)
+        with S.lock:
+            S.generators.append(self)
+
+    def seed(self, seed=None):
+        if seed is not None:
+            seed = int(np.asarray(seed))
+            if not 0 <= seed < 2 ** 64:
+                raise ValueError("Seed must be an integer between 0 and 2**64 - 1")
+        self._seed = seed
+        self._g = np.random.Generator(np.random.PCG64(seed))
+
+    def _draw(self, what, fn, args, kwargs, dtype):
+        if _cur_dev() != self._dev:
+            raise CUDARuntimeError("cuRAND generator of device %d used on device %d"
+                                   % (self._dev, _cur_dev()))
+        USED.add("random.RandomState.%s" % what)
+        self.draws += 1
+        return _call(lambda *a, **k: np.asarray(fn(*a, **k)).astype(dtype, copy=False),
+                     args, kwargs, "random." + what)
+
+    def random_sample(self, size=None, dtype=float):
+        dt = _float_dtype(dtype)
+        return self._draw("random_sample", lambda: self._g.random(size), (), {}, dt)
+
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=float):
+        dt = _float_dtype(dtype)
+        return self._draw("uniform", lambda lo, hi: self._g.uniform(lo, hi, size), (low, high),
+                          {}, dt)
+
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype=float):
+        dt = _float_dtype(dtype)
+        return self._draw("normal", lambda m, s: self._g.normal(m, s, size), (loc, scale), {}, dt)
+
+    def standard_exponential(self, size=None, dtype=float):
+        dt = _float_dtype(dtype)
+        return self._draw("standard_exponential", lambda: self._g.standard_exponential(size),
+                          (), {}, dt)
+
+    def gamma(self, shape, scale=1.0, size=None, dtype=float):
+        return self._draw("gamma", lambda k, t: self._g.gamma(k, t, size), (shape, scale), {},
+                          np.dtype(dtype))
+
+    def poisson(self, lam=1.0, size=None, dtype="l"):
+        return self._draw("poisson", lambda lm: self._g.poisson(lm, size), (lam,), {},
+                          np.dtype(dtype))
+
+    def permutation(self, a):
+        if not isinstance(a, int):
+            raise NotImplementedError("the double permutes ranges only")
+        return self._draw("permutation", lambda: self._g.permutation(a), (), {},
+                          np.dtype(np.int64))
+
+
 def _creator(name):
     f = getattr(np, name)
 
@@ -690,6 +767,9 @@ def install(ndev=2):
     cp._fake_state = S
     for n in _CREATORS:
         setattr(cp, n, _creator(n))
+    rnd = types.ModuleType("cupy.random")
+    rnd.RandomState = RandomState
+    cp.random = rnd
     cuda = types.ModuleType("cupy.cuda")
     cuda.Stream = Stream
     cuda.Event = Event
@@ -709,18 +789,19 @@ def install(ndev=2):
     _cupy = cp
     import importlib.machinery
     for name, m in (("cupy", cp), ("cupy.cuda", cuda), ("cupy.cuda.runtime", runtime),
-                    ("cupyx", cpx)):
+                    ("cupyx", cpx), ("cupy.random", rnd)):
         m.__spec__ = importlib.machinery.ModuleSpec(name, None)
     sys.modules["cupy"] = cp
     sys.modules["cupy.cuda"] = cuda
     sys.modules["cupy.cuda.runtime"] = runtime
     sys.modules["cupyx"] = cpx
+    sys.modules["cupy.random"] = rnd
     return S
 
 
 def uninstall():
     global S
-    for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx"):
+    for n in ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx", "cupy.random"):
         sys.modules.pop(n, None)
     if S is not None:
         for s in S.streams:

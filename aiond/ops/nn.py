@@ -28,6 +28,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt, same_dtype
+from .random import uniform01
 from .registry import Null, Param, p_bool, p_dtype, p_float, p_int, p_shape, p_str, register
 
 _prod = math.prod
@@ -597,7 +598,7 @@ def dropout(xp, data, out, rng, p=0.5, mode="training", axes=(), cudnn_off=False
     y, mask = out
     pkeep = 1.0 - p
     if pkeep < 1.0 and (_train or mode == "always"):
-        u = xp.asarray(rng.gen.random(mask.shape, dtype=np.float32))
+        u = uniform01(xp, rng, mask.shape)      # on the device on a GPU context
         with _errstate():
             scale = np.float32(1.0) / np.float32(pkeep)       # p=1: 0 * inf = NaN, as MXNet
             xp.copyto(mask, (u < np.float32(pkeep)).astype(np.float32) * scale, casting="unsafe")

@@ -14,6 +14,7 @@ from ..base import OpError
 from ._grad import set_grads, unbroadcast
 from ._rules import broadcast_shapes, fmt, reduce_axes
 from .elemwise import cast_scalar
+from .random import _dev_randint, _fdt
 from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, register
 
 _BOOL = np.dtype(np.bool_)
@@ -351,9 +352,42 @@ def _npi_random(xp, *params, out, rng, dist, args=(), size=(), dtype=None):
     context's generator (NumPy broadcasting of array parameters)."""
     it = iter(params)
     vals = [next(it) if a is None else a for a in args]
+    if xp is not np:
+        draw = _DEVICE_DRAWS.get(dist)
+        if draw is not None and (dist != "integers" or (len(vals) == 2 and not params)):
+            out[...] = draw(xp, rng.device(xp), vals, out)
+            return
+        # no device sampler: the context's host generator, with the array
+        # parameters brought to the host (a host synchronization)
+        vals = [xp.asnumpy(v) if isinstance(v, xp.ndarray) else v for v in vals]
     with np.errstate(invalid="ignore", over="ignore"):
         r = getattr(rng.gen, dist)(*vals, size=out.shape)
     out[...] = r
+
+
+def _arg(vals, i, default):
+    return vals[i] if len(vals) > i else default
+
+
+def _dev_scaled(x, scale):
+    x *= scale
+    return x
+
+
+# numpy Generator methods with a device sampler (``random.py``): on a GPU
+# context they draw from the device's generator on the op's stream
+_DEVICE_DRAWS = {
+    "uniform": lambda xp, rs, v, o: rs.uniform(_arg(v, 0, 0.0), _arg(v, 1, 1.0), size=o.shape,
+                                               dtype=_fdt(o)),
+    "normal": lambda xp, rs, v, o: rs.normal(_arg(v, 0, 0.0), _arg(v, 1, 1.0), size=o.shape,
+                                             dtype=_fdt(o)),
+    "lognormal": lambda xp, rs, v, o: xp.exp(rs.normal(_arg(v, 0, 0.0), _arg(v, 1, 1.0),
+                                                       size=o.shape, dtype=np.float64)),
+    "gamma": lambda xp, rs, v, o: rs.gamma(v[0], _arg(v, 1, 1.0), size=o.shape, dtype=_fdt(o)),
+    "exponential": lambda xp, rs, v, o: _dev_scaled(
+        rs.standard_exponential(o.shape, dtype=np.float64), _arg(v, 0, 1.0)),
+    "integers": lambda xp, rs, v, o: _dev_randint(xp, rs, v[0], v[1], o),
+}
 
 
 @register("_npi_choice", inputs=("*p",), variadic=True, needs_rng=True,

@@ -1,6 +1,14 @@
 """Random sampling ops. Each context owns one generator guarded by an engine
 var that every sampling op writes, so draws happen in push order and a seeded
-program is reproducible however the engine schedules it."""
+program is reproducible however the engine schedules it.
+
+On a GPU context the samplers draw on the device, from a CuPy
+``RandomState`` (cuRAND) of that context, on the op's stream: no host
+generator, no copy in, no host synchronization. It is made on the first draw
+and seeded from the same key as the host generator (seed, device type,
+device id), so ``mx.random.seed(s)`` gives every device its own reproducible
+stream and ``mx.random.seed(s, ctx=mx.gpu(i))`` reseeds only that one.
+Distributions CuPy has no sampler for stay on the host generator."""
 from __future__ import annotations
 
 import threading
@@ -9,17 +17,38 @@ import numpy as np
 
 from ..base import OpError
 from ..engine.var import Var
-from .registry import Param, host_kernels, p_dtype, p_float, p_int, p_shape, register
+from .registry import Param, p_dtype, p_float, p_int, p_shape, register
 
-__all__ = ["RNGState", "rng_state", "all_states"]
+__all__ = ["RNGState", "rng_state", "all_states", "uniform01"]
+
+
+def _device_seed(key):
+    if key is None:
+        return None     # CuPy seeds from os.urandom, as an unseeded host generator does
+    return int(np.random.SeedSequence(key).generate_state(1, np.uint64)[0])
 
 
 class RNGState:
-    __slots__ = ("gen", "var")
+    __slots__ = ("gen", "var", "key", "dev")
 
     def __init__(self, seed=None):
-        self.gen = np.random.Generator(np.random.PCG64(seed))
         self.var = Var()
+        self.reseed(seed)
+
+    def reseed(self, key):
+        """Restart both generators from ``key`` (``[seed, device type, device
+        id]``, or None for fresh entropy); runs as an engine op on ``var``."""
+        self.key = key
+        self.gen = np.random.Generator(np.random.PCG64(key))
+        self.dev = None
+
+    def device(self, cp):
+        """This context's device generator; made on first use, inside the
+        launching op (its device and stream are current)."""
+        d = self.dev
+        if d is None or d[0] is not cp:     # (a CuPy module swapped in by the tests' double)
+            d = self.dev = (cp, cp.random.RandomState(_device_seed(self.key)))
+        return d[1]
 
 
 _states: dict = {}
@@ -40,6 +69,69 @@ def rng_state(ctx) -> RNGState:
 def all_states():
     with _lock:
         return dict(_states)
+
+# ------------------------------------------------------------- device draws
+# ``xp`` is numpy on a CPU context (and for host kernels), CuPy on a GPU one.
+# Every device draw below is a cuRAND call or an elementwise kernel on the
+# current stream; none reads a value back (CuPy's own exponential, randint
+# and negative_binomial check their parameters on the host, so they are
+# built here from the primitives that do not).
+
+
+def _on_device(xp):
+    return xp is not np
+
+
+def _fdt(out):
+    # cuRAND fills float32 or float64; float16 outputs are drawn in float32
+    return out.dtype if out.dtype.char in "fd" else np.dtype(np.float32)
+
+
+def uniform01(xp, rng, shape, dtype=np.float32):
+    """U[0, 1) draws as an ``xp`` array (float32 or float64): the host
+    generator's on a CPU context, the device generator's on a GPU one."""
+    if _on_device(xp):
+        return rng.device(xp).random_sample(shape, dtype=dtype)
+    return rng.gen.random(shape, dtype=dtype)
+
+
+def _dev_exponential(xp, rs, lam, out):
+    x = rs.standard_exponential(out.shape, dtype=_fdt(out))
+    if isinstance(lam, (int, float)):
+        x *= 1.0 / lam
+    else:
+        xp.divide(x, lam, out=x)
+    return x
+
+
+def _dev_negbin(xp, rs, k, p, out):
+    # MXNet's: Poisson with a Gamma(k, (1-p)/p) rate
+    lam = rs.gamma(k, (1.0 - p) / p, size=out.shape, dtype=np.float64)
+    return rs.poisson(lam, size=out.shape)
+
+
+def _dev_gnb(xp, rs, mu, alpha, out):
+    if isinstance(alpha, (int, float)):
+        if alpha == 0:
+            return rs.poisson(mu, size=out.shape)
+        return rs.poisson(rs.gamma(1.0 / alpha, mu * alpha, size=out.shape, dtype=np.float64),
+                          size=out.shape)
+    pos = alpha > 0
+    safe = xp.where(pos, alpha, 1.0)
+    lam = rs.gamma(1.0 / safe, mu * safe, size=out.shape, dtype=np.float64)
+    return rs.poisson(xp.where(pos, lam, mu), size=out.shape)
+
+
+def _dev_randint(xp, rs, low, high, out):
+    # floor(u * range) from float64 uniforms: exact for ranges below 2**32
+    # (the bias is under 2**-20 there); CuPy's randint rejects and redraws,
+    # which reads a count back to the host
+    x = rs.random_sample(out.shape, dtype=np.float64)
+    x *= float(high - low)
+    xp.floor(x, out=x)
+    x += float(low)
+    xp.minimum(x, float(high - 1), out=x)
+    return x
 
 
 def _shape_rule(attrs, shapes, dtypes):
@@ -99,6 +191,8 @@ def _random_uniform(xp, out, rng, low=0.0, high=1.0, shape=None, dtype=None, ctx
     """uniform(low=0, high=1, shape): samples from U[low, high)."""
     if low > high:
         raise ValueError("uniform: low must be <= high, got low=%r high=%r" % (low, high))
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).uniform(low, high, size=out.shape, dtype=_fdt(out)))
     _fill(out, rng.gen.uniform(low, high, size=out.shape))
 
 
@@ -110,6 +204,8 @@ def _random_normal(xp, out, rng, loc=0.0, scale=1.0, shape=None, dtype=None, ctx
     if scale < 0:
         raise ValueError("normal: scale parameter in gaussian has to be positive, got %r"
                          % scale)
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).normal(loc, scale, size=out.shape, dtype=_fdt(out)))
     _fill(out, rng.gen.normal(loc, scale, size=out.shape))
 
 
@@ -122,6 +218,8 @@ def _random_randint(xp, out, rng, low, high, shape=None, dtype=None, ctx=None):
     """randint(low, high, shape): integers in [low, high)."""
     if low >= high:
         raise ValueError("randint: low (%d) must be < high (%d)" % (low, high))
+    if _on_device(xp):
+        return _fill(out, _dev_randint(xp, rng.device(xp), low, high, out))
     _fill(out, rng.gen.integers(low, high, size=out.shape))
 
 
@@ -132,6 +230,8 @@ def _random_exponential(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None)
     """exponential(lam=1, shape): samples with rate lam."""
     if lam <= 0:
         raise ValueError("exponential: lam must be > 0, got %r" % lam)
+    if _on_device(xp):
+        return _fill(out, _dev_exponential(xp, rng.device(xp), lam, out))
     _fill(out, rng.gen.exponential(1.0 / lam, size=out.shape))
 
 
@@ -139,7 +239,12 @@ def _random_exponential(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None)
           aliases=("shuffle",))
 def _shuffle(xp, data, out, rng):
     """shuffle(data): a copy with the first axis randomly permuted."""
-    out[...] = data[xp.asarray(rng.gen.permutation(data.shape[0]))] if data.ndim else data
+    if not data.ndim or data.shape[0] < 2:
+        out[...] = data
+    elif _on_device(xp):
+        out[...] = data[rng.device(xp).permutation(data.shape[0])]
+    else:
+        out[...] = data[rng.gen.permutation(data.shape[0])]
 
 # ------------------------------------------- per-element parameters (_sample_*)
 # mx.nd.random.uniform(low_nd, high_nd, shape=s): shape(low) + s draws, the
@@ -172,20 +277,28 @@ def _per_element(p, out):
           needs_rng=True, attr_check=_check_sample, aliases=("sample_uniform",))
 def _sample_uniform(xp, low, high, out, rng, shape=(), dtype=None):
     """sample_uniform(low, high, shape=()): U[low[i], high[i]) draws per parameter."""
-    _fill(out, rng.gen.uniform(_per_element(low, out), _per_element(high, out), size=out.shape))
+    lo, hi = _per_element(low, out), _per_element(high, out)
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).uniform(lo, hi, size=out.shape, dtype=np.float64))
+    _fill(out, rng.gen.uniform(lo, hi, size=out.shape))
 
 
 @register("_sample_normal", inputs=("mu", "sigma"), params=_SAMPLE, infer=_sample_rule,
           needs_rng=True, attr_check=_check_sample, aliases=("sample_normal",))
 def _sample_normal(xp, mu, sigma, out, rng, shape=(), dtype=None):
     """sample_normal(mu, sigma, shape=()): N(mu[i], sigma[i]**2) draws per parameter."""
-    _fill(out, rng.gen.normal(_per_element(mu, out), _per_element(sigma, out), size=out.shape))
+    m, s = _per_element(mu, out), _per_element(sigma, out)
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).normal(m, s, size=out.shape, dtype=np.float64))
+    _fill(out, rng.gen.normal(m, s, size=out.shape))
 
 
 @register("_sample_exponential", inputs=("lam",), params=_SAMPLE, infer=_sample_rule,
           needs_rng=True, attr_check=_check_sample, aliases=("sample_exponential",))
 def _sample_exponential(xp, lam, out, rng, shape=(), dtype=None):
     """sample_exponential(lam, shape=()): draws with rate lam[i] per parameter."""
+    if _on_device(xp):
+        return _fill(out, _dev_exponential(xp, rng.device(xp), _per_element(lam, out), out))
     _fill(out, rng.gen.exponential(1.0 / _per_element(lam, out), size=out.shape))
 
 # ------------------------------------------- gamma, poisson, negative binomials
@@ -224,6 +337,8 @@ def _gnb(gen, mu, alpha, size):
           aliases=("random_gamma",))
 def _random_gamma(xp, out, rng, alpha=1.0, beta=1.0, shape=None, dtype=None, ctx=None):
     """gamma(alpha=1, beta=1, shape): Gamma draws with shape alpha and scale beta."""
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).gamma(alpha, beta, size=out.shape, dtype=_fdt(out)))
     _fill(out, rng.gen.gamma(alpha, beta, size=out.shape))
 
 
@@ -232,6 +347,8 @@ def _random_gamma(xp, out, rng, alpha=1.0, beta=1.0, shape=None, dtype=None, ctx
           aliases=("random_poisson",))
 def _random_poisson(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None):
     """poisson(lam=1, shape): Poisson draws (as floats, like MXNet)."""
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).poisson(lam, size=out.shape))
     _fill(out, rng.gen.poisson(lam, size=out.shape))
 
 
@@ -241,6 +358,8 @@ def _random_poisson(xp, out, rng, lam=1.0, shape=None, dtype=None, ctx=None):
           aliases=("random_negative_binomial",))
 def _random_negative_binomial(xp, out, rng, k=1.0, p=1.0, shape=None, dtype=None, ctx=None):
     """negative_binomial(k=1, p=1, shape): failures before k successes of probability p."""
+    if _on_device(xp):
+        return _fill(out, _dev_negbin(xp, rng.device(xp), k, p, out))
     _fill(out, rng.gen.negative_binomial(k, p, size=out.shape))
 
 
@@ -252,6 +371,8 @@ def _random_negative_binomial(xp, out, rng, k=1.0, p=1.0, shape=None, dtype=None
 def _random_generalized_negative_binomial(xp, out, rng, mu=1.0, alpha=1.0, shape=None, dtype=None,
                                           ctx=None):
     """generalized_negative_binomial(mu=1, alpha=1, shape): mean mu, dispersion alpha."""
+    if _on_device(xp):
+        return _fill(out, _dev_gnb(xp, rng.device(xp), mu, alpha, out))
     _fill(out, _gnb(rng.gen, mu, alpha, out.shape))
 
 
@@ -262,6 +383,8 @@ def _random_generalized_negative_binomial(xp, out, rng, mu=1.0, alpha=1.0, shape
                                         "%s: prob must be in [0, 1], got %r" % (op.name, a["prob"]))))
 def _random_bernoulli(xp, out, rng, prob=0.5, shape=None, dtype=None, ctx=None):
     """bernoulli(prob=0.5, shape): 1 with probability prob, else 0."""
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).random_sample(out.shape, dtype=np.float64) < prob)
     _fill(out, rng.gen.random(size=out.shape) < prob)
 
 
@@ -273,13 +396,18 @@ def _raise(msg):
           needs_rng=True, attr_check=_check_sample, aliases=("sample_gamma",))
 def _sample_gamma(xp, alpha, beta, out, rng, shape=(), dtype=None):
     """sample_gamma(alpha, beta, shape=()): Gamma(alpha[i], beta[i]) draws per parameter."""
-    _fill(out, rng.gen.gamma(_per_element(alpha, out), _per_element(beta, out), size=out.shape))
+    a, b = _per_element(alpha, out), _per_element(beta, out)
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).gamma(a, b, size=out.shape, dtype=np.float64))
+    _fill(out, rng.gen.gamma(a, b, size=out.shape))
 
 
 @register("_sample_poisson", inputs=("lam",), params=_SAMPLE, infer=_sample_rule,
           needs_rng=True, attr_check=_check_sample, aliases=("sample_poisson",))
 def _sample_poisson(xp, lam, out, rng, shape=(), dtype=None):
     """sample_poisson(lam, shape=()): Poisson(lam[i]) draws per parameter."""
+    if _on_device(xp):
+        return _fill(out, rng.device(xp).poisson(_per_element(lam, out), size=out.shape))
     _fill(out, rng.gen.poisson(_per_element(lam, out), size=out.shape))
 
 
@@ -287,6 +415,9 @@ def _sample_poisson(xp, lam, out, rng, shape=(), dtype=None):
           needs_rng=True, attr_check=_check_sample, aliases=("sample_negative_binomial",))
 def _sample_negative_binomial(xp, k, p, out, rng, shape=(), dtype=None):
     """sample_negative_binomial(k, p, shape=()): per-parameter negative binomial draws."""
+    if _on_device(xp):
+        return _fill(out, _dev_negbin(xp, rng.device(xp), _per_element(k, out),
+                                      _per_element(p, out), out))
     _fill(out, rng.gen.negative_binomial(_per_element(k, out), _per_element(p, out), size=out.shape))
 
 
@@ -295,6 +426,9 @@ def _sample_negative_binomial(xp, k, p, out, rng, shape=(), dtype=None):
           aliases=("sample_generalized_negative_binomial",))
 def _sample_generalized_negative_binomial(xp, mu, alpha, out, rng, shape=(), dtype=None):
     """sample_generalized_negative_binomial(mu, alpha, shape=()): per-parameter draws."""
+    if _on_device(xp):
+        return _fill(out, _dev_gnb(xp, rng.device(xp), _per_element(mu, out),
+                                   _per_element(alpha, out), out))
     _fill(out, _gnb(rng.gen, _per_element(mu, out), _per_element(alpha, out), out.shape))
 
 # ------------------------------------------------------------------ multinomial
@@ -328,7 +462,7 @@ def _sample_multinomial(xp, data, out, rng, shape=(), get_prob=False, dtype=None
     m = int(np.prod(extra)) if extra else 1
     cdf = np.cumsum(p, axis=1)
     cdf /= cdf[:, -1:]
-    u = xp.asarray(rng.gen.random(size=(p.shape[0], m)))
+    u = uniform01(xp, rng, (p.shape[0], m), np.float64)
     idx = np.minimum((u[:, :, None] > cdf[:, None, :]).sum(axis=2), p.shape[1] - 1)
     outs[0][...] = idx.reshape(outs[0].shape)
     if len(outs) > 1:
@@ -336,8 +470,5 @@ def _sample_multinomial(xp, data, out, rng, shape=(), get_prob=False, dtype=None
         outs[1][...] = logp.reshape(outs[1].shape)
 
 
-# per-element parameters are device arrays on a GPU, and the draws come from
-# the context's host generator: these kernels run on the host there
-host_kernels("_sample_uniform", "_sample_normal", "_sample_exponential", "_sample_gamma",
-             "_sample_poisson", "_sample_negative_binomial",
-             "_sample_generalized_negative_binomial")
+# every sampler here draws on the device on a GPU context (see the module
+# docstring); none is a host kernel

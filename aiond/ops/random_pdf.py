@@ -15,7 +15,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._rules import fmt
 from ._grad import set_grads
-from .random import _fill
+from .random import _dev_exponential, _dev_gnb, _dev_negbin, _fdt, _fill
 from .registry import Param, host_kernels, p_bool, p_float, p_int, p_shape, register
 from .special import digamma, gammaln
 
@@ -52,8 +52,24 @@ def _gnb(gen, mu, alpha, size):
     return gen.poisson(lam)
 
 
+# the same draws on a GPU context, from its device generator (``random.py``)
+_LIKE_DEVICE = {
+    "normal": lambda xp, rs, a, o: rs.normal(a["loc"], a["scale"], size=o.shape, dtype=_fdt(o)),
+    "uniform": lambda xp, rs, a, o: rs.uniform(a["low"], a["high"], size=o.shape, dtype=_fdt(o)),
+    "gamma": lambda xp, rs, a, o: rs.gamma(a["alpha"], a["beta"], size=o.shape, dtype=_fdt(o)),
+    "exponential": lambda xp, rs, a, o: _dev_exponential(xp, rs, a["lam"], o),
+    "poisson": lambda xp, rs, a, o: rs.poisson(a["lam"], size=o.shape),
+    "negative_binomial": lambda xp, rs, a, o: _dev_negbin(xp, rs, a["k"], a["p"], o),
+    "generalized_negative_binomial": lambda xp, rs, a, o: _dev_gnb(xp, rs, a["mu"], a["alpha"], o),
+}
+
+
 def _make_like(dist, params, draw):
+    device_draw = _LIKE_DEVICE[dist]
+
     def kernel(xp, data, out, rng, **attrs):
+        if xp is not np:
+            return _fill(out, device_draw(xp, rng.device(xp), attrs, out))
         _fill(out, draw(rng.gen, attrs, out.shape))
     kernel.__doc__ = ("_random_%s_like(data, %s): samples with data's shape and dtype."
                       % (dist, ", ".join(p.name for p in params)))

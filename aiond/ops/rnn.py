@@ -40,6 +40,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._rules import fmt
 from .nn import _errstate
+from .random import uniform01
 from .registry import Null, Param, p_bool, p_float, p_int, p_str, register
 
 _MODES = ("gru", "lstm", "rnn_relu", "rnn_tanh")
@@ -341,7 +342,7 @@ from .registry import optional as _optional  # noqa: E402
 def _dropout_mask(xp, rng, dims, shape, train):
     if not train:
         return xp.ones(shape, dtype=_F32)
-    u = xp.asarray(rng.gen.random(shape, dtype=np.float32))
+    u = uniform01(xp, rng, shape)      # on the device on a GPU context
     keep = np.float32(1.0 - dims.p)
     return (u >= np.float32(dims.p)).astype(np.float32) * (np.float32(1.0) / keep)
 

@@ -394,7 +394,10 @@ def _fused_graph(exe):
     def graph(inputs, ctx):
         return plan.run(inputs[:na], inputs[na:nx], ctx, inputs[nx:])
     name = plan.steps[-1].name
-    return FusedGraph(graph, name)
+    sym = exe._symbol
+    inputs = sym.list_arguments() + sym.list_auxiliary_states() + \
+        ["output %s" % n for n in sym.list_outputs()]
+    return FusedGraph(graph, name, input_names=inputs)
 
 
 class Executor:
@@ -622,6 +625,11 @@ class Executor:
                     continue        # MXNet never reads (nor checks) this head gradient
                 raise ArgumentError("backward: out_grad of shape %s for output of shape %s"
                                 % (g.shape, o.shape))
+            if g is not None and g._st.ctx != o._st.ctx:
+                # MXNet's GraphExecutor copies head gradients into its own
+                # arrays (CopyFromTo): one from another device is moved here
+                with autograd.pause():
+                    g = g.as_in_context(o.context)
             if g is not None and g.dtype != o.dtype:
                 # MXNet copies head gradients into arrays of the outputs' dtypes
                 with autograd.pause():

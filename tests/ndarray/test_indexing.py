@@ -44,7 +44,7 @@ BASIC = [
 
 
 @pytest.mark.parametrize("key", BASIC, ids=[repr(k) for k in BASIC])
-def test_basic_getitem_values(key):
+def test_basic_getitem_values(key, ctx):
     got = a234()[key]
     want = BASE[key]
     check(got, want)
@@ -139,14 +139,14 @@ ADVANCED = [
 
 
 @pytest.mark.parametrize("key", ADVANCED, ids=[repr(k) for k in ADVANCED])
-def test_advanced_getitem_matches_numpy(key):
+def test_advanced_getitem_matches_numpy(key, ctx):
     np_key = tuple(list(k) if isinstance(k, range) else k for k in key) \
         if isinstance(key, tuple) else (list(key) if isinstance(key, range) else key)
     check(a234()[key], BASE[np_key])
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "uint8"])
-def test_ndarray_indices(dtype):
+def test_ndarray_indices(dtype, ctx):
     idx = mx.nd.array([1, 0], dtype=dtype)
     check(a234()[idx], BASE[[1, 0]])
     check(a234()[idx, 1], BASE[[1, 0], 1])
@@ -212,7 +212,7 @@ NEWAXES = [
 
 
 @pytest.mark.parametrize("key,shape", NEWAXES, ids=[repr(k) for k, _ in NEWAXES])
-def test_none_with_advanced_indices_like_mxnet(key, shape):
+def test_none_with_advanced_indices_like_mxnet(key, shape, ctx):
     r = a234()[key]
     assert r.shape == shape
     # the values are numpy's, only the unit axes move
@@ -220,7 +220,7 @@ def test_none_with_advanced_indices_like_mxnet(key, shape):
     np.testing.assert_array_equal(r.asnumpy().ravel(), BASE[np_key].ravel())
 
 
-def test_zero_dim_indexing():
+def test_zero_dim_indexing(ctx):
     s = mx.nd.array(5)
     assert s[()] is s
     with pytest.raises(IndexError):
@@ -245,7 +245,7 @@ def test_zero_dim_indexing():
     ((0, S(None), S(None)), mx.nd.zeros((3, 4), dtype="int32") + 5), ((range(2),), 1),
     (((0, 1), (1, 2)), -5), (S(None), mx.nd.ones((1, 1, 2, 3, 4))), (Ellipsis, 6), ((), 4),
 ])
-def test_setitem_like_numpy(key, value):
+def test_setitem_like_numpy(key, value, ctx):
     a = a234()
     a[key] = value
     want = BASE.copy()
@@ -300,7 +300,7 @@ def test_setitem_copies_numpy_value_at_the_call(key):
     check(a, want)
 
 
-def test_setitem_int_array_casts_values():
+def test_setitem_int_array_casts_values(ctx):
     i = mx.nd.zeros((2, 2), dtype="int32")
     i[0] = 2.7
     i[1] = np.array([1.9, -1.9])
@@ -329,7 +329,7 @@ def test_setitem_none_value_gives_nan_like_mxnet():
     assert np.isnan(a.asnumpy()).all()
 
 
-def test_setitem_through_views_and_ordering():
+def test_setitem_through_views_and_ordering(ctx):
     a = a234()
     v = a[1]
     v[0] = 0                      # write through a view

@@ -100,7 +100,7 @@ covers(*UNARY)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name", sorted(UNARY))
-def test_unary_float(name, dtype, shape):
+def test_unary_float(name, dtype, shape, ctx):
     ref, (lo, hi) = UNARY[name]
     x = rand(shape, lo, hi, dtype)
     got = fn_of(name)(nd.array(x, dtype=dtype))
@@ -117,7 +117,7 @@ def test_unary_float(name, dtype, shape):
     ("sign", [-2, 0, 3], [-1, 0, 1]),
     ("relu", [-1, 0, 2], [0, 0, 2]),
 ])
-def test_unary_exact_values_from_mxnet(name, x, want):
+def test_unary_exact_values_from_mxnet(name, x, want, ctx):
     check(fn_of(name)(nd.array(x)), np.array(want, np.float32), dtype=np.float32)
 
 
@@ -134,7 +134,7 @@ def test_unary_exact_values_from_mxnet(name, x, want):
     ("sign", "int32", [-3, 4], [-1, 1]), ("square", "int32", [-3, 4], [9, 16]),
     ("relu", "int32", [-3, 4], [0, 4]), ("negative", "int32", [-3, 4], [3, -4]),
 ])
-def test_unary_int(name, dtype, x, want):
+def test_unary_int(name, dtype, x, want, ctx):
     check(fn_of(name)(nd.array(x, dtype=dtype)), np.array(want, dtype), dtype=dtype)
 
 
@@ -194,7 +194,7 @@ def _operands(ls, rs, dtype, suffix):
 @pytest.mark.parametrize("ls,rs", BROADCAST_SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
 @pytest.mark.parametrize("suffix", sorted(BINARY))
-def test_broadcast_binary(suffix, dtype, ls, rs):
+def test_broadcast_binary(suffix, dtype, ls, rs, ctx):
     a, b = _operands(ls, rs, dtype, suffix)
     got = fn_of("broadcast_" + suffix)(nd.array(a, dtype=dtype), nd.array(b, dtype=dtype))
     want = _binary_ref(suffix, a, b, dtype).astype(dtype)
@@ -219,7 +219,7 @@ covers(*ELEMWISE)
 @pytest.mark.parametrize("shape", [(0,), (4,), (2, 3)], ids=str)
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
 @pytest.mark.parametrize("name", sorted(ELEMWISE))
-def test_elemwise_binary(name, dtype, shape):
+def test_elemwise_binary(name, dtype, shape, ctx):
     suffix = ELEMWISE[name]
     a, b = _operands(shape, shape, dtype, suffix)
     got = fn_of(name)(nd.array(a, dtype=dtype), nd.array(b, dtype=dtype))
@@ -258,7 +258,7 @@ covers(*SCALAR, *SCALAR_ALIASES)
 @pytest.mark.parametrize("scalar", [2.0, 0.5, -1.5, 0.0])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 @pytest.mark.parametrize("name", sorted(SCALAR) + sorted(SCALAR_ALIASES))
-def test_scalar_ops(name, dtype, scalar):
+def test_scalar_ops(name, dtype, scalar, ctx):
     ref = SCALAR[SCALAR_ALIASES.get(name, name)]
     x = np.array([[0.5, 1.0, 2.0], [3.0, 0.0, 1.5]], dtype)
     got = getattr(_int, name)(nd.array(x, dtype=dtype), scalar=scalar)
@@ -281,7 +281,7 @@ def test_scalar_ops(name, dtype, scalar):
     ("_greater_scalar", 1.5, [1, 2, -3], [0, 1, 0]),
     ("_hypot_scalar", 4.0, [3, 0, -3], [5, 4, 5]),
 ])
-def test_scalar_ops_int32(name, scalar, x, want):
+def test_scalar_ops_int32(name, scalar, x, want, ctx):
     check(getattr(_int, name)(nd.array(x, dtype="int32"), scalar=scalar),
           np.array(want, np.int32), dtype=np.int32)
 
@@ -315,7 +315,7 @@ def _np_reduce(fn, x, axis, keepdims):
 @pytest.mark.parametrize("kwargs,axis,keepdims", AXES, ids=[str(k) for k, _, _ in AXES])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", sorted(REDUCE) + sorted(REDUCE_ALIASES))
-def test_reductions(name, dtype, kwargs, axis, keepdims):
+def test_reductions(name, dtype, kwargs, axis, keepdims, ctx):
     fn = REDUCE[REDUCE_ALIASES.get(name, name)]
     x = rand((2, 3, 4), 0.5, 1.5, dtype)
     if name.startswith("nan"):
@@ -326,7 +326,7 @@ def test_reductions(name, dtype, kwargs, axis, keepdims):
     check(got, want, rtol=1e-5)
 
 
-def test_nanprod_gradient_skips_nans():
+def test_nanprod_gradient_skips_nans(ctx):
     x = nd.array([[1., 2., np.nan], [3., np.nan, 4.]])
     x.attach_grad()
     with mx.autograd.record():
@@ -337,7 +337,7 @@ def test_nanprod_gradient_skips_nans():
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "nansum", "nanprod", "mean", "max"])
-def test_reductions_0_size(name):
+def test_reductions_0_size(name, ctx):
     x = np.zeros((0, 3), np.float32)
     if name in ("mean", "max"):
         check(fn_of(name)(nd.array(x), axis=1), np.zeros((0,), np.float32))
@@ -351,7 +351,7 @@ def test_reductions_0_size(name):
     ("sum", "float16", [1, 2], {}, [3]), ("max", "int64", [[1, 5], [7, 2]], {"axis": 0}, [7, 5]),
     ("prod", "int32", [[1, 2], [3, 4]], {"axis": 1}, [2, 12]),
 ])
-def test_reductions_keep_dtype(name, dtype, x, kwargs, want):
+def test_reductions_keep_dtype(name, dtype, x, kwargs, want, ctx):
     check(fn_of(name)(nd.array(x, dtype=dtype), **kwargs), np.array(want, dtype), dtype=dtype)
 
 
@@ -359,7 +359,7 @@ def test_reductions_keep_dtype(name, dtype, x, kwargs, want):
     ({}, None, False), ({"axis": 1}, 1, False), ({"axis": 0, "keepdims": True}, 0, True),
     ({"ord": 1, "axis": 1}, 1, False), ({"ord": 1}, None, False), ({"axis": (0, 1)}, (0, 1), False),
 ])
-def test_norm(kwargs, axis, keepdims):
+def test_norm(kwargs, axis, keepdims, ctx):
     covers("norm")
     x = np.array([[3, -4], [6, 8]], np.float32)
     ordv = kwargs.get("ord", 2)
@@ -378,7 +378,7 @@ ARGS = covers("argmax", "argmin")
 
 @pytest.mark.parametrize("name", ARGS)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "int64", "uint8"])
-def test_argmax_argmin(name, dtype):
+def test_argmax_argmin(name, dtype, ctx):
     x = np.array([[1, 5, 3], [7, 2, 7]], dtype)
     f = getattr(np, name)
     fn = fn_of(name)
@@ -415,7 +415,7 @@ DOTS = [  # lhs shape, rhs shape, transpose_a, transpose_b, numpy contraction ax
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("ls,rs,ta,tb,axes", DOTS, ids=[str(d[:4]) for d in DOTS])
-def test_dot(ls, rs, ta, tb, axes, dtype):
+def test_dot(ls, rs, ta, tb, axes, dtype, ctx):
     a, b = rand(ls, -1, 1, dtype), rand(rs, -1, 1, dtype)
     got = nd.dot(nd.array(a, dtype=dtype), nd.array(b, dtype=dtype), transpose_a=ta,
                  transpose_b=tb)
@@ -441,7 +441,7 @@ def test_dot_shape_errors_at_the_call(ls, rs, ta, tb):
     ((2, 2, 3, 4), (2, 2, 4, 5), False, False), ((2, 2, 3, 4), (2, 2, 3, 4), True, False),
     ((0, 3, 4), (0, 4, 2), False, False),
 ])
-def test_batch_dot(ls, rs, ta, tb):
+def test_batch_dot(ls, rs, ta, tb, ctx):
     a, b = rand(ls, -1, 1, "float32"), rand(rs, -1, 1, "float32")
     want = np.matmul(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
     got = nd.batch_dot(nd.array(a), nd.array(b), transpose_a=ta, transpose_b=tb)
@@ -496,14 +496,14 @@ SHAPE_OPS = [  # (op, kwargs, numpy function of x) on x of shape (2, 3, 4)
 
 @pytest.mark.parametrize("name,kwargs,ref", SHAPE_OPS, ids=["%s%s" % (n, k) for n, k, _ in SHAPE_OPS])
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
-def test_shape_ops(name, kwargs, ref, dtype):
+def test_shape_ops(name, kwargs, ref, dtype, ctx):
     x = np.arange(24).reshape(2, 3, 4).astype(dtype)
     got = fn_of(name)(nd.array(x, dtype=dtype), **kwargs)
     want = ref(x)
     check(got, want, dtype=want.dtype)
 
 
-def test_squeeze_and_broadcast_to_cases():
+def test_squeeze_and_broadcast_to_cases(ctx):
     check(nd.squeeze(nd.zeros((1, 2, 1))), np.zeros((2,)))
     check(nd.squeeze(nd.zeros((1, 2, 1)), axis=2), np.zeros((1, 2)))
     check(nd.squeeze(nd.zeros((1, 1))), np.zeros((1,)))                  # never 0-d
@@ -537,14 +537,14 @@ def test_shape_op_errors_at_the_call(call, match):
     ("uint8", [0, 200], -1, 100, [0, 100]),
     ("float16", [-2, 2], -1, 1, [-1, 1]),
 ])
-def test_clip(dtype, x, lo, hi, want):
+def test_clip(dtype, x, lo, hi, want, ctx):
     check(nd.clip(nd.array(x, dtype=dtype), lo, hi), np.array(want, dtype), dtype=dtype)
     check(nd.array(x, dtype=dtype).clip(a_min=lo, a_max=hi), np.array(want, dtype))
 
 
 @pytest.mark.parametrize("src,dst", [("float32", "int32"), ("float32", "uint8"), ("float64", "float16"),
                                      ("int32", "float32"), ("float32", "bool"), ("int64", "int8")])
-def test_cast(src, dst):
+def test_cast(src, dst, ctx):
     x = np.array([-1.7, 0, 2.5, 300], src) if src.startswith("float") else np.array([-2, 0, 3, 300], src)
     with np.errstate(all="ignore"):
         want = x.astype(dst)
@@ -555,7 +555,7 @@ covers("_slice_assign", "_crop_assign", "_slice_assign_scalar", "_crop_assign_sc
 
 
 @pytest.mark.parametrize("name", ["_slice_assign", "_crop_assign"])
-def test_slice_assign(name):
+def test_slice_assign(name, ctx):
     x = np.zeros((3, 4), np.float32)
     r = np.arange(4, dtype=np.float32).reshape(2, 2)
     got = getattr(_int, name)(nd.array(x), nd.array(r), begin=(0, 1), end=(None, 4), step=(2, 2))
@@ -565,7 +565,7 @@ def test_slice_assign(name):
 
 
 @pytest.mark.parametrize("name", ["_slice_assign_scalar", "_crop_assign_scalar"])
-def test_slice_assign_scalar(name):
+def test_slice_assign_scalar(name, ctx):
     x = nd.zeros((3, 4), dtype="uint8")
     got = getattr(_int, name)(x, scalar=300, begin=(1,), end=(3,))
     want = np.zeros((3, 4), np.uint8)
@@ -577,7 +577,7 @@ def test_slice_assign_scalar(name):
 covers("_index", "_index_assign", "_index_assign_scalar", "_index_add")
 
 
-def test_index_ops():
+def test_index_ops(ctx):
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     idx = nd.array([2, 0], dtype="int64")
     key = (("a", 0), ("s", None, None, 2))
@@ -617,7 +617,7 @@ def test_init_ops(name, kwargs, want):
 
 @pytest.mark.parametrize("name,fill", [("zeros_like", 0), ("ones_like", 1)])
 @pytest.mark.parametrize("dtype", ["float32", "int8", "float16", "bool"])
-def test_like_ops(name, fill, dtype):
+def test_like_ops(name, fill, dtype, ctx):
     x = nd.array([[5, 6, 7]], dtype=dtype)
     check(fn_of(name)(x), np.full((1, 3), fill, dtype), dtype=dtype)
 
@@ -798,7 +798,7 @@ def test_generated_functions_have_signatures_and_docs():
     assert nd.exp(nd.ones((1,)), name="e").shape == (1,)        # name= is accepted
 
 
-def test_out_argument():
+def test_out_argument(ctx):
     a = nd.array([[1, 2], [3, 4]])
     o = nd.zeros((2, 2))
     assert nd.exp(a, out=o) is o

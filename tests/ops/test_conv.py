@@ -134,7 +134,7 @@ CONV_CASES = [
 
 
 @pytest.mark.parametrize("shape,kernel,nf,kw", CONV_CASES)
-def test_convolution_forward(shape, kernel, nf, kw):
+def test_convolution_forward(shape, kernel, nf, kw, ctx):
     g = kw.get("num_group", 1)
     x = rand(*shape)
     w = rand(nf, shape[1] // g, *kernel)
@@ -147,7 +147,7 @@ def test_convolution_forward(shape, kernel, nf, kw):
     close(y, want, 1e-4, 1e-4)
 
 
-def test_convolution_defaults_signature_and_float64():
+def test_convolution_defaults_signature_and_float64(ctx):
     x, w, b = rand(1, 2, 4, 4, dtype=np.float64), rand(3, 2, 3, 3, dtype=np.float64), rand(3)
     y = nd.Convolution(data=nd.array(x, dtype="float64"), weight=nd.array(w, dtype="float64"),
                        bias=nd.array(b, dtype="float64"), kernel=(3, 3), num_filter=3,
@@ -161,7 +161,7 @@ def test_convolution_defaults_signature_and_float64():
         close(y, ref_conv(x, w, None, (1, 1), (1, 1), (0, 0), 1), 1e-5, 1e-5)
 
 
-def test_convolution_group_values_from_mxnet():
+def test_convolution_group_values_from_mxnet(ctx):
     x = nd.array(np.arange(16.).reshape(1, 4, 2, 2))
     w = nd.array(np.cos(np.arange(8.)).reshape(2, 2, 1, 2))
     y = nd.Convolution(x, w, kernel=(1, 2), num_filter=2, num_group=2, no_bias=True,
@@ -201,7 +201,7 @@ DECONV_CASES = [
 
 
 @pytest.mark.parametrize("shape,kernel,nf,kw", DECONV_CASES)
-def test_deconvolution_forward(shape, kernel, nf, kw):
+def test_deconvolution_forward(shape, kernel, nf, kw, ctx):
     g = kw.get("num_group", 1)
     nd_ = len(kernel)
     x, w = rand(*shape), rand(shape[1], nf // g, *kernel)
@@ -212,7 +212,7 @@ def test_deconvolution_forward(shape, kernel, nf, kw):
     close(nd.Deconvolution(*args, kernel=kernel, num_filter=nf, **kw), want, 1e-4, 1e-4)
 
 
-def test_deconvolution_values_from_mxnet():
+def test_deconvolution_values_from_mxnet(ctx):
     # MXNet 1.9.1: no_bias defaults to True; target_shape overrides pad and adj
     x = nd.array(np.arange(8.).reshape(1, 2, 2, 2))
     w = nd.array(np.arange(18.).reshape(2, 1, 3, 3) * 0.1)
@@ -246,7 +246,7 @@ POOL_CASES = [
 
 
 @pytest.mark.parametrize("shape,kw", POOL_CASES)
-def test_pooling_forward(shape, kw):
+def test_pooling_forward(shape, kw, ctx):
     x = rand(*shape)
     nd_ = len(kw["kernel"])
     want = ref_pool(x, kw["kernel"], kw.get("stride", (1,) * nd_), kw.get("pad", (0,) * nd_),
@@ -257,7 +257,7 @@ def test_pooling_forward(shape, kw):
 
 @pytest.mark.parametrize("pool_type", ["max", "avg", "sum", "lp"])
 @pytest.mark.parametrize("shape", [(2, 3, 7), (2, 3, 4, 5), (1, 2, 3, 4, 2)])
-def test_global_pooling_ignores_kernel_stride_pad(pool_type, shape):
+def test_global_pooling_ignores_kernel_stride_pad(pool_type, shape, ctx):
     x = rand(*shape)
     axes = tuple(range(2, len(shape)))
     want = {"max": x.max(axes, keepdims=True), "avg": x.mean(axes, keepdims=True),
@@ -268,7 +268,7 @@ def test_global_pooling_ignores_kernel_stride_pad(pool_type, shape):
     close(y, want, 1e-5, 1e-5)
 
 
-def test_pooling_values_from_mxnet():
+def test_pooling_values_from_mxnet(ctx):
     x = nd.array(np.arange(36.).reshape(1, 1, 6, 6))
     y = nd.Pooling(x, kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg",
                    pooling_convention="full")
@@ -286,7 +286,7 @@ def test_pooling_values_from_mxnet():
     assert nd.Pooling(x, kernel=(3, 3)).shape == (1, 1, 4, 4)
 
 
-def test_max_pooling_gradient_goes_to_the_first_maximum():
+def test_max_pooling_gradient_goes_to_the_first_maximum(ctx):
     # MXNet: ties send the whole gradient to the first maximum of each window
     x = nd.array(np.array([[[[1, 1, 0, 2], [1, 0, 2, 2]]]], np.float32))
     x.attach_grad()
@@ -322,7 +322,7 @@ GRAD_CONV = [
 
 
 @pytest.mark.parametrize("shape,kernel,nf,kw", GRAD_CONV)
-def test_convolution_gradient(shape, kernel, nf, kw):
+def test_convolution_gradient(shape, kernel, nf, kw, ctx):
     g = kw.get("num_group", 1)
     arrays = [rand(*shape), rand(nf, shape[1] // g, *kernel)]
     if not kw.get("no_bias"):
@@ -339,7 +339,7 @@ GRAD_DECONV = [
 
 
 @pytest.mark.parametrize("shape,kernel,nf,kw", GRAD_DECONV)
-def test_deconvolution_gradient(shape, kernel, nf, kw):
+def test_deconvolution_gradient(shape, kernel, nf, kw, ctx):
     g = kw.get("num_group", 1)
     arrays = [rand(*shape), rand(shape[1], nf // g, *kernel)]
     if not kw.get("no_bias", True):
@@ -365,7 +365,7 @@ GRAD_POOL = [
 
 
 @pytest.mark.parametrize("shape,kw", GRAD_POOL)
-def test_pooling_gradient(shape, kw):
+def test_pooling_gradient(shape, kw, ctx):
     # distinct, well-separated values keep max pooling differentiable
     x = (RNG.permutation(int(np.prod(shape))).reshape(shape) * 0.1 + 0.5).astype(np.float64)
     if kw.get("pool_type") == "lp":
@@ -465,7 +465,7 @@ def test_gradient_ops_run_on_the_engine_and_chain():
     close(y, want, 1e-4, 1e-4)
 
 
-def test_max_pooling_same_convention_1d():
+def test_max_pooling_same_convention_1d(ctx):
     # MXNet: ceil(L / stride) outputs, the last window clipped to the input
     x = np.array([[[1., 5., 2., 4., 3.]]], dtype=np.float32)
     y = nd.Pooling(nd.array(x), kernel=(2,), stride=(2,), pool_type="max",
@@ -505,7 +505,7 @@ def test_conv_backward_kernel_as_large_as_input():
     (2, dict(global_pool=True, pool_type="max")),
     (1, dict(global_pool=True, pool_type="avg")),
 ])
-def test_pooling_channel_last_layouts(nd_, kw):
+def test_pooling_channel_last_layouts(nd_, kw, ctx):
     # MXNet 1.9.1 pools NWC / NHWC / NDHWC data on CPU too (pool.h *_nhwc_cpu kernels)
     from aiond import autograd
     last = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[nd_]

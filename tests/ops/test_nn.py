@@ -190,7 +190,7 @@ FORWARD = [
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name,fn,ref,inputs", FORWARD, ids=[r[0] for r in FORWARD])
-def test_forward_against_numpy(name, fn, ref, inputs, dtype):
+def test_forward_against_numpy(name, fn, ref, inputs, dtype, ctx):
     y = fn(*[A(a, dtype) for a in inputs])
     assert y.dtype == np.dtype(dtype)
     tol = (1e-5, 1e-6) if dtype == "float32" else (1e-12, 1e-12)
@@ -218,7 +218,7 @@ def test_dtype_arguments():
     assert e.dtype == np.float64
 
 
-def test_softmax_length():
+def test_softmax_length(ctx):
     # MXNet 1.9.1: nd.softmax(x, length, use_length=True)
     x = A(np.arange(12.0).reshape(3, 4) / 3)
     y, (g,) = grads_of(lambda a: nd.softmax(a, A([2, 0, 4], "int32"), use_length=True),
@@ -296,7 +296,7 @@ GRADIENTS = [
 
 
 @pytest.mark.parametrize("name,fn,inputs", GRADIENTS, ids=[r[0] for r in GRADIENTS])
-def test_gradient_against_finite_differences(name, fn, inputs):
+def test_gradient_against_finite_differences(name, fn, inputs, ctx):
     check_numeric_gradient(fn, inputs, numeric_eps=1e-5, rtol=1e-4, atol=1e-6)
 
 
@@ -380,7 +380,7 @@ MXNET_GRADS = [
 
 @pytest.mark.parametrize("name,fn,inputs,head,want,want_grads", MXNET_GRADS,
                          ids=[r[0] for r in MXNET_GRADS])
-def test_against_mxnet_values(name, fn, inputs, head, want, want_grads):
+def test_against_mxnet_values(name, fn, inputs, head, want, want_grads, ctx):
     y, grads = grads_of(fn, *[np.asarray(a, dtype=np.float64) for a in inputs], head=head)
     if want is not None:
         close(y, want, 1e-5, 1e-6)
@@ -401,7 +401,7 @@ L2_H = np.cos(np.arange(24)).reshape(2, 3, 4)
     ("spatial", [-0.58803523, -0.52613676, -0.46423832, -0.40233988, -0.66212219, -0.54173636],
      [0.36174342, 0.17009254, -0.23679532, -0.47790524, -0.74742401, 0.078189582]),
 ])
-def test_l2_normalization_against_mxnet(mode, want_y, want_g):
+def test_l2_normalization_against_mxnet(mode, want_y, want_g, ctx):
     y, (g,) = grads_of(lambda x: nd.L2Normalization(x, mode=mode), L2_X, head=L2_H)
     close(y.reshape(-1)[:6], want_y)
     close(g.reshape(-1)[:6], want_g)
@@ -436,7 +436,7 @@ REG_L = np.array([[1.0, -1.0, 0.0], [0.0, 2.0, -3.0]])
     ("MAERegressionOutput", [[-0.6666667, -0.6666667, 0.6666667], [0.6666667, -0.6666667,
                                                                     -0.6666667]]),
 ])
-def test_regression_outputs(op, want):
+def test_regression_outputs(op, want, ctx):
     lab = A(REG_L)
     lab.attach_grad()
     _, (g,) = grads_of(lambda a: getattr(nd, op)(a, lab, grad_scale=2.0), REG_D,
@@ -479,7 +479,7 @@ def so_reference(x, label, grad_scale=1.0, ignore_label=-1.0, use_ignore=False,
     {"out_grad": True}, {"grad_scale": 0.5, "normalization": "batch", "use_ignore": True,
                          "ignore_label": 3},
 ], ids=repr)
-def test_softmax_output_gradient(kw):
+def test_softmax_output_gradient(kw, ctx):
     lab = A(SO_L)
     lab.attach_grad()
     y, (g,) = grads_of(lambda a: nd.SoftmaxOutput(a, lab, **kw), SO_X,
@@ -489,7 +489,7 @@ def test_softmax_output_gradient(kw):
     assert not lab.grad.asnumpy().any()                           # no gradient for the label
 
 
-def test_softmax_output_against_mxnet():
+def test_softmax_output_against_mxnet(ctx):
     # MXNet 1.9.1 gradients of SoftmaxOutput(SO_X, SO_L, ...)
     cases = [
         ({}, [[0.032058604, -0.91285568, 0.23688284, 0.64391428], [-0.75, 0.25, 0.25, 0.25],
@@ -527,7 +527,7 @@ L3 = np.array([[0, 1, 2, 1], [2, 2, 0, 1.0]])
     ({"grad_scale": 3.0}, 3 / 4),
 ])
 @pytest.mark.parametrize("label_shape", [(2, 4), (2, 1, 4)])
-def test_softmax_output_multi_output(kw, scale, label_shape):
+def test_softmax_output_multi_output(kw, scale, label_shape, ctx):
     y, (g,) = grads_of(lambda a: nd.SoftmaxOutput(a, A(L3.reshape(label_shape)),
                                                   multi_output=True, **kw), D3)
     p = np_softmax(D3, 1)
@@ -541,7 +541,7 @@ def test_softmax_output_multi_output(kw, scale, label_shape):
         close(g[0, :, 0], [-0.19700432, 0.079060264, 0.11794406])
 
 
-def test_softmax_output_preserve_shape_and_flatten():
+def test_softmax_output_preserve_shape_and_flatten(ctx):
     lab = np.array([[0, 1, 2], [3, 3, 0.0]])
     y, (g,) = grads_of(lambda a: nd.SoftmaxOutput(a, A(lab), preserve_shape=True), D3)
     p = np_softmax(D3)
@@ -558,7 +558,7 @@ def test_softmax_output_preserve_shape_and_flatten():
 # --------------------------------------------------------------- Dropout
 
 
-def test_dropout_is_identity_when_predicting():
+def test_dropout_is_identity_when_predicting(ctx):
     x = A(np.arange(1.0, 13.0).reshape(3, 4))
     close(nd.Dropout(x), x.asnumpy())
     with mx.autograd.predict_mode():
@@ -571,17 +571,17 @@ def test_dropout_is_identity_when_predicting():
     close(x.grad, np.full((3, 4), 3.0))
 
 
-@pytest.mark.parametrize("ctx", ["record", "train_mode", "always"])
-def test_dropout_drops_in_training(ctx):
+@pytest.mark.parametrize("how", ["record", "train_mode", "always"])
+def test_dropout_drops_in_training(how, ctx):
     x = A(np.ones((40, 50)))
     x.attach_grad()
-    if ctx == "record":
+    if how == "record":
         with mx.autograd.record():
             y = nd.Dropout(x, p=0.3)
         y.backward(A(np.full((40, 50), 2.0)))
         g = x.grad.asnumpy()
         np.testing.assert_allclose(g, 2.0 * y.asnumpy())       # gradient = head * mask
-    elif ctx == "train_mode":
+    elif how == "train_mode":
         with mx.autograd.train_mode():
             y = nd.Dropout(x, p=0.3)
     else:
@@ -711,7 +711,7 @@ def test_fully_connected_is_one_matmul():
     assert_almost_equal(gb, head.sum(0), rtol=1e-4, atol=1e-4)
 
 
-def test_embedding_weight_gradient_is_differentiable_in_the_head():
+def test_embedding_weight_gradient_is_differentiable_in_the_head(ctx):
     w = A(np.ones((3, 2)))
     w.attach_grad()
     h = A(np.arange(8.0).reshape(2, 2, 2))

@@ -53,7 +53,7 @@ BATCH_MEAN = [0.9232677221298218, 0.33402758836746216, 0.7051093578338623]
 BATCH_INVSTD = [0.6363165974617004, 0.6435338258743286, 0.8441522121429443]
 
 
-def test_batchnorm_training_step_matches_mxnet():
+def test_batchnorm_training_step_matches_mxnet(ctx):
     r = bn_run(fix_gamma=False)
     # a forward alone leaves the moving stats alone: MXNet's CPU op updates them in backward
     close(r["fwd_mm"], MM)
@@ -75,7 +75,7 @@ def test_batchnorm_training_step_matches_mxnet():
     close(r["y"], (x - b4(mu)) / np.sqrt(b4(var) + 1e-3) * b4(GAMMA) + b4(BETA), 1e-5, 1e-5)
 
 
-def test_batchnorm_momentum_and_eps():
+def test_batchnorm_momentum_and_eps(ctx):
     r = bn_run(fix_gamma=False, momentum=0.5, eps=0.1)
     close(r["mm"], [0.5116338729858398, 0.2670137882232666, 0.5025546550750732])
     close(r["mv"], [1.7343764305114746, 2.2068333625793457, 0.9511627554893494])
@@ -83,7 +83,7 @@ def test_batchnorm_momentum_and_eps():
     close(r["gg"], [-3.6748218536376953, 5.2895307540893555, -1.9615070819854736])
 
 
-def test_batchnorm_fix_gamma_default():
+def test_batchnorm_fix_gamma_default(ctx):
     r = bn_run()
     close(r["y"][0, :, 0, 0], [-0.48749056458473206, 0.7884349822998047, -0.6012529134750366])
     close(r["gg"], [0, 0, 0])                   # gamma treated as 1, zero gradient
@@ -99,7 +99,7 @@ PREDICT_GG = [-6.033671855926514, 5.9173150062561035, -3.3580315113067627]
 
 
 @pytest.mark.parametrize("case", ["predict", "global_stats"])
-def test_batchnorm_uses_moving_stats(case):
+def test_batchnorm_uses_moving_stats(case, ctx):
     kw = dict(fix_gamma=False)
     if case == "predict":
         r = bn_run(train=False, backward_train=False, **kw)
@@ -146,7 +146,7 @@ def test_batchnorm_train_mode_without_recording_and_plain_calls():
     close(y[0, :, 0, 0], PREDICT_Y0)
 
 
-def test_batchnorm_two_steps_accumulate():
+def test_batchnorm_two_steps_accumulate(ctx):
     x, g, b = nd.array(X), nd.array(GAMMA), nd.array(BETA)
     mm, mv = nd.zeros((3,)), nd.ones((3,))
     x.attach_grad()
@@ -165,7 +165,7 @@ def test_batchnorm_two_steps_accumulate():
 
 @pytest.mark.parametrize("shape,axis", [((5, 3), 1), ((4, 2, 3), -1), ((2, 3, 4, 2), 2),
                                         ((6,), 0)])
-def test_batchnorm_axis_forward(shape, axis):
+def test_batchnorm_axis_forward(shape, axis, ctx):
     x = rand(*shape)
     C = shape[axis]
     g, b, m, v = rand(C), rand(C), rand(C), np.abs(rand(C)) + 0.5
@@ -183,7 +183,7 @@ def test_batchnorm_axis_forward(shape, axis):
           1e-4, 1e-5)
 
 
-def test_batchnorm_float16_data_with_float32_params():
+def test_batchnorm_float16_data_with_float32_params(ctx):
     x = rand(4, 3, 2, dtype=np.float16)
     outs = nd.BatchNorm(nd.array(x, dtype="float16"), nd.ones((3,)), nd.zeros((3,)),
                         nd.zeros((3,)), nd.ones((3,)), output_mean_var=True)
@@ -193,7 +193,7 @@ def test_batchnorm_float16_data_with_float32_params():
 
 @pytest.mark.parametrize("kw", [dict(fix_gamma=False), dict(fix_gamma=False, axis=-1),
                                 dict(fix_gamma=True, eps=0.01)])
-def test_batchnorm_gradient_training(kw):
+def test_batchnorm_gradient_training(kw, ctx):
     C = 3
     shape = (4, 3, 3) if kw.get("axis") != -1 else (4, 2, 3)
     mm, mv = nd.zeros((C,), dtype="float64"), nd.ones((C,), dtype="float64")
@@ -204,7 +204,7 @@ def test_batchnorm_gradient_training(kw):
                                rand(C, dtype=np.float64)], rtol=1e-4, atol=1e-6)
 
 
-def test_batchnorm_gradient_global_stats():
+def test_batchnorm_gradient_global_stats(ctx):
     mm = nd.array(rand(3), dtype="float64")
     mv = nd.array(np.abs(rand(3)) + 0.5, dtype="float64")
 
@@ -219,7 +219,7 @@ def test_batchnorm_gradient_global_stats():
 XL = np.sin(np.arange(12.) * 0.9).reshape(2, 2, 3)
 
 
-def test_layernorm_values_from_mxnet():
+def test_layernorm_values_from_mxnet(ctx):
     y, mean, std = nd.LayerNorm(nd.array(XL), nd.array([1.0, 0.5, 2.0]), nd.array([0.0, 0.1, -0.1]),
                                 output_mean_var=True)
     close(y, [[[-1.389877200126648, 0.33444681763648987, 1.7419673204421997],
@@ -234,7 +234,7 @@ def test_layernorm_values_from_mxnet():
 
 @pytest.mark.parametrize("shape,axis,eps", [((3, 5), -1, 1e-5), ((2, 3, 4), 1, 1e-3),
                                             ((2, 3, 4), 0, 0.1), ((7,), 0, 1e-5)])
-def test_layernorm_forward(shape, axis, eps):
+def test_layernorm_forward(shape, axis, eps, ctx):
     x = rand(*shape)
     C = shape[axis]
     g, b = rand(C), rand(C)
@@ -246,7 +246,7 @@ def test_layernorm_forward(shape, axis, eps):
 
 
 @pytest.mark.parametrize("shape,axis", [((3, 4), -1), ((2, 3, 4), 1), ((2, 3, 2), 0)])
-def test_layernorm_gradient(shape, axis):
+def test_layernorm_gradient(shape, axis, ctx):
     C = shape[axis]
     check_numeric_gradient(lambda x, g, b: nd.LayerNorm(x, g, b, axis=axis),
                            [rand(*shape, dtype=np.float64), rand(C, dtype=np.float64),
@@ -255,7 +255,7 @@ def test_layernorm_gradient(shape, axis):
 # ---------------------------------------------------------- InstanceNorm
 
 
-def test_instancenorm_values_from_mxnet():
+def test_instancenorm_values_from_mxnet(ctx):
     y = nd.InstanceNorm(nd.array(XL), nd.array([1.0, 0.5]), nd.array([0.0, 0.1]))
     close(y, [[[-1.3860194683074951, 0.46759214997291565, 0.9184274077415466],
                [0.7538827061653137, 0.0037373974919319153, -0.4576200544834137]],
@@ -265,7 +265,7 @@ def test_instancenorm_values_from_mxnet():
 
 @pytest.mark.parametrize("shape,eps", [((2, 3, 5), 1e-3), ((2, 2, 3, 4), 0.1),
                                        ((1, 2, 2, 2, 3), 1e-3)])
-def test_instancenorm_forward_and_gradient(shape, eps):
+def test_instancenorm_forward_and_gradient(shape, eps, ctx):
     x, g, b = rand(*shape), rand(shape[1]), rand(shape[1])
     axes = tuple(range(2, len(shape)))
     bs = (1, shape[1]) + (1,) * (len(shape) - 2)

@@ -176,7 +176,7 @@ FORWARD = [
 
 
 @pytest.mark.parametrize("name,fn,ref,inputs", FORWARD, ids=[f[0] for f in FORWARD])
-def test_forward_against_numpy(name, fn, ref, inputs):
+def test_forward_against_numpy(name, fn, ref, inputs, ctx):
     got = fn(*[A(x) for x in inputs])
     check(got, ref(*inputs))
 
@@ -234,7 +234,7 @@ LITERALS = [
 
 
 @pytest.mark.parametrize("name,call,want", LITERALS, ids=[x[0] for x in LITERALS])
-def test_against_mxnet_values(name, call, want):
+def test_against_mxnet_values(name, call, want, ctx):
     got = call()
     if isinstance(got, list):
         check(got, [np.asarray(w) for w in want])
@@ -332,7 +332,7 @@ GRADS = [
 
 
 @pytest.mark.parametrize("name,fn,inputs", GRADS, ids=[g[0] for g in GRADS])
-def test_gradient_against_finite_differences(name, fn, inputs):
+def test_gradient_against_finite_differences(name, fn, inputs, ctx):
     check_numeric_gradient(fn, _f64(*inputs), rtol=1e-5, atol=1e-7)
 
 
