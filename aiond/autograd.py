@@ -283,6 +283,11 @@ def _parse_heads(heads, head_grads):
                 continue
             raise MXNetError("backward: head_grad of shape %s for a head of shape %s"
                              % (g.shape, h.shape))
+        if g is not None and g.context != h.context and "gpu" in (
+                g.context.device_type, h.context.device_type):
+            raise MXNetError("backward: head gradient %d is on %s but its head is on %s; "
+                             "move it with .as_in_context(%s)"
+                             % (i, g.context, h.context, h.context))
     return heads, head_grads
 
 

@@ -58,8 +58,9 @@ def test_hybridized_backward_names_a_head_gradient_on_another_device(fake_gpu):
         z = net(a)
     if type(z._ag.node.fn).__name__ != "_Backward":
         pytest.skip("graph plans are off (AIOND_FUSE_GRAPHS=0)")
-    with pytest.raises(MXNetError, match=r"head gradient of output 0 is on gpu\(0\) but the "
-                                         r"graph ran on cpu\(0\)"):
+    # autograd refuses it before the graph's backward sees it
+    with pytest.raises(MXNetError, match=r"head gradient 0 is on gpu\(0\) but its head is on "
+                                         r"cpu\(0\)"):
         z.backward(mx.nd.ones((2, 3), ctx=mx.gpu(0)))
     with mx.autograd.record():
         z = net(a)
@@ -74,3 +75,15 @@ def test_fused_graph_without_names_says_which_input(fake_gpu):
     with pytest.raises(MXNetError, match=r"add_graph: input 1 is on gpu\(1\) but the graph "
                                          r"runs on cpu\(0\)"):
         fg([a, b], mx.cpu())
+
+
+def test_imperative_backward_names_a_head_gradient_on_another_device(fake_gpu):
+    x = mx.nd.array(np.arange(4.0), ctx=mx.gpu(0))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    with pytest.raises(MXNetError, match=r"head gradient 0 is on cpu\(0\) but its head is on "
+                                         r"gpu\(0\)"):
+        y.backward(mx.nd.ones((4,)))
+    y.backward(mx.nd.ones((4,), ctx=mx.gpu(0)))      # the graph is intact after the refusal
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2, 2, 2, 2])
