@@ -68,13 +68,7 @@ class FusedGraph:
         key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
         comp = self.cache.get(key)
         if comp is None:
-            if len(self.cache) >= self.max_signatures:
-                self.cache.pop(next(iter(self.cache)))
-            try:
-                comp = self._compile(args, ctx, training, need)
-            except TraceError:
-                comp = False
-            self.cache[key] = comp
+            comp = self._compiled(key, args, ctx, training, need)
         if comp is False:
             return None
         outs = comp.fwd.push(args, ctx)
@@ -109,15 +103,22 @@ class FusedGraph:
         key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
         comp = self.cache.get(key)
         if comp is None:
-            try:
-                comp = self._compile(args, ctx, training, need)
-            except TraceError:
-                comp = False
-            self.cache[key] = comp
+            comp = self._compiled(key, args, ctx, training, need)
         if comp is False:
             return None
         n = comp.fwd.workspace_bytes + comp.fwd.nbytes     # nbytes: what backward reads
         return n + (comp.bwd.workspace_bytes if comp.bwd is not None else 0)
+
+    def _compiled(self, key, args, ctx, training, need):
+        """Compile for ``key`` and cache it (False: runs op by op)."""
+        if len(self.cache) >= self.max_signatures:
+            self.cache.pop(next(iter(self.cache)))
+        try:
+            comp = self._compile(args, ctx, training, need)
+        except TraceError:
+            comp = False
+        self.cache[key] = comp
+        return comp
 
     def _compile(self, args, ctx, training, need):
         ph = [placeholder(a._shape, a._dtype, ctx) for a in args]

@@ -143,24 +143,7 @@ def invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     if op.needs_rng:
         from ..ops.random import rng_state
         rng = rng_state(ctx)
-    reads = dict.fromkeys(x._st.var for x in inputs)
-    writes = dict.fromkeys(y._st.var for y in outs)
-    rw = False
-    for i in op.mutated(len(inputs)):
-        v = inputs[i]._st.var
-        reads.pop(v, None)
-        writes[v] = None
-        rw = True
-    if not fresh:
-        for v in writes:
-            if v in reads:
-                del reads[v]
-                rw = True
-        for y in outs:
-            if y._off is not None or y._st.shape != y._shape:
-                rw = True
-    if rng is not None:
-        writes[rng.var] = None
+    reads, writes, rw = _invoke.op_vars(op, inputs, outs, fresh, rng)
     nbytes = 0
     for s, d in zip(oshapes, odtypes):
         nbytes += _prod(s) * d.itemsize

@@ -269,27 +269,7 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         from ..ops.random import rng_state
         rng = rng_state(ctx)
     call = _Call(op, inputs, outs, attrs, rng)
-    # vars: reads and writes disjoint, each var once (dicts keep push order
-    # and stay linear for variadic ops with many inputs)
-    reads = dict.fromkeys(x._st.var for x in inputs)
-    writes = dict.fromkeys(y._st.var for y in outs)
-    rw = False
-    for i in op.mutated(len(inputs)):
-        v = inputs[i]._st.var
-        reads.pop(v, None)
-        writes[v] = None
-        rw = True
-    if not fresh:
-        for v in writes:
-            if v in reads:
-                del reads[v]
-                rw = True
-        # an out= that is a view of a bigger buffer keeps the rest: read-modify-write
-        for y in outs:
-            if y._off is not None or y._st.shape != y._shape:
-                rw = True
-    if rng is not None:
-        writes[rng.var] = None
+    reads, writes, rw = op_vars(op, inputs, outs, fresh, rng)
     nbytes = work = 0
     for s, d in zip(oshapes, odtypes):
         n = _prod(s)
@@ -331,6 +311,32 @@ def _check_out(op, outs, oshapes, odtypes, ctx):
                           % (op.name, y._dtype.name, np.dtype(d).name))
         if y._st.ctx is not ctx:
             raise OpError("%s: out= is on %s but the inputs are on %s" % (op.name, y._st.ctx, ctx))
+
+
+def op_vars(op, inputs, outs, fresh, rng):
+    """The vars an op call reads and writes (dicts: disjoint, each var once,
+    in push order, linear for variadic ops with many inputs) and whether it
+    reads what it writes."""
+    reads = dict.fromkeys(x._st.var for x in inputs)
+    writes = dict.fromkeys(y._st.var for y in outs)
+    rw = False
+    for i in op.mutated(len(inputs)):
+        v = inputs[i]._st.var
+        reads.pop(v, None)
+        writes[v] = None
+        rw = True
+    if not fresh:
+        for v in writes:
+            if v in reads:
+                del reads[v]
+                rw = True
+        # an out= that is a view of a bigger buffer keeps the rest: read-modify-write
+        for y in outs:
+            if y._off is not None or y._st.shape != y._shape:
+                rw = True
+    if rng is not None:
+        writes[rng.var] = None
+    return reads, writes, rw
 
 
 def _no_gpu(ctx):
