@@ -292,17 +292,18 @@ class Trainer(object):
             if param.grad_req != "null":
                 grad_list = param.list_grad()
                 if grad_list[0].stype != "default":
-                    # sparse gradients: push and pull separately
-                    self._kvstore.push(i, grad_list, priority=-i)
-                    if param._stype == "default":
-                        pull_list = param.list_data() if self._update_on_kvstore \
-                            else param.list_grad()
-                        self._kvstore.pull(i, pull_list, priority=-i,
-                                           ignore_sparse=self._distributed)
+                    self._push_pull_sparse(i, param, grad_list)
                 elif self._update_on_kvstore:
                     self._kvstore.pushpull(i, grad_list, out=param.list_data(), priority=-i)
                 else:
                     self._kvstore.pushpull(i, grad_list, priority=-i)
+
+    def _push_pull_sparse(self, i, param, grad_list):
+        """Sparse gradients: pushed and pulled separately."""
+        self._kvstore.push(i, grad_list, priority=-i)
+        if param._stype == "default":
+            pull_list = param.list_data() if self._update_on_kvstore else param.list_grad()
+            self._kvstore.pull(i, pull_list, priority=-i, ignore_sparse=self._distributed)
 
     def _allreduce_grads_dist(self):
         """aiond's MPI stores: the dense gradients go in one call, last
@@ -316,11 +317,7 @@ class Trainer(object):
                 continue
             grad_list = param.list_grad()
             if grad_list[0].stype != "default":
-                self._kvstore.push(i, grad_list, priority=-i)
-                if param._stype == "default":
-                    pull_list = param.list_data() if self._update_on_kvstore \
-                        else param.list_grad()
-                    self._kvstore.pull(i, pull_list, priority=-i, ignore_sparse=True)
+                self._push_pull_sparse(i, param, grad_list)
                 continue
             keys.append(i)
             grads.append(grad_list)
