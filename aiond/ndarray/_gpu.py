@@ -261,21 +261,14 @@ class _HostToDevice(GPUWork):
         return [self.pinned] + _kept([self.dst], self.stream)
 
 
-class _DeviceToHost(GPUWork):
+class _DeviceToHost(_Read):
     """A device array into a CPU NDArray (a host op: CPU readers of the
     destination run once the bytes are there)."""
-    __slots__ = ("src", "dst", "ex")
-    copy = True
-    host = True
+    __slots__ = ("dst",)
 
     def __init__(self, src, dst, ex):
-        self.src, self.dst, self.ex = src, dst, ex
-
-    def launch(self, ex, stream):
-        src = data_of(self.src)
-        pinned = _gpu.cupyx().empty_pinned(src.shape, dtype=src.dtype)
-        _d2h(ex.cp, src, pinned, stream)
-        return pinned
+        _Read.__init__(self, src, ex)
+        self.dst = dst
 
     def complete(self, pinned):
         np.copyto(data_of(self.dst), pinned, casting="unsafe")
