@@ -53,6 +53,7 @@ alike (the ranks would otherwise run different collectives).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import threading
 
@@ -66,6 +67,9 @@ from ._comm import CommExecutor, DistError, get_comm_thread
 from ._compression import TwoBit, parse_params
 from ._stage import Stager, copy_out, is_gpu
 from .local import KVStore
+
+_prod = math.prod
+_GPU = 2            # Context.device_typeid of 'gpu'
 
 __all__ = ["DistSyncKVStore"]
 
@@ -234,8 +238,14 @@ _scratch = _Scratch()
 
 def _wire_dtype(dt):
     # MPI has no portable float16 sum: such keys are summed in float32
-    dt = np.dtype(dt)
-    return np.dtype(np.float32) if dt == np.float16 else dt
+    w = _WIRE.get(dt)
+    if w is None:
+        w = np.dtype(dt)
+        w = _WIRE[dt] = np.dtype(np.float32) if w == np.float16 else w
+    return w
+
+
+_WIRE = {}
 
 
 class DistSyncKVStore(KVStore):
@@ -259,8 +269,9 @@ class DistSyncKVStore(KVStore):
     # ----------------------------------------------------------- plumbing
     def _push_job(self, name, steps, reads, writes):
         from ._comm import Job
-        job = Job("%s on rank %d" % (name, self._ct.rank), steps,
-                  inputs=[x._st.var for x in reads])
+        reads = [x._st.var for x in reads]
+        job = Job("%s on rank %d" % (name, self._ct.rank), steps, inputs=reads)
+        writes = [x._st.var for x in writes]     # vars: the engine takes them as they are
         # the naive engine calls the job itself (it then runs synchronously,
         # after everything pushed before it: no reads need declaring)
         ex = self._ex
@@ -368,8 +379,8 @@ class DistSyncKVStore(KVStore):
         compress = self._compression is not None
         for it in items:
             t = it[2]
-            dt = _wire_dtype(t.dtype)
-            nbytes = t.size * dt.itemsize
+            dt = _wire_dtype(t._dtype)
+            nbytes = _prod(t._shape) * dt.itemsize
             comp = compress and dt == np.float32
             if cur and (dt != cur_dt or cur_bytes + nbytes > self._fusion or comp != cur[0][3]):
                 buckets.append(cur)
@@ -624,7 +635,8 @@ class DistSyncKVStore(KVStore):
         if len(recs) < len(store):
             for k, _, o in items:
                 self._rec(k, o)
-        if any(is_gpu(v[0]) or is_gpu(o) for _, v, o in items):
+        if any(v[0]._st.ctx.device_typeid == _GPU or o._st.ctx.device_typeid == _GPU
+               for _, v, o in items):
             # checked: stage only now (a fall-back must not stage twice)
             staged = []
             for k, v, o in items:
