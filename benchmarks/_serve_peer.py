@@ -56,12 +56,11 @@ def main():
         # the CLI's default: one worker less than the cores, at least 1
         os.environ["AIOND_CPU_WORKERS"] = str(a.workers or max(1, (os.cpu_count() or 1) - 1))
     sys.path.insert(0, HERE)
-    import numpy as np
     import uvicorn
     from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, Response
+    from starlette.responses import JSONResponse
     from starlette.routing import Route
-    from bench_serve import SIZES, build_net, make_weights, numpy_forward
+    from bench_serve import SIZES, _plain_app, build_net, make_weights, numpy_forward
 
     ws = make_weights()
     if a.backend == "aiond":
@@ -110,14 +109,7 @@ def main():
             async def forward(x):
                 return await asyncio.get_running_loop().run_in_executor(None, fwd, x)
 
-        async def predict(request):
-            x = np.frombuffer(await request.body(), "<f4").reshape(1, SIZES[0])
-            y = await forward(x)
-            return Response(np.ascontiguousarray(y, "<f4").tobytes(),
-                            media_type="application/octet-stream",
-                            headers={"X-Tensor-Dtype": "float32",
-                                     "X-Tensor-Shape": ",".join(map(str, y.shape))})
-        routes = [Route("/predict", predict, methods=["POST"])]
+        routes = list(_plain_app(forward).router.routes)
         app = None
 
     lag = {"task": None, "lags": []}

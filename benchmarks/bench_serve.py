@@ -12,8 +12,9 @@ In process (``--mode inproc``), the handler each client awaits:
   mxnet_executor   (``--mxnet-python``, in that interpreter) ``y = net(nd.array(x))``
                    on the loop, ``await run_in_executor(None, y.asnumpy)``
 Over HTTP (``--mode http``): uvicorn on 127.0.0.1 in a thread of this process
-(ticker on its loop), a stdlib keep-alive HTTP/1.1 load generator with 64
-connections in a subprocess, raw float32 bodies (``X-Tensor-Shape``):
+(ticker on its loop), the load generator of the sockets mode
+(benchmarks/_loadgen.py, mode ``predict``: 64 keep-alive HTTP/1.1 connections
+in a subprocess), raw float32 bodies (``X-Tensor-Shape``):
   numpy_executor   a Starlette route running the numpy forward in the executor
   aiond_unbatched  a Starlette route awaiting ``net(...).read()``
   aiond_batched    ``aiond.serve.http.create_app`` (the Batcher behind it)
@@ -241,53 +242,6 @@ def _ratios(per):
 
 
 # ----------------------------------------------------------------- over HTTP
-# The load generator: stdlib only, run as `python -c CLIENT ARGS_JSON`.
-CLIENT = r"""
-import asyncio, json, sys, time
-import numpy as np
-a = json.loads(sys.argv[1])
-body = bytes.fromhex(a["body"])
-ref = np.asarray(a["ref"], np.float32)
-req = (b"POST /predict HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
-       b"X-Tensor-Shape: 1,784\r\nX-Tensor-Dtype: float32\r\nContent-Length: %d\r\n\r\n"
-       % len(body)) + body
-lat, bad, errors = [], [0], []
-async def conn(deadline):
-    r, w = await asyncio.open_connection("127.0.0.1", a["port"])
-    n = 0
-    while time.perf_counter() < deadline:
-        t0 = time.perf_counter()
-        w.write(req)
-        head = await r.readuntil(b"\r\n\r\n")
-        status = int(head.split(b" ", 2)[1])
-        cl = 0
-        for line in head.split(b"\r\n"):
-            if line[:15].lower() == b"content-length:":
-                cl = int(line[15:])
-        data = await r.readexactly(cl)
-        lat.append(time.perf_counter() - t0)
-        n += 1
-        if status != 200:
-            errors.append(status)
-        elif n % 16 == 1:
-            out = np.frombuffer(data, "<f4")
-            if not np.allclose(out, ref.ravel(), rtol=1e-3, atol=1e-3):
-                bad[0] += 1
-    w.close()
-async def main():
-    deadline = time.perf_counter() + a["duration"]
-    t0 = time.perf_counter()
-    await asyncio.gather(*(conn(deadline) for _ in range(a["clients"])))
-    wall = time.perf_counter() - t0
-    s = sorted(lat)
-    q = lambda p: s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
-    print(json.dumps({"rps": len(lat) / wall, "lat_p50_ms": 1e3 * q(50),
-                      "lat_p99_ms": 1e3 * q(99), "requests": len(lat),
-                      "wrong_outputs": bad[0], "errors": len(errors)}))
-asyncio.run(main())
-"""
-
-
 class _Server:
     def __init__(self, app):
         import uvicorn
@@ -358,7 +312,7 @@ def http_workload(params):
             "aiond_unbatched": lambda: _plain_app(aiond_unbatched),
             "aiond_batched": lambda: create_app(net, sample_shape=(SIZES[0],),
                                                 monitor_interval=0, **params["batch_opts"])}
-    client_args = {"body": x.astype("<f4").tobytes().hex(), "ref": ref.tolist(),
+    client_args = {"mode": "predict", "x": x.ravel().tolist(), "ref": ref.ravel().tolist(),
                    "clients": params["clients"]}
     per = {name: [] for name in apps}
     batch_stats = None
@@ -367,7 +321,7 @@ def http_workload(params):
             log("bench_serve: http", name, "repeat", rep)
             app = make()
             with _Server(app) as srv:
-                lags, stop = [], None
+                lags = []
 
                 async def tick_until(ev_holder):
                     ev_holder.append(asyncio.Event())
@@ -377,7 +331,8 @@ def http_workload(params):
                 fut = asyncio.run_coroutine_threadsafe(tick_until(holder), srv.loop)
                 args = dict(client_args, port=srv.port,
                             duration=params["duration"] if rep else 0.5)
-                p = subprocess.run([sys.executable, "-c", CLIENT, json.dumps(args)],
+                p = subprocess.run([sys.executable, os.path.join(HERE, "_loadgen.py"),
+                                    json.dumps(args)],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    timeout=120)
                 srv.loop.call_soon_threadsafe(holder[0].set)
