@@ -138,16 +138,22 @@ def _elide_identities(steps, outputs, nin, shapes):
         return steps
     readers = collections.Counter(r[0] for st in steps for r in st.ins)
     readers.update(r[0] for r in outputs)
+    # no step before the identity may touch its destination: the producer
+    # writes it earlier than the identity would have
+    first = {}
+    for i, st in enumerate(steps):
+        for r in st.ins + st.outs:
+            first.setdefault(r[0], i)
     producer = {}
     for st in steps:
         for s in st.fresh:
             producer[s] = st
     kept = []
-    for st in steps:
+    for i, st in enumerate(steps):
         if st.name in _IDENTITIES and len(st.ins) == 1 and len(st.outs) == 1:
             (s_in, off_i, _), (s_out, off_o, _) = st.ins[0], st.outs[0]
             src = producer.get(s_in)
-            if (src is not None and s_in >= nin and readers[s_in] == 1
+            if (src is not None and s_in >= nin and readers[s_in] == 1 and first[s_out] == i
                     and off_i is None and off_o is None and shapes[s_in] == shapes[s_out]
                     and all(r[0] != s_in or r[1] is None for r in src.outs)):
                 src.outs = tuple((s_out, None, None) if r[0] == s_in else r for r in src.outs)

@@ -519,3 +519,24 @@ def test_block_grad_in_a_plan_writes_through_and_keeps_values():
     np.testing.assert_allclose(inf.outputs[0].asnumpy(), exe.outputs[0].asnumpy())
     steps = [s.name for c in inf._fused.cache.values() if c for s in c.fwd.steps]
     assert steps and "make_loss" not in steps and "BlockGrad" not in steps
+
+
+def test_block_grad_into_an_array_read_before_it_is_kept_in_order():
+    # y = BlockGrad(x + 1) written where an earlier step still reads the old
+    # value: the identity may not be folded into its producer then
+    from aiond.ndarray._plan import Plan, placeholder, trace
+    a = mx.nd.array([1.0, 2.0])
+    dst = mx.nd.array([10.0, 20.0])
+
+    def fn(a, dst):
+        t = a + 1                           # the producer comes first,
+        s = dst * 3                         # a read of dst's old value next,
+        mx.nd.BlockGrad(t, out=dst)         # and only then dst is overwritten
+        return [s, dst]
+    ph = [placeholder((2,), np.float32, mx.cpu()) for _ in range(2)]
+    outs, members, inline = trace(fn, *ph)
+    plan = Plan(members, ph, list(outs), "t", inline)
+    assert [st.name for st in plan.steps].count("BlockGrad") == 1
+    s, d = plan.push([a, dst], mx.cpu())
+    np.testing.assert_array_equal(s.asnumpy(), [30, 60])
+    np.testing.assert_array_equal(dst.asnumpy(), [2, 3])
