@@ -64,11 +64,7 @@ class FusedGraph:
             need = tuple(_live(a._ag) is not None for a in args)
             if not any(need):
                 need = ()
-        # shape rules that read NumPy-shape semantics ran at trace time
-        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
-        comp = self.cache.get(key)
-        if comp is None:
-            comp = self._compiled(key, args, ctx, training, need)
+        comp = self._compiled(args, ctx, training, need)
         if comp is False:
             return None
         outs = comp.fwd.push(args, ctx)
@@ -100,17 +96,20 @@ class FusedGraph:
         """Bytes the plans of one call allocate besides ``args`` and the
         gradients' targets (what MXNet's ``Executor.debug_str`` reports as
         allocated); None when the graph runs op by op."""
-        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
-        comp = self.cache.get(key)
-        if comp is None:
-            comp = self._compiled(key, args, ctx, training, need)
+        comp = self._compiled(args, ctx, training, need)
         if comp is False:
             return None
         n = comp.fwd.workspace_bytes + comp.fwd.nbytes     # nbytes: what backward reads
         return n + (comp.bwd.workspace_bytes if comp.bwd is not None else 0)
 
-    def _compiled(self, key, args, ctx, training, need):
-        """Compile for ``key`` and cache it (False: runs op by op)."""
+    def _compiled(self, args, ctx, training, need):
+        """The plans for this signature, compiled on first use (False: the
+        graph runs op by op)."""
+        # shape rules that read NumPy-shape semantics ran at trace time
+        key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
+        comp = self.cache.get(key)
+        if comp is not None:
+            return comp
         if len(self.cache) >= self.max_signatures:
             self.cache.pop(next(iter(self.cache)))
         try:

@@ -155,21 +155,14 @@ def invoke(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         # never run; the plan runs on the device as one launch
         _push(_invoke._Call(op, inputs, outs, attrs, rng), tuple(reads), tuple(writes),
               op.name, nbytes, False, rw)
-        return _result(op, attrs, out, outs)
+        return _invoke.result_of(op, attrs, out, outs)
     work = Kernel(op, inputs, outs, attrs, rng, ex)
     _push(work, tuple(reads), tuple(writes), op.name, nbytes, False, rw, None, ex)
     if ex.inflight_bytes > ex.max_inflight:
         _hold(ex)
-    return _result(op, attrs, out, outs)
+    return _invoke.result_of(op, attrs, out, outs)
 
 
-def _result(op, attrs, out, outs):
-    if op.num_outputs == 1 and len(outs) == 1:
-        return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
-    if op.num_visible is not None and out is None:
-        k = op.num_visible(attrs)
-        return outs[0] if k == 1 else outs[:k]
-    return outs
 
 
 def _hold(ex):

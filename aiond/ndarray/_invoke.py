@@ -290,6 +290,12 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         if op.rows is not None and len(outs) == 1 and cost >= ROWS_SPLIT_MIN:
             split = call.split_rows
     _push(call, tuple(reads), tuple(writes), op.name, nbytes, inline, rw, split)
+    return result_of(op, attrs, out, outs)
+
+
+def result_of(op, attrs, out, outs):
+    """What an op call returns: its one output (or the ``out=`` given), or
+    the outputs it shows (``num_visible``)."""
     if op.num_outputs == 1 and len(outs) == 1:
         return outs[0] if out is None or not isinstance(out, (list, tuple)) else out
     if op.num_visible is not None and out is None:
