@@ -64,7 +64,8 @@ class CPUExecutor(Executor):
         self._chunks = collections.deque()
         self._started = False
         self._start_lock = threading.Lock()
-        self.busy = 0
+        self.busy = 0           # threads running ops (workers and waiters that steal)
+        self._busy_lock = threading.Lock()
 
     # ------------------------------------------------------------ lifecycle
     def _start(self):
@@ -80,21 +81,13 @@ class CPUExecutor(Executor):
     def _work(self):
         self.engine.threads.add(threading.get_ident())
         get = self._q.get
-        bl = blas.state
         while True:
             item = get()
-            self.busy += 1
-            if bl.dynamic:
-                if self.busy == 1:
-                    bl.widen()
-                else:
-                    bl.narrow()
+            self._enter()
             try:
                 self._run(item)
             finally:
-                self.busy -= 1
-                if not self.busy and bl.dynamic:
-                    bl.widen()      # numpy called by the user gets every core back
+                self._leave()
 
     # ------------------------------------------------------------ interface
     def submit(self, opr):
@@ -125,20 +118,32 @@ class CPUExecutor(Executor):
         prev = getattr(_tls, "in_kernel", False)
         _tls.in_kernel = True
         # a waiting thread that runs an op counts as busy as a worker would
-        self.busy += 1
-        bl = blas.state
-        if bl.dynamic:
-            if self.busy == 1:
-                bl.widen()
-            else:
-                bl.narrow()
+        self._enter()
         try:
             self._run(item)
         finally:
-            self.busy -= 1
+            self._leave()
             _tls.in_kernel = prev
 
     # ------------------------------------------------------------ running
+    def _enter(self):
+        with self._busy_lock:
+            self.busy += 1
+            busy = self.busy
+        bl = blas.state
+        if bl.dynamic:
+            if busy == 1:
+                bl.widen()
+            else:
+                bl.narrow()
+
+    def _leave(self):
+        with self._busy_lock:
+            self.busy -= 1
+            busy = self.busy
+        if not busy and blas.state.dynamic:
+            blas.state.widen()      # numpy called by the user gets every core back
+
     def _run(self, item):
         if item is _CHUNK:
             try:
