@@ -64,8 +64,7 @@ class CPUExecutor(Executor):
         self._chunks = collections.deque()
         self._started = False
         self._start_lock = threading.Lock()
-        self.busy = 0           # threads running ops (workers and waiters that steal)
-        self._busy_lock = threading.Lock()
+        self.busy = 0
 
     # ------------------------------------------------------------ lifecycle
     def _start(self):
@@ -81,13 +80,21 @@ class CPUExecutor(Executor):
     def _work(self):
         self.engine.threads.add(threading.get_ident())
         get = self._q.get
+        bl = blas.state
         while True:
             item = get()
-            self._enter()
+            self.busy += 1
+            if bl.dynamic:
+                if self.busy == 1:
+                    bl.widen()
+                else:
+                    bl.narrow()
             try:
                 self._run(item)
             finally:
-                self._leave()
+                self.busy -= 1
+                if not self.busy and bl.dynamic:
+                    bl.widen()      # numpy called by the user gets every core back
 
     # ------------------------------------------------------------ interface
     def submit(self, opr):
@@ -118,32 +125,20 @@ class CPUExecutor(Executor):
         prev = getattr(_tls, "in_kernel", False)
         _tls.in_kernel = True
         # a waiting thread that runs an op counts as busy as a worker would
-        self._enter()
-        try:
-            self._run(item)
-        finally:
-            self._leave()
-            _tls.in_kernel = prev
-
-    # ------------------------------------------------------------ running
-    def _enter(self):
-        with self._busy_lock:
-            self.busy += 1
-            busy = self.busy
+        self.busy += 1
         bl = blas.state
         if bl.dynamic:
-            if busy == 1:
+            if self.busy == 1:
                 bl.widen()
             else:
                 bl.narrow()
-
-    def _leave(self):
-        with self._busy_lock:
+        try:
+            self._run(item)
+        finally:
             self.busy -= 1
-            busy = self.busy
-        if not busy and blas.state.dynamic:
-            blas.state.widen()      # numpy called by the user gets every core back
+            _tls.in_kernel = prev
 
+    # ------------------------------------------------------------ running
     def _run(self, item):
         if item is _CHUNK:
             try:
