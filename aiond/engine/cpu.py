@@ -1,8 +1,7 @@
 """The CPU executor: a pool of worker threads running ready ops over numpy.
 
-* Workers are sized to the cores (``AIOND_CPU_WORKERS``); BLAS runs on all
-  cores while one kernel runs and on one thread while several do
-  (``blas.py``), so workers x BLAS threads never exceed the cores for long.
+* Workers are sized to the cores (``AIOND_CPU_WORKERS``) and pin BLAS to one
+  thread each (threadpoolctl), so workers x BLAS threads never exceed cores.
 * A worker that finishes an op runs one newly ready successor itself (no
   queue hop for a dependent chain) and queues the rest.
 * Large elementwise kernels are split into one flat range per worker.
@@ -14,7 +13,6 @@ import collections
 import queue
 import threading
 
-from . import blas
 from .executor import Executor
 from .var import Failure
 
@@ -71,7 +69,6 @@ class CPUExecutor(Executor):
         with self._start_lock:
             if self._started:
                 return
-            blas.setup(self.nworkers)
             for i in range(self.nworkers):
                 t = threading.Thread(target=self._work, name="aiond-cpu-%d" % i, daemon=True)
                 t.start()
@@ -79,22 +76,15 @@ class CPUExecutor(Executor):
 
     def _work(self):
         self.engine.threads.add(threading.get_ident())
+        _limit_blas_threads()
         get = self._q.get
-        bl = blas.state
         while True:
             item = get()
             self.busy += 1
-            if bl.dynamic:
-                if self.busy == 1:
-                    bl.widen()
-                else:
-                    bl.narrow()
             try:
                 self._run(item)
             finally:
                 self.busy -= 1
-                if not self.busy and bl.dynamic:
-                    bl.widen()      # numpy called by the user gets every core back
 
     # ------------------------------------------------------------ interface
     def submit(self, opr):
@@ -124,18 +114,9 @@ class CPUExecutor(Executor):
         from .scheduler import _tls
         prev = getattr(_tls, "in_kernel", False)
         _tls.in_kernel = True
-        # a waiting thread that runs an op counts as busy as a worker would
-        self.busy += 1
-        bl = blas.state
-        if bl.dynamic:
-            if self.busy == 1:
-                bl.widen()
-            else:
-                bl.narrow()
         try:
             self._run(item)
         finally:
-            self.busy -= 1
             _tls.in_kernel = prev
 
     # ------------------------------------------------------------ running
@@ -190,8 +171,6 @@ class CPUExecutor(Executor):
         if len(bounds) < 2:
             run(0, n)
             return None
-        if blas.state.dynamic:
-            blas.state.narrow()
         job = _SplitJob(None, run, len(bounds))
         job.event = threading.Event()
         chunks = self._chunks
@@ -235,8 +214,6 @@ class CPUExecutor(Executor):
             self.engine.dispatch_all(self.engine.finish(opr, fail) or ())
             return
         bounds = self._bounds(n)
-        if blas.state.dynamic:
-            blas.state.narrow()
         job = _SplitJob(opr, run, len(bounds))
         chunks = self._chunks
         for lo, hi in bounds[1:]:
@@ -275,3 +252,21 @@ class CPUExecutor(Executor):
             if job.fail is not None:
                 self.engine.failures.append(job.fail)
             self.engine.dispatch_all(self.engine.finish(job.opr, job.fail) or ())
+
+
+_blas_lock = threading.Lock()
+_blas_limited = False
+
+
+def _limit_blas_threads():
+    """Pin BLAS to one thread per worker (process-wide, done once)."""
+    global _blas_limited
+    with _blas_lock:
+        if _blas_limited:
+            return
+        _blas_limited = True
+        try:
+            from threadpoolctl import threadpool_limits
+            threadpool_limits(limits=1, user_api="blas")
+        except Exception:  # threadpoolctl missing or no BLAS found: nothing to pin
+            pass

@@ -11,7 +11,6 @@ import numpy as np
 from .. import engine as _engine_mod
 from ..base import MXNetError, OpError
 from ..context import Context, current_context
-from ..engine.blas import state as _blas
 from ..engine.cpu import SPLIT_MIN
 from ..engine.storage import Storage
 
@@ -220,8 +219,7 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         elif inline:
             cost = inline(attrs, shapes, oshapes)
             inline = cost <= INLINE_MAX
-            if op.rows is not None and cost >= ROWS_SPLIT_MIN \
-                    and not (op.gemm_rows and _blas.dynamic):
+            if op.rows is not None and cost >= ROWS_SPLIT_MIN:
                 split = call.split_rows
         _push(call, reads, (st.var,), op.name, nbytes, inline, False, split)
         return y
@@ -289,8 +287,7 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     elif inline:
         cost = inline(attrs, shapes, oshapes)
         inline = cost <= INLINE_MAX
-        if op.rows is not None and len(outs) == 1 and cost >= ROWS_SPLIT_MIN \
-                and not (op.gemm_rows and _blas.dynamic):
+        if op.rows is not None and len(outs) == 1 and cost >= ROWS_SPLIT_MIN:
             split = call.split_rows
     _push(call, tuple(reads), tuple(writes), op.name, nbytes, inline, rw, split)
     return result_of(op, attrs, out, outs)

@@ -28,7 +28,6 @@ import numpy as np
 from .. import engine as _engine_mod
 from ..engine.segments import TraceError
 from ..engine.storage import Storage
-from ..engine.blas import state as _blas
 from ..engine.cpu import SPLIT_MIN
 from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
 
@@ -69,8 +68,7 @@ def trace(fn, *args):
 
 
 class _Step:
-    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host",
-                 "gemm")
+    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host")
 
     def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
         self.kernel, self.attrs, self.ins, self.outs = kernel, attrs, ins, outs
@@ -78,7 +76,6 @@ class _Step:
         # rows(xp, ins, out, attrs) -> (n, run(lo, hi)): a step big enough to
         # share between workers when one is idle (as invoke's split ops)
         self.rows = None
-        self.gemm = False       # rows only splits GEMMs (see engine/blas.py)
         self.host = False       # a numpy-only kernel (op.host_kernel): on a GPU, run on the host
 
 
@@ -216,7 +213,6 @@ class Plan:
             step = _Step(call.op.kernel, call.attrs, tuple(ins), tuple(outs),
                          call.rng is not None, call.op.name, tuple(fresh))
             step.rows = _rows_of(call)
-            step.gemm = call.op.gemm_rows
             step.host = call.op.host_kernel
             steps.append(step)
         # ops that update inputs in place (BatchNorm's running stats): their
@@ -441,8 +437,7 @@ class _Run:
                                 step.attrs)
                 elif step.rng:
                     step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
-                elif step.rows is not None and cpu is not None and cpu.idle() \
-                        and not (step.gemm and _blas.dynamic):
+                elif step.rows is not None and cpu is not None and cpu.idle():
                     n, run = step.rows(xp, ins, out, step.attrs)
                     if run is None:
                         step.kernel(xp, *ins, out=out, **step.attrs)

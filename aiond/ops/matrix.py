@@ -83,7 +83,6 @@ def _dot_rows(xp, ins, out, attrs):
 
 
 _reg_get("dot").rows = _dot_rows
-_reg_get("dot").gemm_rows = True
 
 
 def _batch_dot_rule(attrs, shapes, dtypes):

@@ -183,7 +183,6 @@ def fully_connected(xp, data, weight, *bias, out, num_hidden, no_bias=False, fla
 def _fc_rows_install():
     from .registry import get
     get("FullyConnected").rows = _fc_rows
-    get("FullyConnected").gemm_rows = True
 
 
 def _fc_rows(xp, ins, out, attrs):

@@ -145,7 +145,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "gemm_rows", "optional", "free_attrs", "host_kernel")
+                 "num_visible", "rows", "optional", "free_attrs", "host_kernel")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -172,9 +172,6 @@ class Op:
         # rows(xp, inputs, out, attrs) -> (n, run(lo, hi)): the op computed by
         # ranges of output rows, so a large matmul can use every worker
         self.rows = None
-        # rows only splits BLAS GEMMs: skipped while BLAS threads follow the
-        # workers' load (engine/blas.py), which splits a GEMM more cheaply
-        self.gemm_rows = False
         self.optional = frozenset()  # trailing inputs callers may leave out (see optional())
         # MXNet registered the op without an attribute parser, so it accepts and
         # ignores any keyword (zeros_like(x, dtype='int64') gives x's dtype)
