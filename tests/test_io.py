@@ -389,3 +389,33 @@ def test_csv_iter_no_round_batch_and_no_label(csv_files):
                                      [13, 14, 15]], [0, 0, 0, 0, 0], 0)]]
     it = io.CSVIter(data_csv=d, data_shape=(3,), label_csv=d, label_shape=(3,), batch_size=3)
     assert it.provide_label[0].shape == (3, 3)
+
+
+def test_shuffle_gathers_every_row_and_casts_as_mxnet():
+    """The reshuffle is one engine gather: rows move whole, and every array
+    comes back float32 (MXNet rebuilt them with nd.array(numpy))."""
+    rs = np.random.RandomState(5)
+    X = rs.rand(300, 4, 3)
+    lab = (np.arange(300) * 7 + 2**25 + 1).astype(np.int64)    # not exact in float32
+    np.random.seed(3)
+    it = io.NDArrayIter(mx.nd.array(X, dtype='float64'), mx.nd.array(lab, dtype='int64'),
+                        batch_size=300, shuffle=True)
+    b = it.next()
+    x, y = b.data[0], b.label[0]
+    assert x.dtype == np.float32 and y.dtype == np.float32
+    np.random.seed(3)
+    perm = np.arange(300)
+    np.random.shuffle(perm)
+    np.testing.assert_array_equal(x.asnumpy(), X[perm].astype(np.float32))
+    np.testing.assert_array_equal(y.asnumpy(), lab[perm].astype(np.float32))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_gathers_into_its_output_for_any_axis(axis):
+    a = np.arange(2 * 5 * 6, dtype=np.float32).reshape(2, 5, 6)
+    idx = np.array([[4, 0], [2, 9]])    # 9 is clipped into range (mode='clip')
+    got = mx.nd.take(mx.nd.array(a), mx.nd.array(idx), axis=axis)
+    n = a.shape[axis]
+    np.testing.assert_array_equal(got.asnumpy(), np.take(a, np.clip(idx, 0, n - 1), axis=axis))
+    w = mx.nd.take(mx.nd.array(a), mx.nd.array(idx), axis=axis, mode='wrap')
+    np.testing.assert_array_equal(w.asnumpy(), np.take(a, idx % n, axis=axis))

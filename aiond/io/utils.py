@@ -60,10 +60,19 @@ def _getdata_by_idx(data, idx):
     float32 whatever the source dtype was.
     """
     out = []
+    rows = None
     for k, v in data:
         if v.stype == "csr":        # rows of a csr array stay csr (via scipy, as MXNet)
             from ..ndarray.sparse import array as sparse_array
             out.append((k, sparse_array(v.asscipy()[idx], v.context)))
+        elif isinstance(v, NDArray) and v.ndim:
+            # one gather on the engine (asnumpy, fancy indexing and array() made
+            # three copies of the whole dataset on the calling thread per epoch)
+            from .. import ndarray as nd
+            if rows is None or rows.context != v.context:
+                rows = array(np.asarray(idx, dtype=np.int64), v.context, dtype=np.int64)
+            r = nd.take(v, rows, axis=0)
+            out.append((k, r if r.dtype == np.float32 else r.astype(np.float32)))
         else:
             out.append((k, array(v.asnumpy()[idx], v.context)))
     return out

@@ -63,6 +63,12 @@ def take(xp, a, indices, out, axis=0, mode="clip"):
     """take(a, indices, axis=0, mode='clip'): slices of a along axis at indices."""
     ax = axis % a.ndim
     idx = _fix_index(xp, _as_index(xp, indices), a.shape[ax], mode)
+    if xp is np and out.flags.c_contiguous and out.dtype == a.dtype:
+        # gathered straight into the output: one pass, not a temporary and a copy
+        # (the indices are in range by now, so 'clip' never buffers)
+        np.take(a, idx, axis=ax, mode="clip",
+                out=out.reshape(a.shape[:ax] + idx.shape + a.shape[ax + 1:]))
+        return
     xp.copyto(out, xp.take(a, idx, axis=ax).reshape(out.shape))
 
 
