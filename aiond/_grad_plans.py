@@ -16,6 +16,7 @@ take sparse arrays) run as before; so do nodes recorded for
 from __future__ import annotations
 
 from . import engine as _engine_mod
+from .engine.scheduler import _tls as _sched_tls
 from .ndarray._plan import Plan, TraceError, enabled, placeholder, trace
 from .util import is_np_shape
 
@@ -115,3 +116,193 @@ def _build(F, node, ins, outs, ograds, need, ctx):
     except Exception:  # noqa: BLE001 - not a list of arrays the ops made: run it as is
         return False
     return plan, mask
+
+
+# ------------------------------------------------------------ whole tapes
+# An imperative training step records the same tape every iteration: the
+# same ops, attributes, shapes and wiring, on new arrays. Its whole backward
+# (head gradients, every node's rule, the sums where gradients meet, the
+# writes into the leaves' .grad) is then traced once per tape signature and
+# replayed as ONE op, instead of a rule plan per node. The kernels are the
+# same ones, in the same order, so the values are bit for bit those of the
+# node-by-node walk, which still runs every tape this cannot take (custom
+# Functions, hybridized blocks, sparse arrays, grad_req 'add', gradients
+# asked for with variables=, create_graph).
+
+_MAX_TAPES = 256
+_tapes = {}
+
+
+class _NoPlan(Exception):
+    pass
+
+
+def _signature(heads, head_grads, order, training):
+    """(key, arrays the plan reads, leaves it writes) of a tape; raises
+    ``_NoPlan`` when the tape is not one this path takes."""
+    from .autograd import _Entry, _Leaf
+    bind = []
+    index = {}
+    buffers = set()
+
+    def b(a):
+        if a is None or a._sparse:
+            raise _NoPlan
+        k = (id(a._st), a._off, a._shape)
+        i = index.get(k)
+        if i is None:
+            if id(a._st) in buffers:
+                raise _NoPlan       # two different views of one buffer
+            buffers.add(id(a._st))
+            i = index[k] = len(bind)
+            bind.append(a)
+        return i
+    node_ix = {id(n): i for i, n in enumerate(order)}
+    leaves, leaf_ix = [], {}
+    parts = []
+    for n in order:
+        if n.fn is not None or n.freed or n.op.grad is None:
+            raise _NoPlan
+        attrs = n.attrs
+        edges = []
+        for e in n.edges:
+            if e is None:
+                edges.append(None)
+            elif type(e) is _Entry:
+                edges.append((node_ix[id(e.node)], e.index))
+            elif isinstance(e, _Leaf):
+                j = leaf_ix.get(id(e))
+                if j is None:
+                    if e.req == "add" or (e.grad is not None and e.grad._sparse):
+                        raise _NoPlan
+                    j = leaf_ix[id(e)] = len(leaves)
+                    leaves.append(e)
+                edges.append(-1 - j)
+            else:
+                raise _NoPlan
+        parts.append((n.op, n.op.grad, tuple(sorted(attrs.items())) if attrs else (),
+                      tuple(b(x) for x in n.inputs), tuple(b(y) for y in n.outputs),
+                      tuple(edges)))
+    for h, g in zip(heads, head_grads):
+        ag = h._ag
+        if type(ag) is not _Entry:
+            raise _NoPlan
+        parts.append((node_ix[id(ag.node)], ag.index, b(h), None if g is None else b(g)))
+    for leaf in leaves:
+        g = leaf.grad
+        if g is not None and id(g._st) in buffers:
+            raise _NoPlan           # a gradient buffer that the backward also reads
+        parts.append((leaf.req, None if g is None else (g._shape, g._dtype)))
+    parts.append(tuple((a._shape, a._dtype) for a in bind))
+    ctx = bind[0]._st.ctx
+    parts.append((training, ctx, is_np_shape()))
+    return tuple(parts), bind, leaves, ctx
+
+
+def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
+    """Run the backward of the tape ``order`` (reverse topological, from
+    ``heads``) as one cached plan that writes the leaves' gradients.
+    Returns False, having done nothing, when the tape is not one it takes."""
+    if not order or not _enabled[0] or _sched_tls.seg is not None:
+        return False        # (an open segment or trace takes the ops one by one)
+    try:
+        key, bind, leaves, ctx = _signature(heads, head_grads, order, training)
+        hash(key)
+    except (_NoPlan, TypeError):
+        return False
+    if ctx.device_typeid == 2:
+        return False        # device plans fail as a whole: keep per-node errors there
+    entry = _tapes.get(key)
+    if entry is None:
+        entry = _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training)
+        if len(_tapes) >= _MAX_TAPES:
+            _tapes.clear()
+        _tapes[key] = entry
+    if entry is False:
+        return False
+    plan, written = entry
+    targets = [leaves[j].grad for j in written]
+    got = plan.push(bind, ctx, targets=targets)
+    from .ndarray.ndarray import _copy_into
+    for j, g in zip(written, got):
+        leaf = leaves[j]
+        leaf.fresh = True       # the Trainer's stale-gradient check reads this
+        if g is not leaf.grad:
+            if g.shape == leaf.grad.shape:
+                _copy_into(g, leaf.grad)
+            else:
+                leaf.grad[:] = g
+    if not retain_graph:
+        for n in order:
+            n.freed = True
+    return True
+
+
+def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
+    from . import autograd as ag
+    index = {}
+    for i, a in enumerate(bind):
+        index[(id(a._st), a._off, a._shape)] = i
+    ph = [placeholder(a._shape, a._dtype, ctx) for a in bind]
+
+    def p(a):
+        return ph[index[(id(a._st), a._off, a._shape)]]
+    node_ix = {id(n): i for i, n in enumerate(order)}
+
+    def run():
+        grads = {}
+
+        def add(k, g):
+            prev = grads.get(k)
+            grads[k] = g if prev is None else prev + g
+        for h, g in zip(heads, head_grads):
+            add((node_ix[id(h._ag.node)], h._ag.index), F.ones_like(p(h)) if g is None else p(g))
+        for i, n in enumerate(order):
+            ograds = [grads.pop((i, k), None) for k in range(len(n.outputs))]
+            if all(g is None for g in ograds):
+                continue
+            outs = [p(y) for y in n.outputs]
+            ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, outs)]
+            ins = [p(x) for x in n.inputs]
+            rule = n.op.grad
+            if getattr(rule, "takes_need", False):
+                igrads = rule(F, n.attrs, ins, outs, ograds,
+                              need=[e is not None for e in n.edges])
+            else:
+                igrads = rule(F, n.attrs, ins, outs, ograds)
+            if not isinstance(igrads, (list, tuple)):
+                igrads = [igrads]
+            if len(igrads) != len(n.edges):
+                raise _NoPlan
+            for e, g in zip(n.edges, igrads):
+                if e is None or g is None:
+                    continue
+                if type(e) is ag._Entry:
+                    add((node_ix[id(e.node)], e.index), g)
+                else:
+                    add(-1 - leaves.index(e), g)
+        written, outs = [], []
+        for j, leaf in enumerate(leaves):
+            g = grads.get(-1 - j)
+            if g is None or leaf.req == "null" or leaf.grad is None:
+                continue
+            if g._sparse:
+                raise _NoPlan
+            written.append(j)
+            outs.append(g)
+        return written, outs
+    prev = (ag._state.recording, ag._state.training)
+    ag._set_rec(False)
+    ag._state.training = bool(training)
+    try:
+        (written, outs), members, inline = trace(run)
+        if not outs:
+            return False
+        plan = Plan(members, ph, outs, "backward", inline)
+        plan.partial = True
+    except Exception:  # noqa: BLE001 - the node-by-node walk raises it properly
+        return False
+    finally:
+        ag._set_rec(prev[0])
+        ag._state.training = prev[1]
+    return plan, tuple(written)

@@ -322,6 +322,9 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             raise MXNetError("backward: a head (shape %s) is not part of a recorded graph; "
                              "compute it inside autograd.record() from arrays that called "
                              "attach_grad()" % (h.shape,))
+    if variables is None and not create_graph and _grad_plans.tape_via_plan(
+            F, heads, head_grads, _topo(heads), retain_graph, train_mode):
+        return None
     grads = {}          # id(entry or leaf) -> accumulated gradient
 
     def add(key, g):

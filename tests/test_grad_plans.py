@@ -148,3 +148,130 @@ def test_a_gradient_that_is_a_view_of_a_head_gradient_view():
         y.backward(head)
         np.testing.assert_array_equal(x.grad.asnumpy(),
                                       np.arange(10, 16, dtype=np.float32).reshape(2, 3))
+
+
+# ----------------------------------------------- whole tapes as one plan
+
+@pytest.fixture
+def node_by_node(monkeypatch):
+    """The walk that replays one rule plan per node (what a tape the
+    whole-tape plan cannot take runs)."""
+    monkeypatch.setattr(_grad_plans, "tape_via_plan", lambda *a: False)
+
+
+def _mlp_steps(steps=3):
+    rs = np.random.RandomState(11)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(16, activation="relu", in_units=12),
+            mx.gluon.nn.Dense(5, in_units=16))
+    net.initialize()
+    for p in net.collect_params().values():
+        p.set_data(nd.array(rs.uniform(-0.5, 0.5, p.shape)))
+    loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    tr = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.3})
+    out = []
+    for _ in range(steps):
+        x = nd.array(rs.uniform(-1, 1, (8, 12)))
+        y = nd.array(rs.randint(0, 5, 8))
+        with autograd.record():
+            L = loss(net(x), y)
+        L.backward()
+        out.append([p.grad().asnumpy() for p in net.collect_params().values()])
+        tr.step(8)
+    return out
+
+
+def test_tape_plan_matches_the_node_by_node_walk_bit_for_bit(request):
+    _grad_plans._tapes.clear()
+    with mx.cpu():                  # (device tapes keep the node-by-node walk)
+        got = _mlp_steps()
+        assert len(_grad_plans._tapes) == 1       # built once, replayed after
+        request.getfixturevalue("node_by_node")
+        want = _mlp_steps()
+    for g, w in zip(got, want):
+        for a, b in zip(g, w):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_imperative_mlp_backward_is_one_engine_op():
+    with mx.cpu():                  # (device tapes keep the node-by-node walk)
+        _imperative_mlp_backward_is_one_engine_op()
+
+
+def _imperative_mlp_backward_is_one_engine_op():
+    rs = np.random.RandomState(2)
+    x = nd.array(rs.rand(4, 6))
+    w1, w2 = nd.array(rs.rand(7, 6)), nd.array(rs.rand(3, 7))
+    for a in (w1, w2):
+        a.attach_grad()
+    for _ in range(2):
+        with autograd.record():
+            h = nd.relu(nd.FullyConnected(x, w1, no_bias=True, num_hidden=7))
+            y = nd.sum(nd.FullyConnected(h, w2, no_bias=True, num_hidden=3) * h.sum())
+        mx.nd.waitall()
+        s0 = mx.engine.statistics()
+        y.backward()
+        s1 = mx.engine.statistics()
+        assert (s1.ops_pushed + s1.ops_inline) - (s0.ops_pushed + s0.ops_inline) == 1
+    xn, w1n, w2n = x.asnumpy(), w1.asnumpy(), w2.asnumpy()
+    pre = xn @ w1n.T
+    hn = np.maximum(pre, 0)
+    s = hn.sum()
+    o = hn @ w2n.T
+    np.testing.assert_allclose(w2.grad.asnumpy(), s * np.ones_like(o).T @ hn, rtol=1e-5)
+    dh = s * np.ones_like(o) @ w2n + o.sum()
+    np.testing.assert_allclose(w1.grad.asnumpy(), ((pre > 0) * dh).T @ xn, rtol=1e-5)
+
+
+def test_same_ops_and_shapes_wired_differently_get_their_own_plans():
+    a0, b0 = np.array([1.0, 2.0]), np.array([3.0, 5.0])
+    for _ in range(2):
+        for which in (0, 1):
+            a, b = nd.array(a0), nd.array(b0)
+            a.attach_grad()
+            b.attach_grad()
+            with autograd.record():
+                y = a * b + (a if which == 0 else b)
+            y.backward()
+            np.testing.assert_array_equal(a.grad.asnumpy(), b0 + (1 - which))
+            np.testing.assert_array_equal(b.grad.asnumpy(), a0 + which)
+        # one array as both inputs of an op is a third wiring
+        a = nd.array(a0)
+        a.attach_grad()
+        with autograd.record():
+            y = a * a + a
+        y.backward()
+        np.testing.assert_array_equal(a.grad.asnumpy(), 2 * a0 + 1)
+
+
+def test_tape_plan_retain_graph_then_freed():
+    x = nd.array([0.5, 1.5])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.exp(x) * 2
+    y.backward(retain_graph=True)
+    first = x.grad.asnumpy().copy()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), first)
+    np.testing.assert_allclose(first, 2 * np.exp([0.5, 1.5]), rtol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match="already freed"):
+        y.backward()
+
+
+@pytest.mark.parametrize("path", ["tape", "nodes"])
+def test_a_poisoned_forward_value_poisons_only_the_gradients_that_read_it(path, request):
+    if path == "nodes":
+        request.getfixturevalue("node_by_node")
+    a = nd.array(-np.eye(2))           # not positive-definite: potrf fails
+    w = nd.ones((2, 2))
+    a.attach_grad()
+    w.attach_grad()
+    for _ in range(2):                 # built, then from the cached plan
+        with autograd.record():
+            y = nd.linalg.potrf(a) + w * 3
+        # an explicit head gradient: the (poisoned) head itself is never read
+        y.backward(nd.ones((2, 2)))
+        np.testing.assert_array_equal(w.grad.asnumpy(), np.full((2, 2), 3.0))
+        with pytest.raises(mx.base.MXNetError, match="potrf"):
+            a.grad.asnumpy()
+    mx.nd.waitall()                    # each failure was reported once, by its reader

@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import engine as _engine_mod
 from ..engine.segments import TraceError
+from ..engine.var import Failure, user_origin
 from ..engine.storage import Storage
 from ..engine.cpu import SPLIT_MIN
 from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
@@ -242,6 +243,10 @@ class Plan:
         # intermediate buffers: allocated on a plan's first runs, then reused
         # (one set per run in flight, so concurrent calls never share one)
         self.workspaces = []
+        # a failing step poisons only what depends on it (the other outputs
+        # are written), as the ops would have run one by one: set by callers
+        # that replace op-by-op work whose failures users see per array
+        self.partial = False
         self.nbytes = sum(int(np.prod(shapes[s][0], dtype=np.int64)) * shapes[s][1].itemsize
                           for s in out_slots if s >= self.nin)
         self._plan_memory()
@@ -368,6 +373,13 @@ class Plan:
             _engine.push(work, tuple(reads), tuple(writes), self.name, self.nbytes, False, rw,
                          None, ex)
             return outs
+        if self.partial:
+            run = _PartialRun(self, list(inputs), stores, rng)
+            run.origin = user_origin(2)
+            run.writes = writes
+            _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline,
+                         rw, None, None, run)
+            return outs
         run = _Run(self, list(inputs), stores, rng)
         _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline, rw)
         return outs
@@ -383,9 +395,12 @@ class _Run:
     def __call__(self):
         return self.run(_np, _engine.cpu)
 
-    def run(self, xp, cpu):
+    def run(self, xp, cpu, failed=None):
         """Every step's kernel with ``xp`` (numpy, or CuPy on a device's
-        stream); ``cpu``: the CPU executor to split big steps over, or None."""
+        stream); ``cpu``: the CPU executor to split big steps over, or None.
+        ``failed`` (slot -> Failure): a step's error is recorded there for
+        the slots it writes, and steps reading such slots are skipped,
+        instead of the first error ending the run."""
         plan = self.plan
         bufs = [None] * plan.nslots
         for i, h in enumerate(self.inputs):
@@ -409,6 +424,12 @@ class _Run:
         step = None
         try:
             for step in plan.steps:
+                if failed:
+                    fail = _failed_input(step, failed)
+                    if fail is not None:
+                        for s, _, _ in step.outs:
+                            failed[s] = fail
+                        continue
                 if prof is not None:
                     t0 = prof.now_us()
                 for s in step.fresh:
@@ -435,16 +456,16 @@ class _Run:
                     from ._gpu import run_on_host
                     run_on_host(step.kernel, xp, None, ins, out, rng if step.rng else None,
                                 step.attrs)
-                elif step.rng:
-                    step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
-                elif step.rows is not None and cpu is not None and cpu.idle():
-                    n, run = step.rows(xp, ins, out, step.attrs)
-                    if run is None:
-                        step.kernel(xp, *ins, out=out, **step.attrs)
-                    else:
-                        cpu.run_ranges(n, run)
+                elif failed is not None:
+                    try:
+                        self._kernel(step, xp, cpu, ins, out)
+                    except Exception as e:  # noqa: BLE001 - poisons what this step writes
+                        fail = Failure("%s (in %s)" % (step.name, plan.name), self.origin, e)
+                        _engine.failures.append(fail)
+                        for s, _, _ in step.outs:
+                            failed[s] = fail
                 else:
-                    step.kernel(xp, *ins, out=out, **step.attrs)
+                    self._kernel(step, xp, cpu, ins, out)
                 if prof is not None:
                     # each step of the plan is a span of its own in the trace
                     prof.duration(step.name, "plan step", t0, prof.now_us(), "operator")
@@ -460,6 +481,62 @@ class _Run:
             if (len(plan.workspaces) < _MAX_WORKSPACES
                     and plan.workspace_bytes * (len(plan.workspaces) + 1) <= _MAX_KEPT_BYTES):
                 plan.workspaces.append(ws)
+
+
+    def _kernel(self, step, xp, cpu, ins, out):
+        if step.rng:
+            step.kernel(xp, *ins, out=out, rng=self.rng, **step.attrs)
+        elif step.rows is not None and cpu is not None and cpu.idle():
+            n, run = step.rows(xp, ins, out, step.attrs)
+            if run is None:
+                step.kernel(xp, *ins, out=out, **step.attrs)
+            else:
+                cpu.run_ranges(n, run)
+        else:
+            step.kernel(xp, *ins, out=out, **step.attrs)
+
+
+def _failed_input(step, failed):
+    for s, _, _ in step.ins:
+        f = failed.get(s)
+        if f is not None:
+            return f
+    return None
+
+
+class _PartialRun(_Run):
+    """A plan run whose failures poison per output, in the engine's bulk
+    protocol (``vfail``, as a segment's ``Runner``): a step that fails, or
+    reads an input or a slot that failed, writes nothing, and every output
+    slot it would have written carries its failure; the rest run."""
+    __slots__ = ("origin", "writes", "vfail", "members")
+
+    def __init__(self, plan, inputs, stores, rng):
+        _Run.__init__(self, plan, inputs, stores, rng)
+        self.origin = self.writes = self.vfail = None
+        self.members = ()
+
+    def __call__(self):
+        plan = self.plan
+        failed = {}
+        inputs = self.inputs
+        for i, h in enumerate(inputs):
+            exc = h._st.var.exc
+            if exc is not None:
+                failed[i] = exc
+        for s, st in enumerate(plan.keep):
+            if st is not None and st.var.exc is not None:
+                failed[s] = st.var.exc
+        self.run(_np, _engine.cpu, failed)
+        vf = {}
+        if failed:
+            slot_var = {st.var: s for s, st in self.stores.items()}
+            for i in plan.written_inputs:
+                slot_var[inputs[i]._st.var] = i
+            for v in self.writes:
+                s = slot_var.get(v)
+                vf[v] = failed.get(s) if s is not None else None
+        self.vfail = vf
 
 
 def _view(a, off, shape):
