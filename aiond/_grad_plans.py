@@ -33,6 +33,8 @@ def refresh():
     """Read ``AIOND_FUSE_GRAPHS`` again and forget the cached plans."""
     _enabled[0] = enabled()
     _plans.clear()
+    _tapes.clear()
+    _tape_bytes[0] = 0
 
 
 def _key(node, ins, outs, ograds, need, training, ctx):
@@ -130,7 +132,9 @@ def _build(F, node, ins, outs, ograds, need, ctx):
 # asked for with variables=, create_graph).
 
 _MAX_TAPES = 256
+_MAX_TAPE_BYTES = 512 << 20     # workspaces the cached tape plans may keep, together
 _tapes = {}
+_tape_bytes = [0]
 
 
 class _NoPlan(Exception):
@@ -215,9 +219,7 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     entry = _tapes.get(key)
     if entry is None:
         entry = _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training)
-        if len(_tapes) >= _MAX_TAPES:
-            _tapes.clear()
-        _tapes[key] = entry
+        _cache_tape(key, entry)
     if entry is False:
         return False
     plan, written = entry
@@ -236,6 +238,19 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
         for n in order:
             n.freed = True
     return True
+
+
+def _cache_tape(key, entry):
+    """Keep ``entry``, evicting the oldest tapes past the count or the bytes
+    their workspaces may hold (variable-length loops make a tape per length)."""
+    nbytes = entry[0].workspace_bytes if entry else 0
+    while _tapes and (len(_tapes) >= _MAX_TAPES
+                      or _tape_bytes[0] + nbytes > _MAX_TAPE_BYTES):
+        old = _tapes.pop(next(iter(_tapes)))
+        if old:
+            _tape_bytes[0] -= old[0].workspace_bytes
+    _tapes[key] = entry
+    _tape_bytes[0] += nbytes
 
 
 def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):

@@ -275,3 +275,20 @@ def test_a_poisoned_forward_value_poisons_only_the_gradients_that_read_it(path, 
         with pytest.raises(mx.base.MXNetError, match="potrf"):
             a.grad.asnumpy()
     mx.nd.waitall()                    # each failure was reported once, by its reader
+
+
+def test_cached_tapes_are_bounded_by_the_bytes_they_keep(monkeypatch):
+    """One tape per sequence length must not keep a workspace per length."""
+    monkeypatch.setattr(_grad_plans, "_MAX_TAPE_BYTES", 64 << 10)
+    _grad_plans.refresh()
+    w = nd.ones((32,))
+    w.attach_grad()
+    for n in range(1, 40):
+        x = nd.ones((n, 32))
+        with autograd.record():
+            y = nd.exp(nd.broadcast_mul(x, w)) * 2
+        y.backward()
+        np.testing.assert_allclose(w.grad.asnumpy(), np.full(32, 2 * np.e * n), rtol=1e-5)
+    kept = sum(e[0].workspace_bytes for e in _grad_plans._tapes.values() if e)
+    assert kept == _grad_plans._tape_bytes[0] <= 64 << 10
+    assert 0 < len(_grad_plans._tapes) < 39
