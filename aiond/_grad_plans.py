@@ -209,6 +209,9 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     Returns False, having done nothing, when the tape is not one it takes."""
     if not order or not _enabled[0] or _sched_tls.seg is not None:
         return False        # (an open segment or trace takes the ops one by one)
+    for n in order:
+        if n.fn is not None:
+            return False    # a fused graph or a Function: walked node by node
     try:
         key, bind, leaves, ctx = _signature(heads, head_grads, order, training)
         hash(key)
