@@ -18,6 +18,7 @@ from __future__ import annotations
 from . import engine as _engine_mod
 from .engine.scheduler import _tls as _sched_tls
 from .ndarray._plan import Plan, TraceError, enabled, placeholder, trace
+from .ndarray.ndarray import _copy_into
 from .util import is_np_shape
 
 _engine = _engine_mod.get()
@@ -142,8 +143,8 @@ class _NoPlan(Exception):
 
 
 def _signature(heads, head_grads, order, training):
-    """(key, arrays the plan reads, leaves it writes) of a tape; raises
-    ``_NoPlan`` when the tape is not one this path takes."""
+    """(key, arrays the plan reads, leaves it writes, context) of a tape;
+    raises ``_NoPlan`` when the tape is not one this path takes."""
     from .autograd import _Entry, _Leaf
     bind = []
     index = {}
@@ -152,12 +153,13 @@ def _signature(heads, head_grads, order, training):
     def b(a):
         if a is None or a._sparse:
             raise _NoPlan
-        k = (id(a._st), a._off, a._shape)
+        st = a._st
+        k = (id(st), a._off, a._shape)
         i = index.get(k)
         if i is None:
-            if id(a._st) in buffers:
+            if id(st) in buffers:
                 raise _NoPlan       # two different views of one buffer
-            buffers.add(id(a._st))
+            buffers.add(id(st))
             i = index[k] = len(bind)
             bind.append(a)
         return i
@@ -165,9 +167,6 @@ def _signature(heads, head_grads, order, training):
     leaves, leaf_ix = [], {}
     parts = []
     for n in order:
-        if n.fn is not None or n.freed or n.op.grad is None:
-            raise _NoPlan
-        attrs = n.attrs
         edges = []
         for e in n.edges:
             if e is None:
@@ -184,8 +183,12 @@ def _signature(heads, head_grads, order, training):
                 edges.append(-1 - j)
             else:
                 raise _NoPlan
-        parts.append((n.op, n.op.grad, tuple(sorted(attrs.items())) if attrs else (),
-                      tuple(b(x) for x in n.inputs), tuple(b(y) for y in n.outputs),
+        op = n.op
+        if n.freed or op.grad is None:
+            raise _NoPlan
+        # attrs come from the op's parser, in its parameters' order
+        parts.append((op, op.grad, tuple(n.attrs.items()) if n.attrs else (),
+                      tuple([b(x) for x in n.inputs]), tuple([b(y) for y in n.outputs]),
                       tuple(edges)))
     for h, g in zip(heads, head_grads):
         ag = h._ag
@@ -197,7 +200,7 @@ def _signature(heads, head_grads, order, training):
         if g is not None and id(g._st) in buffers:
             raise _NoPlan           # a gradient buffer that the backward also reads
         parts.append((leaf.req, None if g is None else (g._shape, g._dtype)))
-    parts.append(tuple((a._shape, a._dtype) for a in bind))
+    parts.append(tuple([(a._shape, a._dtype) for a in bind]))
     ctx = bind[0]._st.ctx
     parts.append((training, ctx, is_np_shape()))
     return tuple(parts), bind, leaves, ctx
@@ -228,7 +231,6 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     plan, written = entry
     targets = [leaves[j].grad for j in written]
     got = plan.push(bind, ctx, targets=targets)
-    from .ndarray.ndarray import _copy_into
     for j, g in zip(written, got):
         leaf = leaves[j]
         leaf.fresh = True       # the Trainer's stale-gradient check reads this

@@ -239,6 +239,15 @@ class Plan:
         self.steps = steps = _elide_identities(steps, self.outputs, self.nin, shapes)
         self._out_uses = collections.Counter(s for s, _, _ in self.outputs)
         self.out_slots = out_slots = list(self._out_uses)
+        nin = self.nin
+        # what push() needs per call, worked out once: the fresh output
+        # buffers, which outputs may be computed in a caller's array, and
+        # the vars of the arrays read as they are
+        self._fresh_outs = [(s, shapes[s][0], shapes[s][1]) for s in out_slots if s >= nin]
+        self._target_slot = [s if (s >= nin and off is None and shape is None
+                                   and self._out_uses[s] == 1) else -1
+                             for s, off, shape in self.outputs]
+        self._keep_vars = [st.var for st in keep if st is not None]
         self.has_rng = any(st.rng for st in steps)
         # intermediate buffers: allocated on a plan's first runs, then reused
         # (one set per run in flight, so concurrent calls never share one)
@@ -304,28 +313,31 @@ class Plan:
         nin = self.nin
         if len(inputs) != nin:
             raise TraceError("plan %s takes %d inputs, got %d" % (self.name, nin, len(inputs)))
-        stores = {}
         gpu = ctx.device_typeid == 2
         if gpu:
             from ._gpu import GPUStorage as store_cls
         else:
             store_cls = Storage
-        for s in self.out_slots:
-            if s >= nin:
-                shape, dt = self.shapes[s]
-                stores[s] = store_cls(shape, dt, ctx)
         into = {}
+        given = None
         if targets is not None:
+            given = {}
+            slots = self._target_slot
+            shapes = self.shapes
             for k, t in enumerate(targets):
-                s, off, shape = self.outputs[k]
-                if (t is None or s < nin or off is not None or shape is not None
-                        or self._out_uses[s] != 1 or t._off
-                        or t._shape != t._st.shape or t._st.shape != self.shapes[s][0]
-                        or t._st.dtype != self.shapes[s][1] or t._st.ctx is not ctx
-                        or t._sparse):
+                s = slots[k]
+                if t is None or s < 0:
                     continue
-                stores[s] = t._st
+                tst = t._st
+                if (t._off or t._shape != tst.shape or tst.shape != shapes[s][0]
+                        or tst.dtype != shapes[s][1] or tst.ctx is not ctx or t._sparse):
+                    continue
+                given[s] = tst
                 into[k] = t
+        stores = {}
+        for s, shape, dt in self._fresh_outs:
+            st = given.get(s) if given else None
+            stores[s] = st if st is not None else store_cls(shape, dt, ctx)
         outs = []
         for k, (s, off, shape) in enumerate(self.outputs):
             if k in into:
@@ -352,9 +364,8 @@ class Plan:
                 writes[v] = None
             else:
                 reads[v] = None
-        for st in self.keep:
-            if st is not None:
-                reads[st.var] = None
+        for v in self._keep_vars:
+            reads[v] = None
         for st in stores.values():
             writes[st.var] = None
         rng = None
