@@ -292,3 +292,60 @@ def test_cached_tapes_are_bounded_by_the_bytes_they_keep(monkeypatch):
     kept = sum(e[0].workspace_bytes for e in _grad_plans._tapes.values() if e)
     assert kept == _grad_plans._tape_bytes[0] <= 64 << 10
     assert 0 < len(_grad_plans._tapes) < 39
+
+
+def test_naive_engine_raises_a_failing_tape_step_at_backward():
+    from aiond.ops import registry
+    op = registry.get("exp")
+    good = op.grad
+    op.grad = lambda F, attrs, ins, outs, og: [F.linalg.potrf(og[0] * 0 - 1)]
+    try:
+        x = nd.ones((2, 2))
+        x.attach_grad()
+        with mx.engine.naive():
+            with autograd.record():
+                y = nd.exp(x) * 2
+            with pytest.raises(mx.base.MXNetError, match="potrf"):
+                y.backward()
+    finally:
+        op.grad = good
+    mx.nd.waitall()
+
+
+def _bn_net(x, g, b):
+    mm, mv = nd.zeros((3,)), nd.ones((3,))
+    return nd.BatchNorm(x, g, b, mm, mv, fix_gamma=False) * x
+
+
+TAPES = [
+    ("split_one_output_used", lambda x: nd.split(x * 2, num_outputs=2, axis=1)[1] * x[:, :2],
+     [(3, 4)]),
+    ("batchnorm_training", _bn_net, [(4, 3), (3,), (3,)]),
+    ("dropout_like_mask", lambda x, w: nd.relu(nd.dot(x, w)) * nd.sigmoid(x).sum(), [(3, 5), (5, 2)]),
+]
+
+
+@pytest.mark.parametrize("name,build,shapes", TAPES, ids=[t[0] for t in TAPES])
+def test_tapes_match_the_node_by_node_walk(name, build, shapes, request):
+    with mx.cpu():
+        got = [_grads(build, shapes, seed=s) for s in (0, 1)]   # built, then cached
+        request.getfixturevalue("node_by_node")
+        want = [_grads(build, shapes, seed=s) for s in (0, 1)]
+    for g, w in zip(got, want):
+        for a, b in zip(g, w):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_several_heads_the_same_head_twice_and_mixed_head_gradients():
+    def run():
+        x = nd.array([1.0, 2.0, 3.0])
+        x.attach_grad()
+        with autograd.record():
+            y = x * x
+            z = nd.exp(x)
+        autograd.backward([y, y, z], [None, nd.array([1.0, 0.5, 0.0]), None])
+        return x.grad.asnumpy()
+    for _ in range(2):
+        xv = np.array([1.0, 2.0, 3.0])
+        np.testing.assert_allclose(run(), 2 * xv * (1 + np.array([1.0, 0.5, 0.0])) + np.exp(xv),
+                                   rtol=1e-6)

@@ -390,6 +390,11 @@ class Plan:
             run.writes = writes
             _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline,
                          rw, None, None, run)
+            if _engine.naive_depth and run.vfail:
+                # the naive engine reports a failed op at its push, as MXNet's
+                for f in run.vfail.values():
+                    if f is not None and not f.reported:
+                        raise f.error("the naive engine, at push")
             return outs
         run = _Run(self, list(inputs), stores, rng)
         _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline, rw)
