@@ -52,6 +52,14 @@ def _key(node, ins, outs, ograds, need, training, ctx):
     return k
 
 
+def apply_rule(rule, F, attrs, ins, outs, ograds, need):
+    """A registry gradient rule's input gradients (``need``: per input,
+    whether its gradient is wanted; passed to rules that take it)."""
+    if getattr(rule, "takes_need", False):
+        return rule(F, attrs, ins, outs, ograds, need=list(need))
+    return rule(F, attrs, ins, outs, ograds)
+
+
 def rule_via_plan(F, node, ograds, need, training, targets=None):
     """The input gradients of ``node`` (a list with None where no gradient
     flows), from its rule's cached plan; None when the rule cannot be
@@ -101,9 +109,7 @@ def _build(F, node, ins, outs, ograds, need, ctx):
     rule = node.op.grad
 
     def run():
-        if getattr(rule, "takes_need", False):
-            return rule(F, node.attrs, pi, po, pg, need=list(need))
-        return rule(F, node.attrs, pi, po, pg)
+        return apply_rule(rule, F, node.attrs, pi, po, pg, need)
     try:
         igrads, members, inline = trace(run)
     except TraceError:
@@ -284,12 +290,8 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
             outs = [p(y) for y in n.outputs]
             ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, outs)]
             ins = [p(x) for x in n.inputs]
-            rule = n.op.grad
-            if getattr(rule, "takes_need", False):
-                igrads = rule(F, n.attrs, ins, outs, ograds,
-                              need=[e is not None for e in n.edges])
-            else:
-                igrads = rule(F, n.attrs, ins, outs, ograds)
+            igrads = apply_rule(n.op.grad, F, n.attrs, ins, outs, ograds,
+                                [e is not None for e in n.edges])
             if not isinstance(igrads, (list, tuple)):
                 igrads = [igrads]
             if len(igrads) != len(n.edges):

@@ -395,11 +395,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                         F, node, ograds, tuple(e is not None for e in node.edges),
                         _state.training, targets)
                 if igrads is None:
-                    if getattr(rule, "takes_need", False):
-                        igrads = rule(F, node.attrs, ins, outs, ograds,
-                                      need=[e is not None for e in node.edges])
-                    else:
-                        igrads = rule(F, node.attrs, ins, outs, ograds)
+                    igrads = _grad_plans.apply_rule(rule, F, node.attrs, ins, outs, ograds,
+                                                    [e is not None for e in node.edges])
             if not isinstance(igrads, (list, tuple)):
                 igrads = [igrads]
             if len(igrads) != len(node.edges):
