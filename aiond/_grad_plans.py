@@ -223,12 +223,11 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
             return False    # a fused graph or a Function: walked node by node
     try:
         key, bind, leaves, ctx = _signature(heads, head_grads, order, training)
-        hash(key)
-    except (_NoPlan, TypeError):
+        entry = _tapes.get(key)     # (tuples do not cache their hash: one lookup)
+    except (_NoPlan, TypeError):    # TypeError: an attribute value is not hashable
         return False
     if ctx.device_typeid == 2:
         return False        # device plans fail as a whole: keep per-node errors there
-    entry = _tapes.get(key)
     if entry is None:
         entry = _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training)
         _cache_tape(key, entry)

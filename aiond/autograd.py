@@ -17,6 +17,7 @@ import threading
 
 from . import _grad_plans
 from . import engine as _engine
+from . import ndarray as _nd
 from .base import MXNetError
 from .ndarray import NDArray
 from .ndarray import _invoke
@@ -166,11 +167,21 @@ def _record(op, inputs, attrs, outs):
                 "backward() first or do it outside autograd.record()" % op.name)
     # an array whose graph a backward freed is a constant again (MXNet clears
     # the autograd info of freed nodes)
-    edges = [None if isinstance(x._ag, _Entry) and x._ag.node.freed else x._ag
-             for x in inputs]
-    if not any(e is not None for e in edges):
+    edges = []
+    live = False
+    for x in inputs:
+        e = x._ag
+        if e is not None:
+            if type(e) is _Entry and e.node.freed:
+                e = None
+            else:
+                live = True
+        edges.append(e)
+    if not live:
         return
-    if any(_is_in(y, inputs) for y in outs):
+    for y in outs:
+        if not _is_in(y, inputs):
+            continue
         raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
                          "recording with autograd (%s writes one of its inputs, and an input "
                          "needs gradients)" % op.name)
@@ -315,7 +326,7 @@ def _topo(heads):
 
 
 def _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode):
-    from . import ndarray as F
+    F = _nd
     heads, head_grads = _parse_heads(heads, head_grads)
     for h in heads:
         if h._ag is None:
