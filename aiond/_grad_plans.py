@@ -135,8 +135,9 @@ def _build(F, node, ins, outs, ograds, need, ctx):
 # replayed as ONE op, instead of a rule plan per node. The kernels are the
 # same ones, in the same order, so the values are bit for bit those of the
 # node-by-node walk, which still runs every tape this cannot take (custom
-# Functions, hybridized blocks, sparse arrays, grad_req 'add', gradients
-# asked for with variables=, create_graph).
+# Functions, hybridized blocks, sparse arrays, device arrays, gradients
+# asked for with variables=, create_graph). grad_req 'add' accumulates in
+# the plan, in place, as the walk's `grad += g` does.
 
 _MAX_TAPES = 256
 _MAX_TAPE_BYTES = 512 << 20     # workspaces the cached tape plans may keep, together
@@ -182,7 +183,7 @@ def _signature(heads, head_grads, order, training):
             elif isinstance(e, _Leaf):
                 j = leaf_ix.get(id(e))
                 if j is None:
-                    if e.req == "add" or (e.grad is not None and e.grad._sparse):
+                    if e.grad is not None and e.grad._sparse:
                         raise _NoPlan
                     j = leaf_ix[id(e)] = len(leaves)
                     leaves.append(e)
@@ -205,7 +206,11 @@ def _signature(heads, head_grads, order, training):
         g = leaf.grad
         if g is not None and id(g._st) in buffers:
             raise _NoPlan           # a gradient buffer that the backward also reads
-        parts.append((leaf.req, None if g is None else (g._shape, g._dtype)))
+        if leaf.req == "add" and g is not None:
+            # accumulated in place: the plan reads and writes the buffer
+            parts.append(("add", b(g)))
+        else:
+            parts.append((leaf.req, None if g is None else (g._shape, g._dtype)))
     parts.append(tuple([(a._shape, a._dtype) for a in bind]))
     ctx = bind[0]._st.ctx
     parts.append((training, ctx, is_np_shape()))
@@ -233,9 +238,11 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
         _cache_tape(key, entry)
     if entry is False:
         return False
-    plan, written = entry
+    plan, written, added = entry
     targets = [leaves[j].grad for j in written]
     got = plan.push(bind, ctx, targets=targets)
+    for j in added:
+        leaves[j].fresh = True
     for j, g in zip(written, got):
         leaf = leaves[j]
         leaf.fresh = True       # the Trainer's stale-gradient check reads this
@@ -274,6 +281,8 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
         return ph[index[(id(a._st), a._off, a._shape)]]
     node_ix = {id(n): i for i, n in enumerate(order)}
 
+    added = []
+
     def run():
         grads = {}
 
@@ -309,6 +318,11 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
                 continue
             if g._sparse:
                 raise _NoPlan
+            if leaf.req == "add":
+                acc = p(leaf.grad)
+                acc += g            # as the walk does: an in-place add into .grad
+                added.append(j)
+                continue
             written.append(j)
             outs.append(g)
         return written, outs
@@ -317,7 +331,7 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
     ag._state.training = bool(training)
     try:
         (written, outs), members, inline = trace(run)
-        if not outs:
+        if not outs and not added:
             return False
         plan = Plan(members, ph, outs, "backward", inline)
         plan.partial = True
@@ -326,4 +340,4 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
     finally:
         ag._set_rec(prev[0])
         ag._state.training = prev[1]
-    return plan, tuple(written)
+    return plan, tuple(written), tuple(added)

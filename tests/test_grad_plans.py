@@ -349,3 +349,34 @@ def test_several_heads_the_same_head_twice_and_mixed_head_gradients():
         xv = np.array([1.0, 2.0, 3.0])
         np.testing.assert_allclose(run(), 2 * xv * (1 + np.array([1.0, 0.5, 0.0])) + np.exp(xv),
                                    rtol=1e-6)
+
+
+def _accumulated(steps=3):
+    rs = np.random.RandomState(4)
+    net = mx.gluon.nn.Dense(3, in_units=5)
+    net.initialize()
+    net.weight.set_data(nd.array(rs.uniform(-1, 1, (3, 5))))
+    net.collect_params().setattr("grad_req", "add")
+    x0 = nd.array(rs.uniform(-1, 1, (4, 5)))
+    x0.attach_grad()                # a 'write' leaf beside the 'add' ones
+    out = []
+    for _ in range(steps):
+        x = nd.array(rs.uniform(-1, 1, (4, 5)))
+        with autograd.record():
+            y = (net(x) * net(x0)).sum()
+        y.backward()
+        out.append([net.weight.grad().asnumpy(), net.bias.grad().asnumpy(),
+                    x0.grad.asnumpy()])
+    return out
+
+
+def test_grad_req_add_accumulates_in_the_tape_plan_as_the_walk_does(request):
+    with mx.cpu():
+        _grad_plans._tapes.clear()
+        got = _accumulated()
+        assert [bool(e) for e in _grad_plans._tapes.values()] == [True]
+        request.getfixturevalue("node_by_node")
+        want = _accumulated()
+    for g, w in zip(got, want):
+        for a, b in zip(g, w):
+            np.testing.assert_array_equal(a, b)
