@@ -150,8 +150,10 @@ class _NoPlan(Exception):
 
 
 def _signature(heads, head_grads, order, training):
-    """(key, arrays the plan reads, leaves it writes, context) of a tape;
-    raises ``_NoPlan`` when the tape is not one this path takes."""
+    """(key, wiring, context) of a tape - the wiring: the arrays the plan
+    reads and their index by (buffer, offset, shape), the leaves and their
+    index, each node's index; raises ``_NoPlan`` when the tape is not one
+    this path takes."""
     from .autograd import _Entry, _Leaf
     bind = []
     index = {}
@@ -214,7 +216,7 @@ def _signature(heads, head_grads, order, training):
     parts.append(tuple([(a._shape, a._dtype) for a in bind]))
     ctx = bind[0]._st.ctx
     parts.append((training, ctx, is_np_shape()))
-    return tuple(parts), bind, leaves, ctx
+    return tuple(parts), (bind, index, leaves, leaf_ix, node_ix), ctx
 
 
 def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
@@ -227,18 +229,19 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
         if n.fn is not None:
             return False    # a fused graph or a Function: walked node by node
     try:
-        key, bind, leaves, ctx = _signature(heads, head_grads, order, training)
+        key, wiring, ctx = _signature(heads, head_grads, order, training)
         entry = _tapes.get(key)     # (tuples do not cache their hash: one lookup)
     except (_NoPlan, TypeError):    # TypeError: an attribute value is not hashable
         return False
     if ctx.device_typeid == 2:
         return False        # device plans fail as a whole: keep per-node errors there
     if entry is None:
-        entry = _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training)
+        entry = _build_tape(F, heads, head_grads, order, wiring, ctx, training)
         _cache_tape(key, entry)
     if entry is False:
         return False
     plan, written, added = entry
+    bind, leaves = wiring[0], wiring[2]
     targets = [leaves[j].grad for j in written]
     got = plan.push(bind, ctx, targets=targets)
     for j in added:
@@ -246,11 +249,8 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     for j, g in zip(written, got):
         leaf = leaves[j]
         leaf.fresh = True       # the Trainer's stale-gradient check reads this
-        if g is not leaf.grad:
-            if g.shape == leaf.grad.shape:
-                _copy_into(g, leaf.grad)
-            else:
-                leaf.grad[:] = g
+        if g is not leaf.grad:  # (not computed in place)
+            write_grad(leaf, g)
     if not retain_graph:
         for n in order:
             n.freed = True
@@ -270,17 +270,23 @@ def _cache_tape(key, entry):
     _tape_bytes[0] += nbytes
 
 
-def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
+def write_grad(leaf, g):
+    """Put gradient ``g`` into ``leaf.grad`` as its grad_req says."""
+    if leaf.req == "add":
+        leaf.grad += g
+    elif g.shape == leaf.grad.shape:
+        _copy_into(g, leaf.grad)
+    else:
+        leaf.grad[:] = g
+
+
+def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
     from . import autograd as ag
-    index = {}
-    for i, a in enumerate(bind):
-        index[(id(a._st), a._off, a._shape)] = i
+    bind, index, leaves, leaf_ix, node_ix = wiring
     ph = [placeholder(a._shape, a._dtype, ctx) for a in bind]
 
     def p(a):
         return ph[index[(id(a._st), a._off, a._shape)]]
-    node_ix = {id(n): i for i, n in enumerate(order)}
-
     added = []
 
     def run():
@@ -310,7 +316,7 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
                 if type(e) is ag._Entry:
                     add((node_ix[id(e.node)], e.index), g)
                 else:
-                    add(-1 - leaves.index(e), g)
+                    add(-1 - leaf_ix[id(e)], g)
         written, outs = [], []
         for j, leaf in enumerate(leaves):
             g = grads.get(-1 - j)
@@ -333,8 +339,7 @@ def _build_tape(F, key, heads, head_grads, order, bind, leaves, ctx, training):
         (written, outs), members, inline = trace(run)
         if not outs and not added:
             return False
-        plan = Plan(members, ph, outs, "backward", inline)
-        plan.partial = True
+        plan = Plan(members, ph, outs, "backward", inline, partial=True)
     except Exception:  # noqa: BLE001 - the node-by-node walk raises it properly
         return False
     finally:

@@ -21,7 +21,7 @@ from . import ndarray as _nd
 from .base import MXNetError
 from .ndarray import NDArray
 from .ndarray import _invoke
-from .ndarray.ndarray import _copy_into, _view
+from .ndarray.ndarray import _view
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad",
@@ -440,12 +440,7 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             leaf.fresh = True       # the Trainer's stale-gradient check reads this
             if g is leaf.grad:
                 continue            # computed in place (see _direct_leaves)
-            if leaf.req == "add":
-                leaf.grad += g
-            elif g.shape == leaf.grad.shape:
-                _copy_into(g, leaf.grad)
-            else:
-                leaf.grad[:] = g
+            _grad_plans.write_grad(leaf, g)
         return None
     finally:
         scope.__exit__(None, None, None)

@@ -224,6 +224,14 @@ def _imperative_mlp_backward_is_one_engine_op():
 
 
 def test_same_ops_and_shapes_wired_differently_get_their_own_plans():
+    _grad_plans._tapes.clear()
+    with mx.cpu():                  # (device tapes keep the node-by-node walk)
+        _three_wirings()
+    # y = a*b + a, y = a*b + b and y = a*a + a: three tapes, three plans
+    assert [bool(e) for e in _grad_plans._tapes.values()] == [True, True, True]
+
+
+def _three_wirings():
     a0, b0 = np.array([1.0, 2.0]), np.array([3.0, 5.0])
     for _ in range(2):
         for which in (0, 1):
@@ -281,6 +289,14 @@ def test_cached_tapes_are_bounded_by_the_bytes_they_keep(monkeypatch):
     """One tape per sequence length must not keep a workspace per length."""
     monkeypatch.setattr(_grad_plans, "_MAX_TAPE_BYTES", 64 << 10)
     _grad_plans.refresh()
+    with mx.cpu():                  # (device tapes keep the node-by-node walk)
+        _variable_lengths()
+    kept = sum(e[0].workspace_bytes for e in _grad_plans._tapes.values() if e)
+    assert kept == _grad_plans._tape_bytes[0] <= 64 << 10
+    assert 0 < len(_grad_plans._tapes) < 39
+
+
+def _variable_lengths():
     w = nd.ones((32,))
     w.attach_grad()
     for n in range(1, 40):
@@ -289,9 +305,6 @@ def test_cached_tapes_are_bounded_by_the_bytes_they_keep(monkeypatch):
             y = nd.exp(nd.broadcast_mul(x, w)) * 2
         y.backward()
         np.testing.assert_allclose(w.grad.asnumpy(), np.full(32, 2 * np.e * n), rtol=1e-5)
-    kept = sum(e[0].workspace_bytes for e in _grad_plans._tapes.values() if e)
-    assert kept == _grad_plans._tape_bytes[0] <= 64 << 10
-    assert 0 < len(_grad_plans._tapes) < 39
 
 
 def test_naive_engine_raises_a_failing_tape_step_at_backward():

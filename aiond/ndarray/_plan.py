@@ -175,7 +175,7 @@ class Plan:
     calls read (a constant made before the trace) is kept and read as is.
     """
 
-    def __init__(self, members, inputs, outputs, name="plan", inline=False):
+    def __init__(self, members, inputs, outputs, name="plan", inline=False, partial=False):
         self.name = name
         slot_of = {}
         shapes = []             # per slot: (shape, dtype) of its buffer
@@ -253,9 +253,9 @@ class Plan:
         # (one set per run in flight, so concurrent calls never share one)
         self.workspaces = []
         # a failing step poisons only what depends on it (the other outputs
-        # are written), as the ops would have run one by one: set by callers
+        # are written), as the ops would have run one by one: for callers
         # that replace op-by-op work whose failures users see per array
-        self.partial = False
+        self.partial = partial
         self.nbytes = sum(int(np.prod(shapes[s][0], dtype=np.int64)) * shapes[s][1].itemsize
                           for s in out_slots if s >= self.nin)
         self._plan_memory()
@@ -385,9 +385,7 @@ class Plan:
                          None, ex)
             return outs
         if self.partial:
-            run = _PartialRun(self, list(inputs), stores, rng)
-            run.origin = user_origin(2)
-            run.writes = writes
+            run = _PartialRun(self, list(inputs), stores, rng, user_origin(2), writes)
             _engine.push(run, tuple(reads), tuple(writes), self.name, self.nbytes, self.inline,
                          rw, None, None, run)
             if _engine.naive_depth and run.vfail:
@@ -472,16 +470,26 @@ class _Run:
                     from ._gpu import run_on_host
                     run_on_host(step.kernel, xp, None, ins, out, rng if step.rng else None,
                                 step.attrs)
-                elif failed is not None:
+                else:
                     try:
-                        self._kernel(step, xp, cpu, ins, out)
-                    except Exception as e:  # noqa: BLE001 - poisons what this step writes
+                        if step.rng:
+                            step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
+                        elif step.rows is not None and cpu is not None and cpu.idle():
+                            n, run = step.rows(xp, ins, out, step.attrs)
+                            if run is None:
+                                step.kernel(xp, *ins, out=out, **step.attrs)
+                            else:
+                                cpu.run_ranges(n, run)
+                        else:
+                            step.kernel(xp, *ins, out=out, **step.attrs)
+                    except Exception as e:  # noqa: BLE001
+                        if failed is None:
+                            raise           # named below, fails the whole op
+                        # poisons what this step writes; the others run on
                         fail = Failure("%s (in %s)" % (step.name, plan.name), self.origin, e)
                         _engine.failures.append(fail)
                         for s, _, _ in step.outs:
                             failed[s] = fail
-                else:
-                    self._kernel(step, xp, cpu, ins, out)
                 if prof is not None:
                     # each step of the plan is a span of its own in the trace
                     prof.duration(step.name, "plan step", t0, prof.now_us(), "operator")
@@ -499,19 +507,6 @@ class _Run:
                 plan.workspaces.append(ws)
 
 
-    def _kernel(self, step, xp, cpu, ins, out):
-        if step.rng:
-            step.kernel(xp, *ins, out=out, rng=self.rng, **step.attrs)
-        elif step.rows is not None and cpu is not None and cpu.idle():
-            n, run = step.rows(xp, ins, out, step.attrs)
-            if run is None:
-                step.kernel(xp, *ins, out=out, **step.attrs)
-            else:
-                cpu.run_ranges(n, run)
-        else:
-            step.kernel(xp, *ins, out=out, **step.attrs)
-
-
 def _failed_input(step, failed):
     for s, _, _ in step.ins:
         f = failed.get(s)
@@ -527,10 +522,11 @@ class _PartialRun(_Run):
     slot it would have written carries its failure; the rest run."""
     __slots__ = ("origin", "writes", "vfail", "members")
 
-    def __init__(self, plan, inputs, stores, rng):
+    def __init__(self, plan, inputs, stores, rng, origin, writes):
         _Run.__init__(self, plan, inputs, stores, rng)
-        self.origin = self.writes = self.vfail = None
-        self.members = ()
+        self.origin, self.writes = origin, writes
+        self.vfail = None
+        self.members = ()       # (the bulk protocol's: none to mark done)
 
     def __call__(self):
         plan = self.plan
