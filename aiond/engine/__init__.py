@@ -192,8 +192,10 @@ class EngineStatistics:
     max_pending_bytes: int
     workers: int
     workers_busy: int
-    ops_pushed: int
-    ops_inline: int
+    ops_pushed: int         # ran on a worker (or their executor)
+    ops_inline: int         # ran on the pushing thread at push (ops_caller included)
+    ops_caller: int         # of those, ops too big for the inline rule that a plain
+                            # thread ran because they were ready (a serial loop)
     pool_cached_bytes: int
     pool_hits: int
     pool_misses: int
@@ -208,7 +210,7 @@ def statistics() -> EngineStatistics:
             pending_ops=e.pending, bytes_held=e.bytes, peak_pending_ops=e.peak_pending,
             peak_bytes_held=e.peak_bytes, max_pending_ops=e.max_pending,
             max_pending_bytes=e.max_bytes, workers=e.cpu.nworkers, workers_busy=e.cpu.busy,
-            ops_pushed=e.ops_pushed, ops_inline=e.ops_inline,
+            ops_pushed=e.ops_pushed, ops_inline=e.ops_inline, ops_caller=e.ops_caller,
             pool_cached_bytes=pool.cached_bytes, pool_hits=pool.hits, pool_misses=pool.misses,
             naive=bool(e.naive_depth))
 

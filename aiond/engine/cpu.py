@@ -1,7 +1,7 @@
 """The CPU executor: a pool of worker threads running ready ops over numpy.
 
 * Workers are sized to the cores (``AIOND_CPU_WORKERS``) and pin BLAS to one
-  thread each (threadpoolctl), so workers x BLAS threads never exceed cores.
+  thread each (``blas.py``), so workers x BLAS threads never exceed cores.
 * A worker that finishes an op runs one newly ready successor itself (no
   queue hop for a dependent chain) and queues the rest.
 * Large elementwise kernels are split into one flat range per worker.
@@ -13,6 +13,7 @@ import collections
 import queue
 import threading
 
+from . import blas
 from .executor import Executor
 from .var import Failure
 
@@ -76,7 +77,7 @@ class CPUExecutor(Executor):
 
     def _work(self):
         self.engine.threads.add(threading.get_ident())
-        _limit_blas_threads()
+        blas.setup(self.nworkers)
         get = self._q.get
         while True:
             item = get()
@@ -151,8 +152,9 @@ class CPUExecutor(Executor):
 
     def idle(self) -> bool:
         """Whether another worker could take a chunk now."""
+        # not while a pushing thread runs an op with BLAS on every core
         return self.nworkers > 1 and self._started and self.busy < self.nworkers \
-            and self._q.empty()
+            and self._q.empty() and not blas.state.callers
 
     def run_parallel(self, opr):
         """Run the split-able op ``opr`` by ranges across idle workers from
@@ -253,20 +255,3 @@ class CPUExecutor(Executor):
                 self.engine.failures.append(job.fail)
             self.engine.dispatch_all(self.engine.finish(job.opr, job.fail) or ())
 
-
-_blas_lock = threading.Lock()
-_blas_limited = False
-
-
-def _limit_blas_threads():
-    """Pin BLAS to one thread per worker (process-wide, done once)."""
-    global _blas_limited
-    with _blas_lock:
-        if _blas_limited:
-            return
-        _blas_limited = True
-        try:
-            from threadpoolctl import threadpool_limits
-            threadpool_limits(limits=1, user_api="blas")
-        except Exception:  # threadpoolctl missing or no BLAS found: nothing to pin
-            pass

@@ -18,12 +18,19 @@ import contextvars
 import os
 import sys
 import threading
+from asyncio import _get_running_loop
 
 from ..base import DeadlockError, MXNetError
+from . import blas as _blas
 from .segments import Builder, Runner, TraceError
 from .var import Failure, FailureLog, Opr, user_origin
 
-__all__ = ["Engine", "async_kernel"]
+__all__ = ["Engine", "async_kernel", "CALLER"]
+
+_get_ident = threading.get_ident
+# ``push(inline=CALLER)``: a registry kernel (it never pushes or waits) that a
+# plain thread runs itself when the op is ready at push (see ``push``)
+CALLER = 2
 
 
 class _TLS(threading.local):
@@ -79,6 +86,7 @@ class Engine:
         self.peak_bytes = 0
         self.ops_pushed = 0
         self.ops_inline = 0
+        self.ops_caller = 0         # ready ops a plain pushing thread ran itself (CALLER)
         self.max_pending = _env_int("AIOND_MAX_PENDING_OPS", 4096)
         self.max_bytes = _env_int("AIOND_MAX_PENDING_BYTES", _default_max_bytes())
         self.failures = FailureLog()  # failures not yet reported, in order
@@ -111,8 +119,11 @@ class Engine:
             if executor is None:
                 opr = Opr(fn, reads, writes, name, nbytes, rw)
                 opr.split = split
-                if not inline:
-                    seg.inline = False
+                if inline is not True:
+                    if inline is not CALLER:
+                        seg.inline = False
+                    elif seg.inline is True:
+                        seg.inline = CALLER
                 members = seg.members
                 members.append(opr)
                 if len(members) >= seg.limit:
@@ -129,6 +140,18 @@ class Engine:
             opr.executor = executor
             return self._push_naive(opr)
         lock = self.lock
+        caller = False
+        if inline is CALLER:
+            # A serial loop on a plain thread (a training step, a script)
+            # pushes each op after the one it reads: handing a ready op to a
+            # worker then costs two GIL hand-offs against this very thread
+            # and one-thread BLAS, for overlap the GIL mostly forbids. So a
+            # ready op runs here, as the naive engine would run it. Event
+            # loops (never blocked by a kernel) and engine threads still hand
+            # off; ops that wait behind others stay asynchronous.
+            inline = False
+            caller = (executor is None and _get_running_loop() is None
+                      and _get_ident() not in self.threads)
         if inline and executor is None:
             # Fast path: a tiny kernel whose vars are all free runs right here
             # with the lock held - cheaper than marking and unmarking them.
@@ -153,14 +176,14 @@ class Engine:
             lock.release()
         opr.split = split
         opr.executor = executor
-        if not inline:
+        if not inline and not caller:
             # recorded before the op is visible: once registered, another
             # thread may grant it, run it and fail it at any moment
             opr.origin = user_origin(2)
         with lock:
             wait = self._register(opr)
-            if wait or not inline:
-                if inline:
+            if wait or not (inline or caller):
+                if inline or caller:
                     opr.origin = user_origin(2)
                 opr.counted = True
                 self.pending += 1
@@ -172,7 +195,11 @@ class Engine:
                     self.peak_bytes = self.bytes
         if not opr.counted:
             self.ops_inline += 1
-            self._run_inline(opr)
+            if caller:
+                self.ops_caller += 1
+                self._run_caller(opr)
+            else:
+                self._run_inline(opr)
             return opr
         if not wait:
             self._dispatch(opr)
@@ -300,6 +327,24 @@ class Engine:
         if ready:
             for r in ready:
                 self._dispatch(r)
+
+    def _run_caller(self, opr):
+        """Run a ready CALLER op on the pushing thread, with every core's
+        worth of BLAS threads while no worker runs a kernel."""
+        bl = _blas.state
+        if bl.dynamic and not self.cpu.busy:
+            with bl.lock:
+                bl.callers += 1
+                bl.widen()
+            try:
+                self._run_inline(opr)
+            finally:
+                with bl.lock:
+                    bl.callers -= 1
+                    if not bl.callers:
+                        bl.narrow()
+        else:
+            self._run_inline(opr)
 
     def execute(self, opr):
         """Run a ready op on an engine thread. Returns ready successors."""
@@ -448,8 +493,11 @@ class Engine:
         if not members or seg.tracing:
             return
         seg.members = []
-        # a ready segment of few small ops runs right here (holding the lock)
-        inline = seg.inline and len(members) <= 32
+        # a ready segment of few small ops runs right here (holding the lock);
+        # one of registry kernels may run on a plain pushing thread (push)
+        inline = seg.inline
+        if inline is True and len(members) > 32:
+            inline = CALLER
         seg.inline = True
         writes = {}
         nbytes = 0

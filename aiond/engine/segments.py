@@ -45,7 +45,9 @@ class Builder:
         self.members = []
         self.limit = limit
         self.depth = 1
-        self.inline = True      # every member is a small registry kernel
+        # True: every member is a small registry kernel; CALLER (2): every
+        # member is a registry kernel; False: some member is not
+        self.inline = True
         self.origin = None
         self.name = name
         self.tracing = tracing

@@ -213,14 +213,19 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         inline = op.inline
         split = None
         if inline is True:
-            inline = work <= INLINE_MAX
             if op.elemwise and work >= SPLIT_MIN:
+                # big enough to split across the workers: always theirs
                 split = call.split
+                inline = False
+            else:
+                inline = work <= INLINE_MAX or op.caller
         elif inline:
             cost = inline(attrs, shapes, oshapes)
-            inline = cost <= INLINE_MAX
+            inline = cost <= INLINE_MAX or op.caller
             if op.rows is not None and cost >= ROWS_SPLIT_MIN:
                 split = call.split_rows
+        else:
+            inline = op.caller
         _push(call, reads, (st.var,), op.name, nbytes, inline, False, split)
         return y
     if (out is not None and 0 < n_in <= 2 and out is inputs[0] and len(oshapes) == 1
@@ -239,8 +244,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         if rec is not None:
             rec(op, inputs, attrs, [out])
         call = _Call(op, inputs, (out,), attrs, None)
-        _push(call, reads, (v,), op.name, 0, op.inline is True and work <= INLINE_MAX, True,
-              call.split if (op.elemwise and work >= SPLIT_MIN) else None)
+        if op.elemwise and work >= SPLIT_MIN:
+            _push(call, reads, (v,), op.name, 0, False, True, call.split)
+        else:
+            _push(call, reads, (v,), op.name, 0,
+                  (op.inline is True and work <= INLINE_MAX) or op.caller, True, None)
         return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
 
@@ -283,12 +291,14 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         rec(op, inputs, attrs, outs)
     inline = op.inline
     if inline is True:
-        inline = work <= INLINE_MAX
+        inline = False if split is not None else (work <= INLINE_MAX or op.caller)
     elif inline:
         cost = inline(attrs, shapes, oshapes)
-        inline = cost <= INLINE_MAX
+        inline = cost <= INLINE_MAX or op.caller
         if op.rows is not None and len(outs) == 1 and cost >= ROWS_SPLIT_MIN:
             split = call.split_rows
+    else:
+        inline = op.caller
     _push(call, tuple(reads), tuple(writes), op.name, nbytes, inline, rw, split)
     return result_of(op, attrs, out, outs)
 

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from .. import engine as _engine_mod
+from ..engine.scheduler import CALLER
 from ..engine.segments import TraceError
 from ..engine.var import Failure, user_origin
 from ..engine.storage import Storage
@@ -230,7 +231,12 @@ class Plan:
         self.steps = steps
         # small steps only, and few: run on the pushing thread when ready
         # (as invoke runs a tiny op), which holds the engine's lock meanwhile
-        self.inline = bool(inline) and len(steps) <= _INLINE_STEPS
+        if inline is True and len(steps) <= _INLINE_STEPS:
+            self.inline = True
+        else:
+            # bigger plans run on a plain pushing thread when ready (see
+            # Engine.push), unless a step's kernel waits for other ops
+            self.inline = CALLER if all(m.fn.op.caller for m in members) else False
         self.shapes = shapes
         self.keep = keep
         self.nslots = len(shapes)

@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from ..base import OpError, _Null, _NullType  # noqa: F401
+from ..engine.scheduler import CALLER
 
 __all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels"]
 
@@ -145,7 +146,7 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "optional", "free_attrs", "host_kernel")
+                 "num_visible", "rows", "optional", "free_attrs", "host_kernel", "caller")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -179,6 +180,10 @@ class Op:
         # the kernel is numpy-only: on a GPU its inputs come to the host, it
         # runs there and its outputs go back (a host round trip; see host_kernels())
         self.host_kernel = False
+        # the push flag for a call too big to run inline: CALLER lets a plain
+        # pushing thread run it when it is ready; False (a kernel that waits
+        # for other ops, like SyncBatchNorm's barrier) always a worker
+        self.caller = CALLER
 
     # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
     # (Custom: user Python code, set by aiond.operator); None for kernel ops
@@ -249,7 +254,7 @@ def parse_attrs(op, kwargs) -> dict:
 def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_outputs=1,
              elemwise=False, inline=True, aliases=(), variadic=False, attr_check=None,
              needs_rng=False, output_names=None, mutates=(), train_aware=False,
-             num_visible=None, aux=()) -> Callable:
+             num_visible=None, aux=(), waits=False) -> Callable:
     """Decorator adding ``kernel(xp, *inputs, out, **attrs)`` as op ``name``.
 
     ``out`` is one array, or a list for ``num_outputs > 1``; ``infer`` is the
@@ -264,7 +269,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     indices for a number of inputs), which the engine
     then orders as writes;
     ``aux`` names those inputs for Symbol; ``num_visible(attrs)`` is how many
-    outputs ``mx.nd`` returns."""
+    outputs ``mx.nd`` returns; ``waits``: the kernel blocks until other ops
+    run (a barrier across devices), so only a worker may run it."""
     def deco(kernel):
         doc = (kernel.__doc__ or "").strip()
         op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
@@ -273,6 +279,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
         op.train_aware = train_aware
         op.num_visible = num_visible
         op.aux = tuple(aux)
+        if waits:
+            op.caller = False
         op.optional = getattr(kernel, "optional_inputs", frozenset())
         if name in _REGISTRY:
             raise RuntimeError("op %s registered twice" % name)

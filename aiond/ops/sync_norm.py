@@ -73,7 +73,7 @@ def _visible(attrs):
 @register("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
           params=_PARAMS, infer=_rule, attr_check=_check, num_outputs=3,
           output_names=("output", "mean", "var"), train_aware=True,
-          aux=("moving_mean", "moving_var"), num_visible=_visible, inline=False, mutates=(1,))
+          aux=("moving_mean", "moving_var"), num_visible=_visible, inline=False, mutates=(1,), waits=True)
 def sync_batch_norm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3,
                     momentum=0.9, fix_gamma=True, use_global_stats=False, _train=False,
                     **_ignored):
@@ -113,7 +113,7 @@ def _bwd_rule(attrs, shapes, dtypes):
 @register("_backward__contrib_SyncBatchNorm",
           inputs=("ograd", "data", "gamma", "mean", "var", "moving_mean", "moving_var"),
           params=_PARAMS, infer=_bwd_rule, attr_check=_check, num_outputs=3, mutates=(5, 6),
-          train_aware=True, inline=False)
+          train_aware=True, inline=False, waits=True)
 def _backward_sync_batch_norm(xp, ograd, data, gamma, mean, var, moving_mean, moving_var, *,
                               out, eps=1e-3, momentum=0.9, fix_gamma=True,
                               use_global_stats=False, _train=False, **_ignored):
