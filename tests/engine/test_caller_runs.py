@@ -1,0 +1,128 @@
+"""Ready ops a plain thread pushes run on that thread (``push(inline=CALLER)``):
+the var rules, errors and BLAS width must hold however many threads do it."""
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond.engine import blas
+from aiond.ops.registry import get as get_op
+
+
+def _chain(x0, w, steps):
+    x = x0
+    for _ in range(steps):
+        x = mx.nd.tanh(mx.nd.dot(x, w))
+    return x
+
+
+def _np_chain(x0, w, steps):
+    x = x0
+    for _ in range(steps):
+        x = np.tanh(x @ w)
+    return x
+
+
+def test_many_threads_and_coroutines_push_serial_chains_at_once():
+    rng = np.random.RandomState(0)
+    w = (rng.rand(96, 96).astype(np.float32) - 0.5) / 8
+    xs = [rng.rand(64, 96).astype(np.float32) for _ in range(12)]
+    W = mx.nd.array(w)
+    mx.nd.waitall()
+    s0 = mx.engine.statistics()
+    results = {}
+    errors = []
+    start = threading.Barrier(9)
+
+    def thread_main(i):
+        try:
+            start.wait()
+            results[i] = _chain(mx.nd.array(xs[i]), W, 20).asnumpy()
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    def loop_main():
+        async def one(i):
+            return i, await _chain(mx.nd.array(xs[i]), W, 20).read()
+
+        async def main():
+            start.wait()
+            return await asyncio.gather(*(one(i) for i in range(8, 12)))
+        try:
+            results.update(dict(asyncio.run(main())))
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=thread_main, args=(i,)) for i in range(8)]
+    threads.append(threading.Thread(target=loop_main))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    for i in range(12):
+        np.testing.assert_allclose(results[i], _np_chain(xs[i], w, 20), rtol=1e-4, atol=1e-5)
+    s1 = mx.engine.statistics()
+    assert s1.ops_caller > s0.ops_caller          # the plain threads ran theirs
+    assert s1.ops_pushed > s0.ops_pushed          # the coroutines' went to workers
+    assert s1.pending_ops == 0
+    if blas.state.dynamic:
+        assert blas.state.callers == 0 and blas.state.cur == 1   # narrowed again
+
+
+def test_writes_after_a_caller_run_read_keep_push_order():
+    """y reads x before the in-place update pushed after it: y sees old x,
+    whether either op ran on this thread or on a worker."""
+    rng = np.random.RandomState(1)
+    a = rng.rand(128, 128).astype(np.float32)
+    x = mx.nd.array(a)
+    y = mx.nd.dot(x, x)
+    x += 1
+    z = mx.nd.dot(x, x)
+    np.testing.assert_allclose(y.asnumpy(), a @ a, rtol=1e-4)
+    np.testing.assert_allclose(z.asnumpy(), (a + 1) @ (a + 1), rtol=1e-4)
+    # the same with the first read held back by a gated op on another var
+    # that it also reads: everything after it queues in order
+    ev = threading.Event()
+    g = mx.nd.zeros((128, 128))
+    mx.nd.waitall()
+    mx.engine._engine.push(lambda: ev.wait(10), (), (g._st.var,), "gate")
+    y2 = mx.nd.dot(x, x) + g          # the add waits for the gate
+    x += 1                            # ready: x's only pending reader is the dot
+    z2 = mx.nd.dot(x, x)
+    ev.set()
+    np.testing.assert_allclose(y2.asnumpy(), (a + 1) @ (a + 1), rtol=1e-4)
+    np.testing.assert_allclose(z2.asnumpy(), (a + 2) @ (a + 2), rtol=1e-4)
+
+
+def test_kernels_that_wait_for_other_ops_never_run_on_the_pushing_thread():
+    assert get_op("_contrib_SyncBatchNorm").caller is False
+    assert get_op("_backward__contrib_SyncBatchNorm").caller is False
+    assert get_op("dot").caller
+
+
+def test_blas_is_one_thread_for_workers_and_wide_only_around_a_caller_op(monkeypatch):
+    from threadpoolctl import threadpool_info
+    a = mx.nd.array(np.random.rand(200, 200))
+    mx.nd.waitall()
+
+    async def on_loop():            # starts the workers, which pin BLAS
+        await mx.nd.dot(a, a).read()
+    asyncio.run(on_loop())
+    if not blas.state.dynamic:
+        pytest.skip("BLAS is not OpenBLAS on pthreads: its width is never switched")
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    seen = []
+    orig = blas.BlasThreads.widen
+
+    def widen(self):
+        orig(self)
+        seen.append(blas_threads())
+    monkeypatch.setattr(blas.BlasThreads, "widen", widen)
+    (mx.nd.dot(a, a) * 2).wait_to_read()
+    assert seen and seen[0] == [blas.state.wide]
+    assert blas_threads() == [1]
