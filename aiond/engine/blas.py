@@ -9,7 +9,8 @@ narrows it again after.
 OpenBLAS on pthreads has one process-wide setting that each call reads when
 it starts, and setting it costs well under a microsecond, so it can follow
 the ops. Any other BLAS (MKL, BLIS, OpenBLAS on OpenMP, whose thread count
-is per calling thread) stays at one thread (``dynamic`` is False).
+is per calling thread) stays at one thread; with none of OpenBLAS on
+pthreads, ``dynamic`` is False.
 ``AIOND_BLAS_THREADS=N`` fixes the count for everything (1: always narrow).
 """
 from __future__ import annotations
@@ -32,17 +33,19 @@ class BlasThreads:
         self.cur = 1
         self.callers = 0        # threads running a CALLER op wide (under lock)
         self.lock = threading.Lock()
-        self._set = None
+        self._set = ()          # the set_num_threads of each OpenBLAS on pthreads
 
     def narrow(self):
         if self.cur != 1:
             self.cur = 1
-            self._set(1)
+            for f in self._set:
+                f(1)
 
     def widen(self):
         if self.cur != self.wide:
             self.cur = self.wide
-            self._set(self.wide)
+            for f in self._set:
+                f(self.wide)
 
 
 state = BlasThreads()
@@ -73,19 +76,23 @@ def setup(ncores):
                                  "number" % fixed) from None
             threadpool_limits(limits=n, user_api="blas")
             return
-        setter = None
-        wide = 1
-        if len(libs) == 1 and libs[0].internal_api == "openblas" \
-                and getattr(libs[0], "threading_layer", "") == "pthreads":
-            lib = libs[0]
+        # numpy's OpenBLAS, and scipy's own copy when scipy is loaded: each
+        # OpenBLAS on pthreads gets switched; any other BLAS stays pinned
+        setters = []
+        wide = max(1, int(ncores))
+        for lib in libs:
+            if lib.internal_api != "openblas" \
+                    or getattr(lib, "threading_layer", "") != "pthreads":
+                continue
             for name in _SYMBOLS:
                 setter = getattr(lib.dynlib, name, None)
                 if setter is not None:
+                    setters.append(setter)
+                    wide = min(wide, int(lib.num_threads or 1))
                     break
-            wide = min(int(lib.num_threads or 1), max(1, int(ncores)))
         threadpool_limits(limits=1, user_api="blas")
-        if setter is not None and wide >= 2:
-            state._set = setter
+        if setters and wide >= 2:
+            state._set = tuple(setters)
             state.wide = wide
             state.cur = 1
             state.dynamic = True

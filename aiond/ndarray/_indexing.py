@@ -13,6 +13,7 @@ import numpy as np
 
 from ..base import ShapeError, integer_types, numeric_types
 from ..engine import get as _get_engine
+from ..engine.scheduler import CALLER
 from ..ops.matrix import _axis_len, _axis_of, _index_shape
 from ._invoke import INLINE_MAX, data_of, invoke
 from ._invoke import hooks as _hooks
@@ -388,7 +389,9 @@ def _set_whole(dst, value, partial=False):
 
     def copy_in():
         np.copyto(data_of(dst), src)
-    _engine.push(copy_in, (), (dst._st.var,), "_sync_copyfrom", src.nbytes, n <= INLINE_MAX, rw)
+    # a copy never pushes or waits: a plain thread may run it when ready
+    _engine.push(copy_in, (), (dst._st.var,), "_sync_copyfrom", src.nbytes,
+                 True if n <= INLINE_MAX else CALLER, rw)
 
 
 def _np_value(value):

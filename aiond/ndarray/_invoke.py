@@ -213,12 +213,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         inline = op.inline
         split = None
         if inline is True:
+            inline = work <= INLINE_MAX or op.caller
             if op.elemwise and work >= SPLIT_MIN:
-                # big enough to split across the workers: always theirs
                 split = call.split
-                inline = False
-            else:
-                inline = work <= INLINE_MAX or op.caller
+                if _prod(shape) >= SPLIT_MIN:
+                    inline = False      # split across the workers: theirs
         elif inline:
             cost = inline(attrs, shapes, oshapes)
             inline = cost <= INLINE_MAX or op.caller
@@ -245,7 +244,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             rec(op, inputs, attrs, [out])
         call = _Call(op, inputs, (out,), attrs, None)
         if op.elemwise and work >= SPLIT_MIN:
-            _push(call, reads, (v,), op.name, 0, False, True, call.split)
+            _push(call, reads, (v,), op.name, 0,
+                  False if _prod(out._shape) >= SPLIT_MIN else op.caller, True, call.split)
         else:
             _push(call, reads, (v,), op.name, 0,
                   (op.inline is True and work <= INLINE_MAX) or op.caller, True, None)
@@ -291,7 +291,9 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         rec(op, inputs, attrs, outs)
     inline = op.inline
     if inline is True:
-        inline = False if split is not None else (work <= INLINE_MAX or op.caller)
+        inline = work <= INLINE_MAX or op.caller
+        if split is not None and _prod(oshapes[0]) >= SPLIT_MIN:
+            inline = False              # split across the workers: theirs
     elif inline:
         cost = inline(attrs, shapes, oshapes)
         inline = cost <= INLINE_MAX or op.caller

@@ -124,5 +124,6 @@ def test_blas_is_one_thread_for_workers_and_wide_only_around_a_caller_op(monkeyp
         seen.append(blas_threads())
     monkeypatch.setattr(blas.BlasThreads, "widen", widen)
     (mx.nd.dot(a, a) * 2).wait_to_read()
-    assert seen and seen[0] == [blas.state.wide]
-    assert blas_threads() == [1]
+    # every OpenBLAS loaded (numpy's, and scipy's when loaded) follows
+    assert seen and set(seen[0]) == {blas.state.wide}
+    assert set(blas_threads()) == {1}
