@@ -25,12 +25,16 @@ from . import blas as _blas
 from .segments import Builder, Runner, TraceError
 from .var import Failure, FailureLog, Opr, user_origin
 
-__all__ = ["Engine", "async_kernel", "CALLER"]
+__all__ = ["Engine", "async_kernel", "CALLER", "CALLER_SPLIT"]
 
 _get_ident = threading.get_ident
 # ``push(inline=CALLER)``: a registry kernel (it never pushes or waits) that a
-# plain thread runs itself when the op is ready at push (see ``push``)
+# plain thread runs itself when the op is ready at push (see ``push``), with
+# BLAS on every core; CALLER_SPLIT: the same, but the op shares its work out
+# by ranges of rows with idle workers instead (convolutions: their im2col
+# scales with the workers, a wide GEMM alone does not)
 CALLER = 2
+CALLER_SPLIT = 3
 
 
 class _TLS(threading.local):
@@ -119,11 +123,14 @@ class Engine:
             if executor is None:
                 opr = Opr(fn, reads, writes, name, nbytes, rw)
                 opr.split = split
-                if inline is not True:
-                    if inline is not CALLER:
+                if inline is not True and seg.inline:
+                    if inline is CALLER:
+                        if seg.inline is True:
+                            seg.inline = CALLER
+                    elif inline is CALLER_SPLIT:
+                        seg.inline = CALLER_SPLIT
+                    else:
                         seg.inline = False
-                    elif seg.inline is True:
-                        seg.inline = CALLER
                 members = seg.members
                 members.append(opr)
                 if len(members) >= seg.limit:
@@ -141,7 +148,7 @@ class Engine:
             return self._push_naive(opr)
         lock = self.lock
         caller = False
-        if inline is CALLER:
+        if inline is CALLER or inline is CALLER_SPLIT:
             # A serial loop on a plain thread (a training step, a script)
             # pushes each op after the one it reads: handing a ready op to a
             # worker then costs two GIL hand-offs against this very thread
@@ -149,9 +156,9 @@ class Engine:
             # ready op runs here, as the naive engine would run it. Event
             # loops (never blocked by a kernel) and engine threads still hand
             # off; ops that wait behind others stay asynchronous.
-            inline = False
             caller = (executor is None and _get_running_loop() is None
-                      and _get_ident() not in self.threads)
+                      and _get_ident() not in self.threads) and inline
+            inline = False
         if inline and executor is None:
             # Fast path: a tiny kernel whose vars are all free runs right here
             # with the lock held - cheaper than marking and unmarking them.
@@ -197,7 +204,7 @@ class Engine:
             self.ops_inline += 1
             if caller:
                 self.ops_caller += 1
-                self._run_caller(opr)
+                self._run_caller(opr, caller)
             else:
                 self._run_inline(opr)
             return opr
@@ -328,11 +335,30 @@ class Engine:
             for r in ready:
                 self._dispatch(r)
 
-    def _run_caller(self, opr):
+    def _run_caller(self, opr, how):
         """Run a ready CALLER op on the pushing thread, with every core's
-        worth of BLAS threads while no worker runs a kernel."""
+        worth of BLAS threads while no worker runs a kernel; a CALLER_SPLIT
+        op by ranges shared with idle workers (a plan's steps split
+        themselves)."""
+        cpu = self.cpu
+        if how is CALLER_SPLIT:
+            if not cpu._started:
+                cpu._start()
+            split = opr.split
+            if split is not None and cpu.idle():
+                fn = opr.fn
+
+                def by_ranges():
+                    n, run = split()[:2]
+                    if run is None:
+                        return fn()
+                    cpu.run_ranges(n, run)
+                    return None
+                opr.fn = by_ranges
+            self._run_inline(opr)
+            return
         bl = _blas.state
-        if bl.dynamic and not self.cpu.busy:
+        if bl.dynamic and not cpu.busy:
             with bl.lock:
                 bl.callers += 1
                 bl.widen()
@@ -495,7 +521,7 @@ class Engine:
         seg.members = []
         # a ready segment of few small ops runs right here (holding the lock);
         # one of registry kernels may run on a plain pushing thread (push)
-        inline = seg.inline
+        inline = seg.inline     # True, CALLER, CALLER_SPLIT or False
         if inline is True and len(members) > 32:
             inline = CALLER
         seg.inline = True

@@ -46,7 +46,8 @@ class Builder:
         self.limit = limit
         self.depth = 1
         # True: every member is a small registry kernel; CALLER (2): every
-        # member is a registry kernel; False: some member is not
+        # member is a registry kernel; CALLER_SPLIT (3): and one of them
+        # splits its rows (scheduler.py); False: some member is not
         self.inline = True
         self.origin = None
         self.name = name

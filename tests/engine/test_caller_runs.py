@@ -127,3 +127,33 @@ def test_blas_is_one_thread_for_workers_and_wide_only_around_a_caller_op(monkeyp
     # every OpenBLAS loaded (numpy's, and scipy's when loaded) follows
     assert seen and set(seen[0]) == {blas.state.wide}
     assert set(blas_threads()) == {1}
+
+
+def test_a_ready_convolution_runs_on_the_pushing_thread_split_by_rows(monkeypatch):
+    """Convolutions (CALLER_SPLIT) share their rows with idle workers rather
+    than widen BLAS; the result is the unsplit kernel's."""
+    from aiond.engine import cpu as cpu_mod
+    from aiond.engine.scheduler import CALLER_SPLIT
+    assert get_op("Convolution").caller is CALLER_SPLIT
+    rng = np.random.RandomState(2)
+    x = mx.nd.array(rng.rand(8, 16, 32, 32).astype(np.float32))
+    k = mx.nd.array(rng.rand(32, 16, 3, 3).astype(np.float32))
+    with mx.engine.naive():
+        want = mx.nd.Convolution(x, k, kernel=(3, 3), num_filter=32, no_bias=True).asnumpy()
+    mx.nd.waitall()
+    ran_on = []
+    orig = cpu_mod.CPUExecutor._run_chunk
+
+    def run_chunk(self, chunk):
+        ran_on.append(threading.current_thread().name)
+        return orig(self, chunk)
+    monkeypatch.setattr(cpu_mod.CPUExecutor, "_run_chunk", run_chunk)
+    s0 = mx.engine.statistics()
+    got = mx.nd.Convolution(x, k, kernel=(3, 3), num_filter=32, no_bias=True)
+    s1 = mx.engine.statistics()
+    assert (s1.ops_caller, s1.ops_pushed) == (s0.ops_caller + 1, s0.ops_pushed)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+    # the pushing thread ran ranges; with two or more workers they took
+    # some or the pusher took them back (no hang either way)
+    if mx.engine.statistics().workers > 1:
+        assert len(ran_on) >= 2 and threading.current_thread().name in ran_on
