@@ -2,6 +2,7 @@
 the var rules, errors and BLAS width must hold however many threads do it."""
 import asyncio
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -123,6 +124,11 @@ def test_blas_is_one_thread_for_workers_and_wide_only_around_a_caller_op(monkeyp
         orig(self)
         seen.append(blas_threads())
     monkeypatch.setattr(blas.BlasThreads, "widen", widen)
+    # a worker counts as busy until it has returned from the op it ran for
+    # the coroutine (after waking it): BLAS widens only once none is
+    deadline = time.monotonic() + 10
+    while mx.engine.statistics().workers_busy and time.monotonic() < deadline:
+        time.sleep(0.001)
     (mx.nd.dot(a, a) * 2).wait_to_read()
     # every OpenBLAS loaded (numpy's, and scipy's when loaded) follows
     assert seen and set(seen[0]) == {blas.state.wide}
@@ -148,6 +154,10 @@ def test_a_ready_convolution_runs_on_the_pushing_thread_split_by_rows(monkeypatc
         ran_on.append(threading.current_thread().name)
         return orig(self, chunk)
     monkeypatch.setattr(cpu_mod.CPUExecutor, "_run_chunk", run_chunk)
+    cpu = mx.engine.get().cpu
+    deadline = time.monotonic() + 10    # ranges are shared only with idle workers
+    while (cpu.busy or not cpu._q.empty()) and time.monotonic() < deadline:
+        time.sleep(0.001)
     s0 = mx.engine.statistics()
     got = mx.nd.Convolution(x, k, kernel=(3, 3), num_filter=32, no_bias=True)
     s1 = mx.engine.statistics()
