@@ -107,12 +107,15 @@ class Engine:
              split=None, executor=None, bulk=None):
         """Queue ``fn()`` to run after the vars it reads and writes allow it.
 
-        Returns at once with the ``Opr``. ``reads`` and ``writes`` must be
-        disjoint tuples of vars (``rw=True`` marks that a written var is also
-        read, for poisoning). A ready op marked ``inline`` runs right here on
+        Returns the ``Opr``. ``reads`` and ``writes`` must be disjoint
+        tuples of vars (``rw=True`` marks that a written var is also read,
+        for poisoning). A ready op marked ``inline=True`` runs right here on
         the caller's thread (a thread hop would cost more than the kernel);
-        every other op runs on its executor. Blocks only when the pending
-        bound is exceeded, and never on an engine thread.
+        one marked ``CALLER`` or ``CALLER_SPLIT`` (a kernel that never
+        pushes or waits) runs here when it is ready and this is a plain
+        thread, before push returns; every other op runs on its executor.
+        Blocks only when the pending bound is exceeded, and never on an
+        engine thread.
         """
         if self.prof is not None and (executor is None
                                       or not getattr(executor, "times_itself", False)):
