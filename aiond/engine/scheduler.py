@@ -337,6 +337,15 @@ class Engine:
         if ready:
             for r in ready:
                 self._dispatch(r)
+        if fail is not None and type(fail.exc) is KeyboardInterrupt:
+            # Ctrl-C landed in a kernel this thread ran for the user: its
+            # outputs are poisoned like any failure's, and the interrupt
+            # goes on to stop the user's script, as it would have in a wait
+            fail.reported = True
+            if fail.log is not None:
+                fail.log.discard(fail)
+                fail.log = None
+            raise fail.exc
 
     def _run_caller(self, opr, how):
         """Run a ready CALLER op on the pushing thread, with every core's

@@ -167,3 +167,22 @@ def test_a_ready_convolution_runs_on_the_pushing_thread_split_by_rows(monkeypatc
     # some or the pusher took them back (no hang either way)
     if mx.engine.statistics().workers > 1:
         assert len(ran_on) >= 2 and threading.current_thread().name in ran_on
+
+
+def test_ctrl_c_in_a_kernel_the_pushing_thread_runs_stops_the_script():
+    """KeyboardInterrupt raised inside a caller-run kernel reaches the user
+    (it is not turned into a poisoned array surfacing later), the op's
+    outputs are poisoned for later readers, and the engine goes on."""
+    from aiond.engine.scheduler import CALLER
+    eng = mx.engine._engine
+    out = mx.nd.zeros((4,))
+    mx.nd.waitall()
+
+    def interrupted():
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        eng.push(interrupted, (), (out._st.var,), "interrupted", 0, CALLER)
+    with pytest.raises(mx.MXNetError, match="interrupted"):
+        (out + 1).asnumpy()
+    mx.nd.waitall()                  # reported once, at the interrupt: not again here
+    np.testing.assert_array_equal((mx.nd.ones((4,)) * 2).asnumpy(), 2)
