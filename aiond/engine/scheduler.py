@@ -182,6 +182,9 @@ class Engine:
                     if cbs:
                         for m in cbs:
                             m.on_done(m)
+                    f = opr.failure
+                    if f is not None and type(f.exc) is KeyboardInterrupt and not f.reported:
+                        _interrupted(f)     # in this kernel (a poisoned input's was told)
                     return opr
             lock.release()
         opr.split = split
@@ -337,15 +340,8 @@ class Engine:
         if ready:
             for r in ready:
                 self._dispatch(r)
-        if fail is not None and type(fail.exc) is KeyboardInterrupt:
-            # Ctrl-C landed in a kernel this thread ran for the user: its
-            # outputs are poisoned like any failure's, and the interrupt
-            # goes on to stop the user's script, as it would have in a wait
-            fail.reported = True
-            if fail.log is not None:
-                fail.log.discard(fail)
-                fail.log = None
-            raise fail.exc
+        if fail is not None and type(fail.exc) is KeyboardInterrupt and not fail.reported:
+            _interrupted(fail)      # in this kernel (a poisoned input's was told)
 
     def _run_caller(self, opr, how):
         """Run a ready CALLER op on the pushing thread, with every core's
@@ -792,6 +788,17 @@ class _TraceScope:
 
     def __exit__(self, *exc):
         _tls.seg = self.prev
+
+
+def _interrupted(fail):
+    """Ctrl-C landed in a kernel this thread ran for the user: its outputs
+    are poisoned like any failure's, and the interrupt goes on to stop the
+    user's script (as it would have in a wait), told once, here."""
+    fail.reported = True
+    if fail.log is not None:
+        fail.log.discard(fail)
+        fail.log = None
+    raise fail.exc
 
 
 def _set_room(fut):

@@ -93,6 +93,20 @@ class Runner:
                         m.result = m.fn()
                 except BaseException as e:  # noqa: BLE001 - every failure poisons
                     fail = Failure(m.name, m.origin or self.origin, e)
+                    if type(e) is KeyboardInterrupt:
+                        # Ctrl-C on the user's thread running this segment:
+                        # what it did not run is poisoned, and the interrupt
+                        # goes on to the user (Engine._run_inline), who is
+                        # told of it there and not again by waitall()
+                        fail.reported = True
+                        for r in self.members:
+                            if not r.done:
+                                r.failure = fail
+                                for v in r.writes:
+                                    vf[v] = fail
+                                r.done = True
+                        self.vfail = vf
+                        raise
                     engine.failures.append(fail)
             m.failure = fail
             for v in m.writes:

@@ -186,3 +186,25 @@ def test_ctrl_c_in_a_kernel_the_pushing_thread_runs_stops_the_script():
         (out + 1).asnumpy()
     mx.nd.waitall()                  # reported once, at the interrupt: not again here
     np.testing.assert_array_equal((mx.nd.ones((4,)) * 2).asnumpy(), 2)
+
+
+def test_ctrl_c_inside_a_segment_the_pushing_thread_runs():
+    """The same inside a bulk segment: members before the interrupt are
+    written, the interrupted one and those after it are poisoned."""
+    eng = mx.engine._engine
+    a, b, c = mx.nd.zeros((4,)), mx.nd.zeros((4,)), mx.nd.zeros((4,))
+    mx.nd.waitall()
+
+    def interrupted():
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        with mx.engine.segment():
+            a[:] = 1
+            eng.push(interrupted, (), (b._st.var,), "interrupted", 0, True)
+            c[:] = 3
+    np.testing.assert_array_equal(a.asnumpy(), 1)
+    for x in (b, c):
+        with pytest.raises(mx.MXNetError, match="interrupted"):
+            x.asnumpy()
+    mx.nd.waitall()                  # told once, by the interrupt itself
+    np.testing.assert_array_equal((mx.nd.ones((4,)) * 2).asnumpy(), 2)
