@@ -67,6 +67,7 @@ def _after_fork_in_child():
     e.lock = threading.Lock()
     e.cv = threading.Condition(e.lock)
     e.cv_waiters = 0
+    e.idle_waiters = 0
     e.threads = set()
     e.pending = 0
     e.bytes = 0

@@ -83,7 +83,8 @@ class Engine:
         from .cpu import CPUExecutor
         self.lock = threading.Lock()
         self.cv = threading.Condition(self.lock)
-        self.cv_waiters = 0
+        self.cv_waiters = 0         # threads held at push by the bounds, and room() waiters
+        self.idle_waiters = 0       # threads in waitall()
         self.pending = 0            # pushed, not finished (inline ops excluded)
         self.bytes = 0              # output bytes those ops will write
         self.peak_pending = 0
@@ -429,6 +430,8 @@ class Engine:
                 self.bytes -= opr.nbytes
                 if self.cv_waiters:
                     self._wake_room()
+                elif self.idle_waiters and not self.pending:
+                    self.cv.notify_all()
             cb = opr.on_done
             if bulk is not None:
                 mcbs = self._members_done(bulk, fail)
@@ -643,11 +646,14 @@ class Engine:
             with self.lock:
                 if not self.pending:
                     break
-                self.cv_waiters += 1
+                # woken when nothing is pending (not at every op's end, which
+                # only took the GIL from the threads running the ops); the
+                # timeout looks for work to steal now and then
+                self.idle_waiters += 1
                 try:
                     self.cv.wait(0.05)
                 finally:
-                    self.cv_waiters -= 1
+                    self.idle_waiters -= 1
         gpu = sys.modules.get("aiond.engine.gpu")
         if gpu is not None and gpu._executors:
             # GPU ops finish in the scheduler once enqueued: wait for the devices

@@ -208,3 +208,41 @@ def test_ctrl_c_inside_a_segment_the_pushing_thread_runs():
             x.asnumpy()
     mx.nd.waitall()                  # told once, by the interrupt itself
     np.testing.assert_array_equal((mx.nd.ones((4,)) * 2).asnumpy(), 2)
+
+
+def test_waitall_is_woken_when_nothing_is_pending_not_at_every_op(monkeypatch):
+    """A thread in waitall() used to wake (and take the GIL) at every op's
+    end; it now wakes when the last pending op ends (or, rarely, on its
+    timeout to look for work)."""
+    eng = mx.engine._engine
+    a = mx.nd.zeros((100000,))       # kernels that let go of the GIL, as real ones do
+    mx.nd.waitall()
+    ev = threading.Event()
+    waits = []
+    orig = eng.cv.wait
+
+    def counting_wait(timeout=None):
+        waits.append(timeout)
+        return orig(timeout)
+    monkeypatch.setattr(eng.cv, "wait", counting_wait)
+
+    async def push_chain():          # from a loop: every op goes to the workers
+        eng.push(lambda: ev.wait(10), (), (a._st.var,), "gate")
+        for _ in range(200):
+            mx.nd.sin(a, out=a)
+            a.__iadd__(1)
+    asyncio.run(push_chain())
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (mx.nd.waitall(), done.set()))
+    t.start()
+    deadline = time.monotonic() + 10
+    while not waits and time.monotonic() < deadline:
+        time.sleep(0.001)            # until the waiter is asleep on the condition
+    ev.set()
+    t.join(30)
+    assert done.is_set()
+    want = np.zeros(100000, np.float32)
+    for _ in range(200):
+        want = np.sin(want) + np.float32(1)
+    np.testing.assert_allclose(a.asnumpy(), want, rtol=1e-6)
+    assert len(waits) < 40, len(waits)       # 400 ops ended meanwhile
