@@ -11,11 +11,9 @@ it starts, and setting it costs well under a microsecond, so it can follow
 the ops. Any other BLAS (MKL, BLIS, OpenBLAS on OpenMP, whose thread count
 is per calling thread) stays at one thread; with none of OpenBLAS on
 pthreads, ``dynamic`` is False.
-``AIOND_BLAS_THREADS=N`` fixes the count for everything (1: always narrow).
 """
 from __future__ import annotations
 
-import os
 import threading
 
 __all__ = ["state", "setup"]
@@ -61,20 +59,10 @@ def setup(ncores):
         if _done:
             return
         _done = True
-        fixed = os.environ.get("AIOND_BLAS_THREADS", "")
         try:
             from threadpoolctl import ThreadpoolController, threadpool_limits
             libs = ThreadpoolController().select(user_api="blas").lib_controllers
         except Exception:   # threadpoolctl missing or no BLAS found: nothing to steer
-            return
-        if fixed:
-            try:
-                n = max(1, int(float(fixed)))
-            except ValueError:
-                from ..base import MXNetError
-                raise MXNetError("environment variable AIOND_BLAS_THREADS=%r is not a "
-                                 "number" % fixed) from None
-            threadpool_limits(limits=n, user_api="blas")
             return
         # numpy's OpenBLAS, and scipy's own copy when scipy is loaded: each
         # OpenBLAS on pthreads gets switched; any other BLAS stays pinned

@@ -194,8 +194,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         y._off = None
         y._ag = None
         outs = (y,)
-        work = _prod(shape)
-        nbytes = work * dt.itemsize
+        size = work = _prod(shape)
+        nbytes = size * dt.itemsize
         if n_in == 2:
             v0 = x0._st.var
             v1 = x1._st.var
@@ -213,11 +213,11 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         inline = op.inline
         split = None
         if inline is True:
-            inline = work <= INLINE_MAX or op.caller
-            if op.elemwise and work >= SPLIT_MIN:
-                split = call.split
-                if _prod(shape) >= SPLIT_MIN:
-                    inline = False      # split across the workers: theirs
+            if op.elemwise and size >= SPLIT_MIN:
+                split = call.split      # split across the workers: theirs
+                inline = False
+            else:
+                inline = work <= INLINE_MAX or op.caller
         elif inline:
             cost = inline(attrs, shapes, oshapes)
             inline = cost <= INLINE_MAX or op.caller
@@ -243,9 +243,8 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         if rec is not None:
             rec(op, inputs, attrs, [out])
         call = _Call(op, inputs, (out,), attrs, None)
-        if op.elemwise and work >= SPLIT_MIN:
-            _push(call, reads, (v,), op.name, 0,
-                  False if _prod(out._shape) >= SPLIT_MIN else op.caller, True, call.split)
+        if op.elemwise and _prod(out._shape) >= SPLIT_MIN:
+            _push(call, reads, (v,), op.name, 0, False, True, call.split)
         else:
             _push(call, reads, (v,), op.name, 0,
                   (op.inline is True and work <= INLINE_MAX) or op.caller, True, None)
@@ -285,15 +284,15 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         nbytes += n * d.itemsize
     for s in shapes:
         work += _prod(s)
-    split = call.split if (op.elemwise and work >= SPLIT_MIN and len(outs) == 1) else None
+    split = call.split if (op.elemwise and len(outs) == 1
+                           and _prod(oshapes[0]) >= SPLIT_MIN) else None
     rec = hooks.record
     if rec is not None:
         rec(op, inputs, attrs, outs)
     inline = op.inline
     if inline is True:
-        inline = work <= INLINE_MAX or op.caller
-        if split is not None and _prod(oshapes[0]) >= SPLIT_MIN:
-            inline = False              # split across the workers: theirs
+        # split across the workers: theirs
+        inline = False if split is not None else (work <= INLINE_MAX or op.caller)
     elif inline:
         cost = inline(attrs, shapes, oshapes)
         inline = cost <= INLINE_MAX or op.caller

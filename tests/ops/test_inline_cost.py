@@ -58,12 +58,14 @@ def test_a_big_ready_op_from_a_plain_thread_runs_there_and_a_waiting_one_does_no
     behind another op is queued as always (push never blocks on it)."""
     big = mx.nd.array(np.random.rand(96, 96))
     mx.nd.waitall()
-    ident = []
     ev = threading.Event()
     eng = mx.engine._engine
     gate = eng.push(lambda: ev.wait(10), (), (big._st.var,), "gate")
+    s0 = mx.engine.statistics()
     c = mx.nd.dot(big, big)           # waits for the gate: queued, returns at once
-    assert not ev.is_set() and gate.done is False
+    s1 = mx.engine.statistics()
+    assert gate.done is False and not c._st.var.version
+    assert (s1.ops_caller, s1.ops_pushed) == (s0.ops_caller, s0.ops_pushed + 1)
     ev.set()
     np.testing.assert_allclose(c.asnumpy(), big.asnumpy() @ big.asnumpy(), rtol=1e-5)
     s0 = mx.engine.statistics()
@@ -99,17 +101,43 @@ def test_whole_array_assignment_fast_path_keeps_semantics():
     assert (a.asnumpy() == 1).all()
 
 
-def test_large_matmuls_split_by_rows_give_numpy_results():
-    """Big dot/FullyConnected run as one row range per worker (when nothing
-    else is queued): every transpose combination must still be exact."""
+def test_large_matmuls_split_by_rows_give_numpy_results(monkeypatch):
+    """Big dot/FullyConnected pushed from a coroutine run on a worker as one
+    row range per worker (when nothing else is queued); from a plain thread
+    they run there whole, with BLAS on every core. Every transpose
+    combination must be exact either way."""
+    import time
+    from aiond.engine import cpu as cpu_mod
     rng = np.random.RandomState(3)
     a = rng.rand(130, 784).astype(np.float32)       # odd row count: uneven chunks
     w = rng.rand(256, 784).astype(np.float32)
     b = rng.rand(256).astype(np.float32)
     A, W, B = mx.nd.array(a), mx.nd.array(w), mx.nd.array(b)
     mx.nd.waitall()
-    np.testing.assert_allclose(mx.nd.FullyConnected(A, W, B, num_hidden=256).asnumpy(),
-                               a @ w.T + b, rtol=1e-4)
-    np.testing.assert_allclose(mx.nd.dot(A, W, transpose_b=True).asnumpy(), a @ w.T, rtol=1e-4)
-    np.testing.assert_allclose(mx.nd.dot(W, A, transpose_b=True).asnumpy(), w @ a.T, rtol=1e-4)
-    np.testing.assert_allclose(mx.nd.dot(A, A, transpose_a=True).asnumpy(), a.T @ a, rtol=1e-4)
+    cases = [(lambda: mx.nd.FullyConnected(A, W, B, num_hidden=256), a @ w.T + b),
+             (lambda: mx.nd.dot(A, W, transpose_b=True), a @ w.T),
+             (lambda: mx.nd.dot(W, A, transpose_b=True), w @ a.T),
+             (lambda: mx.nd.dot(A, A, transpose_a=True), a.T @ a)]
+    for fn, want in cases:
+        np.testing.assert_allclose(fn().asnumpy(), want, rtol=1e-4)
+
+    ranges = []
+    orig = cpu_mod.CPUExecutor._run_chunk
+
+    def run_chunk(self, chunk):
+        ranges.append(chunk.hi - chunk.lo)
+        return orig(self, chunk)
+    monkeypatch.setattr(cpu_mod.CPUExecutor, "_run_chunk", run_chunk)
+    cpu = mx.engine.get().cpu
+
+    async def on_loop():
+        for fn, want in cases:
+            deadline = time.monotonic() + 10    # ranges go only to idle workers
+            while (cpu.busy or not cpu._q.empty()) and time.monotonic() < deadline:
+                time.sleep(0.001)
+            del ranges[:]
+            got = await fn().read()
+            np.testing.assert_allclose(got, want, rtol=1e-4)
+            if cpu.nworkers > 1:
+                assert len(ranges) == cpu.nworkers and sum(ranges) == want.shape[0]
+    asyncio.run(on_loop())
