@@ -80,6 +80,16 @@ class FusedGraph:
             y._ag = _ag._Entry(node, i)
         return heads
 
+    def inference_plan(self, args, ctx):
+        """The forward plan that a call with ``args`` runs now, not recording
+        (None when such a call runs the graph op by op)."""
+        for a in args:
+            c = a._st.ctx
+            if a._sparse or (c is not ctx and c != ctx):
+                return None
+        comp = self._compiled(args, ctx, _ag._state.training, ())
+        return None if comp is False else comp.fwd
+
     def _wrong_context(self, args, ctx):
         # a plan's kernels run on one device: an input elsewhere would reach
         # them as a foreign array and fail obscurely in the kernel, later

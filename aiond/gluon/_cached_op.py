@@ -179,6 +179,13 @@ class CachedOp:
                 return out
         return self._replay(args, ctx)
 
+    def inference_plan(self, args, ctx):
+        """The one plan a not-recording call with ``args`` pushes (None when
+        it pushes the graph op by op)."""
+        if self._fused is None or autograd.is_recording() or not self._fusable(args):
+            return None
+        return self._fused.inference_plan(args, ctx)
+
     def _fusable(self, args):
         for a in args:
             if not isinstance(a, NDArray):

@@ -23,6 +23,7 @@ from .. import autograd as _autograd
 from .. import engine as _engine
 from .. import initializer, ndarray
 from .. import name as _name
+from ..util import is_np_shape as _is_np_shape
 from ..base import MXNetError
 from ..ndarray import NDArray
 from . import _cached_op
@@ -45,6 +46,55 @@ _BUILD_LOCK = threading.RLock()
 def _is_symbol(x):
     from ..symbol import Symbol
     return isinstance(x, Symbol)
+
+
+class _FastCall:
+    """A hybridized block's call on one NDArray, not recording, as its last
+    such call ran: the checks that choose the cached graph's plan, without
+    the general path's walk (flatten, formats, parameter lookups, signature
+    keys). A server calls its model this way once per request, on the loop.
+    ``None`` from a call: something changed, take the general path."""
+    __slots__ = ("cop", "plan", "shape", "dtype", "ctx", "training", "np_shape", "params",
+                 "args", "pos", "single")
+
+    def __call__(self, blk, x):
+        st = x._st
+        c = st.ctx
+        if (blk._cached_op is not self.cop or x._shape != self.shape
+                or (c is not self.ctx and c != self.ctx) or x._dtype != self.dtype or x._sparse):
+            return None
+        ag = _autograd._state
+        if ag.recording or ag.training != self.training or _is_np_shape() != self.np_shape:
+            return None
+        for p, data in self.params:
+            # parameters swap their arrays whole (initialize, reset_ctx, cast)
+            if p._data is not data:
+                return None
+        args = list(self.args)
+        args[self.pos] = x
+        outs = self.plan.push(args, self.ctx)
+        return outs[0] if self.single else _regroup(outs, blk._out_format)
+
+
+def _fast_call(blk, fmt, cargs, ctx):
+    """The _FastCall repeating a call that pushed ``cargs``, or None."""
+    if fmt != [0] or blk._in_format != [0] or blk._shape_dependent:
+        return None
+    pos = [k for k, (is_arg, _) in enumerate(blk._cached_op_args) if is_arg]
+    if len(pos) != 1:
+        return None
+    plan = blk._cached_op.inference_plan(cargs, ctx)
+    if plan is None:
+        return None
+    x = cargs[pos[0]]
+    f = _FastCall()
+    f.cop, f.plan, f.pos = blk._cached_op, plan, pos[0]
+    f.shape, f.dtype, f.ctx = x._shape, x._dtype, x._st.ctx
+    f.training, f.np_shape = _autograd._state.training, _is_np_shape()
+    f.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
+    f.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
+    f.single = blk._out_format == 0
+    return f
 
 
 class _BlockScope(object):
@@ -607,6 +657,7 @@ class HybridBlock(Block):
         self._cached_op_args = []
         self._cached_sig = None
         self._sig_cache = OrderedDict()
+        self._fast = None
         self._shape_dependent = False
         self._out_format = None
         self._in_format = None
@@ -757,9 +808,12 @@ class HybridBlock(Block):
         cargs = [args_without_none[i] if is_arg else i.data(ctx)
                  for is_arg, i in self._cached_op_args]
         out = self._cached_op(*cargs, ctx=ctx)
+        if not _autograd._state.recording:
+            self._fast = _fast_call(self, fmt, cargs, ctx)
         return _regroup(out, self._out_format)
 
     def _clear_cached_op(self):
+        self._fast = None
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
@@ -875,6 +929,10 @@ class HybridBlock(Block):
         """Run ``hybrid_forward`` on NDArrays (or the cached graph when
         hybridized), or build the graph on Symbols."""
         if self._active and isinstance(x, NDArray):
+            if not args and self._fast is not None:
+                out = self._fast(self, x)
+                if out is not None:
+                    return out
             # the serving / training-loop call: NDArrays on one context
             ctx = x._st.ctx
             for a in args:
@@ -1024,6 +1082,10 @@ class SymbolBlock(HybridBlock):
 
     def forward(self, x, *args):
         if isinstance(x, NDArray):
+            if not args and self._fast is not None:
+                out = self._fast(self, x)
+                if out is not None:
+                    return out
             with x.context:
                 return self._call_cached_op(x, *args)
         assert _is_symbol(x), \
