@@ -197,6 +197,8 @@ class EngineStatistics:
     ops_inline: int         # ran on the pushing thread at push (ops_caller included)
     ops_caller: int         # of those, ops too big for the inline rule that a plain
                             # thread ran because they were ready (a serial loop)
+    ops_joined: int         # calls that joined a queued op of the same plan (a
+                            # coroutine's inference call while the workers are busy)
     pool_cached_bytes: int
     pool_hits: int
     pool_misses: int
@@ -212,6 +214,7 @@ def statistics() -> EngineStatistics:
             peak_bytes_held=e.peak_bytes, max_pending_ops=e.max_pending,
             max_pending_bytes=e.max_bytes, workers=e.cpu.nworkers, workers_busy=e.cpu.busy,
             ops_pushed=e.ops_pushed, ops_inline=e.ops_inline, ops_caller=e.ops_caller,
+            ops_joined=e.ops_joined,
             pool_cached_bytes=pool.cached_bytes, pool_hits=pool.hits, pool_misses=pool.misses,
             naive=bool(e.naive_depth))
 

@@ -143,9 +143,14 @@ class CPUExecutor(Executor):
             ready = engine.execute(opr)
             opr = None
             if ready:
-                # keep one CPU successor on this thread, hand the rest over
+                # keep one CPU successor on this thread, hand the rest over;
+                # tiny ones (reads of a result, say) run here at once
                 for r in ready:
-                    if opr is None and r.executor is None:
+                    if r.tiny:
+                        more = engine.execute(r)
+                        if more:
+                            ready.extend(more)
+                    elif opr is None and r.executor is None:
                         opr = r
                     else:
                         engine._dispatch(r)

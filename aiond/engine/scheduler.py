@@ -92,6 +92,7 @@ class Engine:
         self.ops_pushed = 0
         self.ops_inline = 0
         self.ops_caller = 0         # ready ops a plain pushing thread ran itself (CALLER)
+        self.ops_joined = 0         # calls that joined a queued op instead of pushing (join)
         self.max_pending = _env_int("AIOND_MAX_PENDING_OPS", 4096)
         self.max_bytes = _env_int("AIOND_MAX_PENDING_BYTES", _default_max_bytes())
         self.failures = FailureLog()  # failures not yet reported, in order
@@ -146,6 +147,8 @@ class Engine:
         opr = Opr(fn, reads, writes, name, nbytes, rw)
         if bulk is not None:
             opr.bulk = bulk
+        elif inline is True and executor is None:
+            opr.tiny = True
         if self.naive_depth:
             opr.split = split
             opr.executor = executor
@@ -220,6 +223,44 @@ class Engine:
         if self.pending > self.max_pending or self.bytes > self.max_bytes:
             self._throttle()
         return opr
+
+    def join(self, opr, reads, writes, shared, admit):
+        """Add free vars to ``opr``, a pushed op that has not started: it
+        then also reads ``reads`` and writes ``writes``, as if pushed with
+        them. ``shared``: vars ``opr`` already reads that the new work reads
+        too; nothing may have been pushed on them since (a write queued
+        behind ``opr``'s read must be seen by work pushed after it).
+        ``admit()`` runs under the lock once all that holds; it returns
+        False when the op's kernel has already taken its work (then nothing
+        changes). Returns whether ``opr`` took the vars."""
+        with self.lock:
+            if opr.done:
+                return False
+            for v in shared:
+                # opr holds each of these (a read or a write) and has not
+                # finished: only an op pushed since would queue on it
+                if v.queue is not None:
+                    return False
+            for v in reads:
+                if v.queue is not None or v.writing or v.exc is not None:
+                    return False
+            for v in writes:
+                if v.queue is not None or v.writing or v.nreads:
+                    return False
+            if not admit():
+                return False
+            for v in reads:
+                v.pins += 1
+                if v.nbytes and not v.held:
+                    v.held = v.nbytes
+                    self.bytes += v.nbytes
+                v.nreads += 1
+            for v in writes:
+                v.writing = True
+            opr.reads = opr.reads + tuple(reads)
+            opr.writes = opr.writes + tuple(writes)
+            self.ops_joined += 1
+            return True
 
     def _run_locked(self, opr):
         """Run a ready inline op with the lock held (no var was marked)."""

@@ -69,7 +69,7 @@ class Opr:
     """
     __slots__ = ("fn", "reads", "writes", "rw", "name", "nbytes", "wait", "origin",
                  "split", "executor", "done", "failure", "result", "on_done", "counted",
-                 "bulk", "seg")
+                 "bulk", "seg", "tiny")
 
     def __init__(self, fn, reads, writes, name, nbytes=0, rw=False):
         self.fn = fn
@@ -91,6 +91,9 @@ class Opr:
         # a member op: the segment op that ran it, once pushed
         self.bulk = None
         self.seg = None
+        # a tiny kernel (pushed inline=True) that found its vars busy: whoever
+        # finishes the op it waited for runs it too, without a queue hop
+        self.tiny = False
 
     def __repr__(self):
         return "<Opr %s wait=%d done=%s>" % (self.name, self.wait, self.done)

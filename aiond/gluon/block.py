@@ -24,6 +24,8 @@ from .. import engine as _engine
 from .. import initializer, ndarray
 from .. import name as _name
 from ..util import is_np_shape as _is_np_shape
+from ..ndarray import _coalesce
+from ..ndarray._plan import placeholder as _placeholder
 from ..base import MXNetError
 from ..ndarray import NDArray
 from . import _cached_op
@@ -55,7 +57,7 @@ class _FastCall:
     keys). A server calls its model this way once per request, on the loop.
     ``None`` from a call: something changed, take the general path."""
     __slots__ = ("cop", "plan", "shape", "dtype", "ctx", "training", "np_shape", "params",
-                 "args", "pos", "single")
+                 "args", "pos", "single", "co")
 
     def __call__(self, blk, x):
         st = x._st
@@ -72,7 +74,12 @@ class _FastCall:
                 return None
         args = list(self.args)
         args[self.pos] = x
-        outs = self.plan.push(args, self.ctx)
+        outs = None
+        if self.co is not None:
+            # a coroutine's call joins the same call waiting in the queue
+            outs = self.co.call(args, self.ctx)
+        if outs is None:
+            outs = self.plan.push(args, self.ctx)
         return outs[0] if self.single else _regroup(outs, blk._out_format)
 
 
@@ -94,7 +101,28 @@ def _fast_call(blk, fmt, cargs, ctx):
     f.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
     f.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
     f.single = blk._out_format == 0
+    f.co = None
+    if _coalesce.enabled() and not f.training and f.ctx.device_typeid != 2 and \
+            _coalesce.rowwise(plan, f.pos):
+        f.co = _coalesce.Coalescer(plan, f.pos, f.ctx, _batch_compiler(blk, cargs, f.pos, ctx))
     return f
+
+
+def _batch_compiler(blk, cargs, pos, ctx):
+    """shape -> the block's inference plan for input ``pos`` of that shape."""
+    fused = blk._cached_op._fused
+    x = cargs[pos]
+    others = list(cargs)
+    training = _autograd._state.training
+
+    def compile(shape):
+        args = list(others)
+        args[pos] = _placeholder(shape, x._dtype, ctx)
+        try:
+            return fused._compile(args, ctx, training, ()).fwd
+        except Exception:  # noqa: BLE001 - the graph cannot take this batch: unbatched
+            return None
+    return compile
 
 
 class _BlockScope(object):

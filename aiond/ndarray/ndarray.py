@@ -12,6 +12,7 @@ import math
 import operator
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -530,13 +531,12 @@ async def _await_result(opr, what):
         import asyncio  # a coroutine's caller has imported it: `import aiond` stays light
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
+        inbox = _inboxes.get(loop)
+        if inbox is None:
+            inbox = _inboxes.setdefault(loop, _Inbox(loop))
 
         def on_done(o, prev=None):
-            if not loop.is_closed():
-                try:
-                    loop.call_soon_threadsafe(_resolve, fut, o)
-                except RuntimeError:  # the loop closed meanwhile: nobody waits
-                    pass
+            inbox.put(fut, o)
         with _engine.lock:
             armed = not opr.done
             if armed:
@@ -553,6 +553,39 @@ async def _await_result(opr, what):
     if opr.failure is not None:
         raise opr.failure.error(what)
     return opr.result
+
+
+class _Inbox:
+    """Results bound for one event loop, handed over with one wake-up per
+    burst: a worker that finishes a batch of requests' reads wakes the loop
+    (a write to its self-pipe, a system call) once, not once per read."""
+    __slots__ = ("loop", "items", "lock")
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.items = []
+        self.lock = threading.Lock()
+
+    def put(self, fut, opr):
+        with self.lock:
+            items = self.items
+            items.append((fut, opr))
+            if len(items) > 1:
+                return          # a drain is scheduled and has not run yet
+        if not self.loop.is_closed():
+            try:
+                self.loop.call_soon_threadsafe(self.drain)
+            except RuntimeError:  # the loop closed meanwhile: nobody waits
+                pass
+
+    def drain(self):
+        with self.lock:
+            items, self.items = self.items, []
+        for fut, opr in items:
+            _resolve(fut, opr)
+
+
+_inboxes = weakref.WeakKeyDictionary()     # event loop -> its _Inbox
 
 
 def _resolve(fut, opr):

@@ -1,0 +1,317 @@
+"""Concurrent inference calls of one plan, run as one batch.
+
+A server's coroutines each call ``net(x)`` for one request. When the
+workers are busy, those calls queue up as separate ops, each running the
+same plan on a few rows. A ``Coalescer`` lets a call join the op that the
+same plan already has waiting in the queue, if that op has not started: the
+op then runs every joined request's rows through the plan at once (one
+matrix product instead of one per request) and copies each request's rows
+into that request's own outputs.
+
+Nothing waits for a batch to fill: a call joins only an op that is waiting
+anyway, so a lone request, or a server whose workers keep up, runs exactly
+as before. Only graphs whose every step treats the rows of the batch axis
+(axis 0 of the input) independently are batched: the analysis below is an
+allow-list of operators and attributes; any other step, a random one, or a
+step that writes an input in place, keeps the graph unbatched.
+
+Joining is safe when the call would have seen the same state as the op it
+joins: its own input and output buffers are free, and nothing has been
+pushed on the shared arrays (the parameters) since the op was (a weight
+update pushed in between must be seen by the later call). ``Engine.join``
+checks both under the engine's lock.
+
+Rows computed in a batch can differ from a lone call's in the last bits
+(a matrix product sums in another order); ``AIOND_COALESCE=0`` turns
+batching off.
+"""
+from __future__ import annotations
+
+import os
+from asyncio import _get_running_loop
+
+import numpy as np
+
+from .. import engine as _engine_mod
+from ..engine.scheduler import _tls
+from ..engine.storage import Storage
+from ._invoke import data_of
+from ._plan import _Run, handle
+
+__all__ = ["Coalescer", "enabled", "rowwise"]
+
+_engine = _engine_mod.get()
+MAX_MEMBERS = 64
+
+
+def enabled():
+    return os.environ.get("AIOND_COALESCE", "1").strip().lower() not in ("0", "false", "off")
+
+
+# ----------------------------------------------------------- the analysis
+def _axis_ok(axis, ndim):
+    """``axis`` (an int, a tuple, or None for all) spares the batch axis."""
+    if axis is None:
+        return False
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    if not axes:
+        return False
+    return all((a % ndim if ndim else a) != 0 for a in axes)
+
+
+def _only_first(batched, ndims, attrs):
+    return batched[0] and not any(batched[1:])
+
+
+def _all(batched, ndims, attrs):
+    return all(batched)
+
+
+def _axis_attr(name, default):
+    def rule(batched, ndims, attrs):
+        return all(batched) and _axis_ok(attrs.get(name, default), ndims[0])
+    return rule
+
+
+def _reduce(batched, ndims, attrs):
+    return (all(batched) and not attrs.get("exclude", False)
+            and _axis_ok(attrs.get("axis"), ndims[0]))
+
+
+def _reshape(batched, ndims, attrs):
+    shape = tuple(attrs.get("shape") or ())
+    return (all(batched) and not attrs.get("reverse", False) and len(shape) > 0
+            and shape[0] == 0)
+
+
+def _transpose(batched, ndims, attrs):
+    axes = tuple(attrs.get("axes") or ())
+    return all(batched) and len(axes) > 0 and axes[0] == 0
+
+
+def _leaky(batched, ndims, attrs):
+    return batched[0] and not any(batched[1:]) and attrs.get("act_type") != "rrelu"
+
+
+def _dot(batched, ndims, attrs):
+    return (batched[0] and not any(batched[1:]) and not attrs.get("transpose_a", False)
+            and ndims[0] >= 2)
+
+
+# operator -> rule(batched inputs, input ndims, attrs): rows stay independent
+_RULES = {
+    "FullyConnected": _only_first, "Convolution": _only_first,
+    "Deconvolution": _only_first, "Embedding": _only_first,
+    "BatchNorm": _only_first, "InstanceNorm": _only_first, "LayerNorm": _axis_attr("axis", -1),
+    "GroupNorm": _only_first, "L2Normalization": _only_first, "LRN": _all,
+    "Pooling": _all, "Activation": _all, "LeakyReLU": _leaky, "Dropout": _all,
+    "Flatten": _all, "flatten": _all, "Reshape": _reshape, "reshape": _reshape,
+    "softmax": _axis_attr("axis", -1), "log_softmax": _axis_attr("axis", -1),
+    "SoftmaxActivation": _all,
+    "expand_dims": _axis_attr("axis", 0), "transpose": _transpose,
+    "Concat": _axis_attr("dim", 1), "concat": _axis_attr("dim", 1),
+    "SliceChannel": _axis_attr("axis", 1), "split": _axis_attr("axis", 1),
+    "slice_axis": _axis_attr("axis", 0),
+    "sum": _reduce, "mean": _reduce, "max": _reduce, "min": _reduce, "prod": _reduce,
+    "nansum": _reduce, "norm": _reduce,
+    "argmax": _axis_attr("axis", None), "argmin": _axis_attr("axis", None),
+    "dot": _dot, "batch_dot": _all, "UpSampling": _all,
+}
+
+
+def _broadcast(batched, shapes, out_ndim):
+    # a batched operand brings the batch axis; the others must broadcast
+    # along it: fewer dimensions than the output, or 1 on its axis 0
+    if not any(batched):
+        return True
+    for b, s in zip(batched, shapes):
+        if not b and len(s) >= out_ndim and s[0] != 1:
+            return False
+    return True
+
+
+def rowwise(plan, pos):
+    """Whether every row of ``plan``'s input ``pos`` (axis 0) flows through
+    the plan alone, into the same rows of every output."""
+    from ..ops import registry
+    if plan.has_rng:
+        return False
+    # the one input an inference step writes: BatchNorm's gamma, set to 1
+    # (fix_gamma) by every call alike
+    gammas = {st.ins[1][0] for st in plan.steps if st.name == "BatchNorm"}
+    if pos in plan.written_inputs or not set(plan.written_inputs) <= gammas:
+        return False
+    shapes = plan.shapes
+    rows = shapes[pos][0][0] if shapes[pos][0] else None
+    if not rows:
+        return False
+    batched = [False] * plan.nslots
+    batched[pos] = True
+    for st in plan.steps:
+        ins = [batched[s] for s, _, _ in st.ins]
+        outs = st.outs
+        if not any(ins):
+            continue
+        for (s, off, shape), b in zip(st.ins, ins):
+            # a view of a batched buffer must keep its rows whole
+            if b and (off not in (None, 0) or (shape is not None and (
+                    not shape or shape[0] != shapes[s][0][0]))):
+                return False
+        in_shapes = [shapes[s][0] if shape is None else shape for s, _, shape in st.ins]
+        ndims = [len(s) for s in in_shapes]
+        try:
+            op = registry.get(st.name)
+        except Exception:  # noqa: BLE001 - not a registry operator
+            return False
+        rule = _RULES.get(op.name)
+        if rule is not None:
+            ok = rule(ins, ndims, st.attrs)
+        elif op.name.startswith("broadcast_") or op.name.startswith("_npi_"):
+            ok = _broadcast(ins, in_shapes, max(ndims))
+        elif op.elemwise:
+            ok = all(ins)
+        else:
+            ok = False
+        if not ok:
+            return False
+        if op.name == "BatchNorm":
+            outs = outs[:1]     # the others: the statistics used (the moving ones)
+        for s, off, shape in outs:
+            out_shape = shapes[s][0] if shape is None else shape
+            if off not in (None, 0) or not out_shape or out_shape[0] != rows:
+                return False
+            batched[s] = True
+    for s, off, shape in plan.outputs:
+        if (s < plan.nin or off is not None or shape is not None or not batched[s]
+                or plan._out_uses[s] != 1 or shapes[s][0][0] != rows):
+            return False
+    return True
+
+
+# ----------------------------------------------------------- the batches
+class _Member:
+    __slots__ = ("x", "stores")
+
+    def __init__(self, x, stores):
+        self.x, self.stores = x, stores
+
+
+class _Group:
+    """The kernel of one pushed op: the requests that joined it, run as
+    batches of the plans for 1, 2, 4, ... requests."""
+    __slots__ = ("co", "args", "members", "closed")
+
+    def __init__(self, co, args, first):
+        self.co, self.args, self.members, self.closed = co, args, [first], False
+
+    def __call__(self):
+        with _engine.lock:
+            self.closed = True      # joins end here (Engine.join holds the lock)
+        members = self.members
+        co = self.co
+        i = 0
+        while i < len(members):
+            n = 1 << (len(members) - i).bit_length() - 1
+            co.run(co.plans[n], self.args, members[i:i + n])
+            i += n
+        self.args = self.members = None
+
+
+class Coalescer:
+    """Batches calls of ``plan`` (input ``pos`` carries the rows) that
+    arrive while such a call waits in the queue. ``compile(shape)``: the
+    same graph's plan for input ``pos`` of ``shape`` (None if it cannot)."""
+
+    def __init__(self, plan, pos, ctx, compile):
+        self.plans = {1: plan}
+        self.ctx = ctx
+        self.pos = pos
+        self.compile = compile
+        self.group = None
+        self.opr = None
+        self.broken = False
+        out = plan.outputs
+        self.out_slots = [s for s, _, _ in out]
+        self.shared_vars = None
+
+    def _plan_for(self, n):
+        plan = self.plans.get(n)
+        if plan is None and not self.broken:
+            base = self.plans[1]
+            shape = base.shapes[self.pos][0]
+            plan = self.compile((shape[0] * n,) + tuple(shape[1:]))
+            if plan is None or len(plan.outputs) != len(base.outputs) or any(
+                    plan.shapes[s][0] != (base.shapes[b][0][0] * n,) + base.shapes[b][0][1:]
+                    for (s, _, _), (b, _, _) in zip(plan.outputs, base.outputs)):
+                self.broken = True
+                return None
+            self.plans[n] = plan
+        return plan
+
+    def call(self, args, ctx):
+        """Push (or join) one call from an event loop; returns its output
+        NDArrays, or None when the caller must push the plan itself."""
+        x = args[self.pos]
+        if (x._off is not None or x._shape != x._st.shape or _engine.naive_depth
+                or _tls.seg is not None or _get_running_loop() is None):
+            # a view (its rows are not its buffer's), the naive engine, a
+            # bulk segment, or a plain thread (which runs a ready op itself)
+            return None
+        base = self.plans[1]
+        stores = {s: Storage(shape, dt, ctx) for s, shape, dt in base._fresh_outs}
+        outs = [handle(stores[s], stores[s].shape) for s in self.out_slots]
+        member = _Member(x, stores)
+        g = self.group
+        if g is not None and not g.closed and len(g.members) < MAX_MEMBERS:
+            n = len(g.members) + 1
+            if (n & (n - 1)) or self._plan_for(n) is not None:
+                def admit():
+                    if g.closed or g.args[self.pos] is x:
+                        return False
+                    for a, b in zip(g.args, args):
+                        if a is not b and b is not x:
+                            return False
+                    g.members.append(member)
+                    return True
+                if _engine.join(self.opr, (x._st.var,), tuple(st.var for st in stores.values()),
+                                self.shared_vars, admit):
+                    return outs
+        g = _Group(self, list(args), member)
+        written = base.written_inputs
+        reads = dict.fromkeys([a._st.var for i, a in enumerate(args) if i not in written]
+                              + list(base._keep_vars))
+        writes = dict.fromkeys([args[i]._st.var for i in written]
+                               + [st.var for st in stores.values()])
+        for v in writes:
+            reads.pop(v, None)
+        xv = x._st.var
+        self.shared_vars = tuple(v for v in list(reads) + [args[i]._st.var for i in written]
+                                 if v is not xv)
+        self.opr = _engine.push(g, tuple(reads), tuple(writes), base.name, base.nbytes,
+                                False, bool(written))
+        self.group = g
+        return outs
+
+    def run(self, plan, args, members):
+        """Run ``plan`` on the rows of ``members`` stacked; each member gets
+        its own rows of every output."""
+        pos = self.pos
+        if len(members) == 1:
+            m = members[0]
+            inputs = list(args)
+            inputs[pos] = m.x
+            _Run(plan, inputs, m.stores, None).run(np, _engine.cpu)
+            return
+        xs = [data_of(m.x) for m in members]
+        st = Storage((sum(a.shape[0] for a in xs),) + xs[0].shape[1:], xs[0].dtype, self.ctx)
+        st.set(np.concatenate(xs))
+        inputs = list(args)
+        inputs[pos] = handle(st, st.shape)
+        stores = {s: Storage(shape, dt, self.ctx) for s, shape, dt in plan._fresh_outs}
+        _Run(plan, inputs, stores, None).run(np, _engine.cpu)
+        base = self.plans[1]
+        for (s, _, _), (b, _, _) in zip(plan.outputs, base.outputs):
+            whole = stores[s].get()
+            k = base.shapes[b][0][0]
+            for j, m in enumerate(members):
+                np.copyto(m.stores[b].get(), whole[j * k:(j + 1) * k])

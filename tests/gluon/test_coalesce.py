@@ -1,0 +1,306 @@
+"""Coroutines calling one hybridized net while the workers are busy: calls
+that find the same call still queued join it and run as one batch. The
+workers are held with gated ops, so the joins are forced, not timed."""
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond import nd
+from aiond.base import MXNetError
+from aiond.gluon import nn
+from aiond.ndarray import _coalesce
+
+
+def _mlp():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(32, in_units=8, activation="relu"))
+        net.add(nn.Dense(4, in_units=32))
+    net.initialize(mx.init.Xavier(), ctx=mx.cpu())
+    net.hybridize()
+    return net
+
+
+def _ref(net, x):
+    for layer in net:
+        w = layer.weight.data().asnumpy()
+        b = layer.bias.data().asnumpy()
+        x = x @ w.T + b
+        if layer.act is not None:
+            x = np.maximum(x, 0)
+    return x
+
+
+def _inputs(n, rows=1):
+    rs = np.random.RandomState(n * 7 + rows)
+    return [rs.uniform(-1, 1, (rows, 8)).astype(np.float32) for _ in range(n)]
+
+
+class _Held:
+    """Every worker busy in a gated op until ``release()``."""
+
+    def __init__(self):
+        eng = mx.engine._engine
+        n = mx.engine.statistics().workers
+        self.gate = threading.Event()
+        started = threading.Semaphore(0)
+        self.arrays = [nd.zeros((1,)) for _ in range(n)]
+
+        def hold():
+            started.release()
+            self.gate.wait(30)
+        for a in self.arrays:
+            eng.push(hold, (), (a._st.var,), "gate")
+        for _ in range(n):
+            assert started.acquire(timeout=30)
+
+    def release(self):
+        self.gate.set()
+
+
+def _joined():
+    return mx.engine.statistics().ops_joined
+
+
+def _calls(net, xs):
+    """From a coroutine, with the workers held: the outputs (awaited after
+    the release) and how many calls joined another."""
+    async def go():
+        held = _Held()
+        before = _joined()
+        try:
+            ys = [net(nd.array(x)) for x in xs]
+            joined = _joined() - before
+        finally:
+            held.release()
+        return [await y.read() for y in ys], joined
+    return asyncio.run(go())
+
+
+def test_queued_calls_join_and_get_their_own_rows():
+    net = _mlp()
+    xs = _inputs(10)
+    lone = [net(nd.array(x)).asnumpy() for x in xs]       # plain thread: one by one
+    outs, joined = _calls(net, xs)
+    # the first call of the coroutine builds nothing new; calls 2..10 join call 1
+    assert joined == 9
+    for x, out, one in zip(xs, outs, lone):
+        assert out.shape == (1, 4)
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out, one, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [3, 7, 13])
+def test_batches_of_several_rows_and_odd_sizes(n):
+    net = _mlp()
+    xs = _inputs(n, rows=3)
+    net(nd.array(xs[0])).wait_to_read()
+    outs, joined = _calls(net, xs)
+    assert joined == n - 1
+    for x, out in zip(xs, outs):
+        assert out.shape == (3, 4)
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+
+
+def test_no_joins_from_plain_threads_or_when_turned_off(monkeypatch):
+    net = _mlp()
+    xs = _inputs(4)
+    before = _joined()
+    for x in xs:
+        np.testing.assert_allclose(net(nd.array(x)).asnumpy(), _ref(net, x), rtol=1e-5,
+                                   atol=1e-6)
+    assert _joined() == before
+    monkeypatch.setenv("AIOND_COALESCE", "0")
+    net2 = _mlp()
+    outs, joined = _calls(net2, xs)
+    assert joined == 0
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net2, x), rtol=1e-5, atol=1e-6)
+
+
+class _Centered(mx.gluon.HybridBlock):
+    """Mixes rows: each row minus the batch mean."""
+
+    def __init__(self):
+        super().__init__()
+        with self.name_scope():
+            self.d = nn.Dense(4, in_units=8)
+
+    def hybrid_forward(self, F, x):
+        y = self.d(x)
+        return F.broadcast_sub(y, F.mean(y, axis=0, keepdims=True))
+
+
+class _SoftmaxOver(mx.gluon.HybridBlock):
+    def __init__(self, axis):
+        super().__init__()
+        self.axis = axis
+        with self.name_scope():
+            self.d = nn.Dense(4, in_units=8)
+
+    def hybrid_forward(self, F, x):
+        return F.softmax(self.d(x), axis=self.axis)
+
+
+class _Flat(mx.gluon.HybridBlock):
+    def __init__(self, shape):
+        super().__init__()
+        self.shape = shape
+        with self.name_scope():
+            self.d = nn.Dense(4, in_units=8)
+
+    def hybrid_forward(self, F, x):
+        return self.d(x).reshape(self.shape)
+
+
+@pytest.mark.parametrize("block, batches", [
+    (lambda: _Centered(), False),
+    (lambda: _SoftmaxOver(0), False),
+    (lambda: _SoftmaxOver(-1), True),
+    (lambda: _Flat((1, -1)), False),
+    (lambda: _Flat((0, 2, 2)), True),
+])
+def test_only_graphs_that_keep_rows_apart_are_batched(block, batches):
+    net = block()
+    net.initialize(ctx=mx.cpu())
+    net.hybridize()
+    xs = _inputs(5, rows=2)
+    lone = [net(nd.array(x)).asnumpy() for x in xs]
+    outs, joined = _calls(net, xs)
+    assert joined == (4 if batches else 0)
+    for out, one in zip(outs, lone):
+        np.testing.assert_allclose(out, one, rtol=1e-5, atol=1e-6)
+
+
+def test_a_conv_net_is_batched():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Conv2D(4, 3, in_channels=1, activation="relu"), nn.MaxPool2D(2),
+                nn.BatchNorm(in_channels=4), nn.Flatten(), nn.Dense(3))
+    net.initialize(mx.init.Xavier(), ctx=mx.cpu())
+    net.hybridize()
+    xs = [np.random.RandomState(i).uniform(-1, 1, (1, 1, 10, 10)).astype(np.float32)
+          for i in range(6)]
+    lone = [net(nd.array(x)).asnumpy() for x in xs]
+    outs, joined = _calls(net, xs)
+    assert joined == 5
+    for out, one in zip(outs, lone):
+        np.testing.assert_allclose(out, one, rtol=1e-5, atol=1e-5)
+
+
+def test_a_weight_update_between_calls_is_seen_by_the_later_call():
+    net = _mlp()
+    x1, x2 = _inputs(2)
+    w0 = net[0].weight.data().asnumpy()
+    net(nd.array(x1)).wait_to_read()
+
+    async def go():
+        held = _Held()
+        before = _joined()
+        try:
+            y1 = net(nd.array(x1))
+            net[0].weight.set_data(nd.array(w0 * 2))   # pushed behind y1's read
+            y2 = net(nd.array(x2))
+            joined = _joined() - before
+        finally:
+            held.release()
+        return await y1.read(), await y2.read(), joined
+    o1, o2, joined = asyncio.run(go())
+    assert joined == 0
+    w, b = net[0].weight.data().asnumpy(), net[0].bias.data().asnumpy()
+    np.testing.assert_allclose(w, w0 * 2)
+    w1, b1 = net[1].weight.data().asnumpy(), net[1].bias.data().asnumpy()
+
+    def fwd(x, w):
+        return np.maximum(x @ w.T + b, 0) @ w1.T + b1
+    np.testing.assert_allclose(o1, fwd(x1, w0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(o2, fwd(x2, w0 * 2), rtol=1e-5, atol=1e-6)
+
+
+def test_an_input_written_after_joining_waits_for_the_batch():
+    net = _mlp()
+    x1, x2 = _inputs(2)
+    net(nd.array(x1)).wait_to_read()
+
+    async def go():
+        held = _Held()
+        try:
+            y1 = net(nd.array(x1))
+            a2 = nd.array(x2)
+            y2 = net(a2)
+            a2[:] = 0                      # queued behind the batch that reads a2
+        finally:
+            held.release()
+        return await y1.read(), await y2.read(), await a2.read()
+    o1, o2, a2 = asyncio.run(go())
+    np.testing.assert_allclose(o2, _ref(net, x2), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(o1, _ref(net, x1), rtol=1e-5, atol=1e-6)
+    assert not a2.any()
+
+
+def test_a_failing_batch_fails_every_call_in_it_and_the_next_calls_work(monkeypatch):
+    net = _mlp()
+    xs = _inputs(4)
+    net(nd.array(xs[0])).wait_to_read()
+
+    def boom(self, plan, args, members):
+        raise ValueError("boom in a batch of %d" % len(members))
+    monkeypatch.setattr(_coalesce.Coalescer, "run", boom)
+
+    async def go():
+        held = _Held()
+        try:
+            ys = [net(nd.array(x)) for x in xs]
+        finally:
+            held.release()
+        errors = []
+        for y in ys:
+            with pytest.raises(MXNetError, match="boom in a batch of 4") as e:
+                await y.read()
+            errors.append(str(e.value))
+        return errors
+    errors = asyncio.run(go())
+    assert len(errors) == 4
+    monkeypatch.undo()
+    nd.waitall()               # the reads reported it: not again
+    outs, _ = _calls(net, xs)
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+
+
+def test_many_coroutines_and_threads_at_once_get_their_own_answers():
+    net = _mlp()
+    xs = _inputs(32)
+    refs = [_ref(net, x) for x in xs]
+    net(nd.array(xs[0])).wait_to_read()
+    wrong = []
+
+    async def client(k):
+        for i in range(30):
+            j = (k * 5 + i) % 32
+            out = await net(nd.array(xs[j])).read()
+            if not np.allclose(out, refs[j], rtol=1e-5, atol=1e-6):
+                wrong.append(j)
+            if i % 3 == 0:
+                await asyncio.sleep(0)
+
+    def loop_thread():
+        async def main():
+            await asyncio.gather(*(client(k) for k in range(16)))
+        asyncio.run(main())
+
+    def plain_thread(k):
+        for i in range(30):
+            j = (k + i) % 32
+            if not np.allclose(net(nd.array(xs[j])).asnumpy(), refs[j], rtol=1e-5, atol=1e-6):
+                wrong.append(j)
+    threads = [threading.Thread(target=loop_thread) for _ in range(3)]
+    threads += [threading.Thread(target=plain_thread, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert wrong == []
