@@ -133,6 +133,14 @@ def _broadcast(batched, shapes, out_ndim):
 def rowwise(plan, pos):
     """Whether every row of ``plan``'s input ``pos`` (axis 0) flows through
     the plan alone, into the same rows of every output."""
+    memo = plan.__dict__.setdefault("_rowwise", {})
+    ok = memo.get(pos)
+    if ok is None:
+        ok = memo[pos] = _rowwise(plan, pos)
+    return ok
+
+
+def _rowwise(plan, pos):
     from ..ops import registry
     if plan.has_rng:
         return False
