@@ -207,10 +207,11 @@ class _Member:
 class _Group:
     """The kernel of one pushed op: the requests that joined it, run as
     batches of the plans for 1, 2, 4, ... requests."""
-    __slots__ = ("co", "args", "members", "closed")
+    __slots__ = ("co", "args", "members", "closed", "opr", "shared")
 
     def __init__(self, co, args, first):
         self.co, self.args, self.members, self.closed = co, args, [first], False
+        self.opr = self.shared = None
 
     def __call__(self):
         with _engine.lock:
@@ -235,12 +236,10 @@ class Coalescer:
         self.ctx = ctx
         self.pos = pos
         self.compile = compile
-        self.group = None
-        self.opr = None
+        self.group = None       # the last group pushed (complete: opr and shared set)
         self.broken = False
         out = plan.outputs
         self.out_slots = [s for s, _, _ in out]
-        self.shared_vars = None
 
     def _plan_for(self, n):
         plan = self.plans.get(n)
@@ -273,16 +272,22 @@ class Coalescer:
         if g is not None and not g.closed and len(g.members) < MAX_MEMBERS:
             n = len(g.members) + 1
             if (n & (n - 1)) or self._plan_for(n) is not None:
+                plans = self.plans
+
                 def admit():
-                    if g.closed or g.args[self.pos] is x:
+                    # (another thread's call may have joined since n was taken:
+                    # every batch size its rows split into needs its plan)
+                    m = len(g.members) + 1
+                    if g.closed or m > MAX_MEMBERS or g.args[self.pos] is x or any(
+                            m >> b & 1 and (1 << b) not in plans for b in range(m.bit_length())):
                         return False
                     for a, b in zip(g.args, args):
                         if a is not b and b is not x:
                             return False
                     g.members.append(member)
                     return True
-                if _engine.join(self.opr, (x._st.var,), tuple(st.var for st in stores.values()),
-                                self.shared_vars, admit):
+                if _engine.join(g.opr, (x._st.var,), tuple(st.var for st in stores.values()),
+                                g.shared, admit):
                     return outs
         g = _Group(self, list(args), member)
         written = base.written_inputs
@@ -293,9 +298,9 @@ class Coalescer:
         for v in writes:
             reads.pop(v, None)
         xv = x._st.var
-        self.shared_vars = tuple(v for v in list(reads) + [args[i]._st.var for i in written]
-                                 if v is not xv)
-        self.opr = _engine.push(g, tuple(reads), tuple(writes), base.name, base.nbytes,
+        g.shared = tuple(v for v in list(reads) + [args[i]._st.var for i in written]
+                         if v is not xv)
+        g.opr = _engine.push(g, tuple(reads), tuple(writes), base.name, base.nbytes,
                                 False, bool(written))
         self.group = g
         return outs

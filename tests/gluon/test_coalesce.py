@@ -304,3 +304,40 @@ def test_many_coroutines_and_threads_at_once_get_their_own_answers():
     for t in threads:
         t.join(120)
     assert wrong == []
+
+
+def test_event_loops_on_several_threads_join_at_once():
+    # four loops call at once while the workers are held: joins race across
+    # threads, the batches pass 64 calls and new sizes get their plans
+    net = _mlp()
+    xs = _inputs(80)
+    net(nd.array(xs[0])).wait_to_read()
+    held = _Held()
+    before = _joined()
+    start = threading.Barrier(4)
+    outs = {}
+
+    def loop_thread(k):
+        async def main():
+            start.wait()
+            ys = []
+            for i in range(20):
+                ys.append((k * 20 + i, net(nd.array(xs[k * 20 + i]))))
+                if i % 5 == 4:
+                    await asyncio.sleep(0)
+            return ys
+        outs[k] = asyncio.run(main())
+    threads = [threading.Thread(target=loop_thread, args=(k,)) for k in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        joined = _joined() - before
+    finally:
+        held.release()
+    ops = 80 - joined
+    assert 2 <= ops <= 40       # no op takes over 64 calls; most calls joined
+    for k in range(4):
+        for j, y in outs[k]:
+            np.testing.assert_allclose(y.asnumpy(), _ref(net, xs[j]), rtol=1e-5, atol=1e-6)
