@@ -320,11 +320,16 @@ class Coalescer:
         st.set(np.concatenate(xs))
         inputs = list(args)
         inputs[pos] = handle(st, st.shape)
-        stores = {s: Storage(shape, dt, self.ctx) for s, shape, dt in plan._fresh_outs}
+        # fresh, unpooled outputs: each member's output becomes a view of
+        # its rows (the buffer lives while one of them does)
+        stores = {}
+        for s, shape, dt in plan._fresh_outs:
+            stores[s] = Storage(shape, dt, self.ctx)
+            stores[s].set(np.empty(shape, dt))
         _Run(plan, inputs, stores, None).run(np, _engine.cpu)
         base = self.plans[1]
         for (s, _, _), (b, _, _) in zip(plan.outputs, base.outputs):
-            whole = stores[s].get()
+            whole = stores[s].arr
             k = base.shapes[b][0][0]
             for j, m in enumerate(members):
-                np.copyto(m.stores[b].get(), whole[j * k:(j + 1) * k])
+                m.stores[b].set(whole[j * k:(j + 1) * k])

@@ -15,7 +15,7 @@ from ..base import ShapeError, integer_types, numeric_types
 from ..engine import get as _get_engine
 from ..engine.scheduler import CALLER
 from ..ops.matrix import _axis_len, _axis_of, _index_shape
-from ._invoke import INLINE_MAX, data_of, invoke
+from ._invoke import INLINE_MAX, data_of, host_copy, invoke
 from ._invoke import hooks as _hooks
 from .ndarray import NDArray, _cached, _copy_into, _view
 
@@ -375,8 +375,11 @@ def _set_whole(dst, value, partial=False):
     # numpy or array-like: copy it now, so later changes by the caller don't leak in
     try:
         src = _np_value(value)
-        src = np.array(np.broadcast_to(src.reshape(_squeeze_to(src.shape, shape)), shape),
-                       dtype=dst._dtype, copy=True)
+        if src.shape == shape:
+            src = host_copy(src, dst._dtype)
+        else:
+            src = np.array(np.broadcast_to(src.reshape(_squeeze_to(src.shape, shape)), shape),
+                           dtype=dst._dtype, copy=True)
     except ValueError:
         raise ShapeError("cannot assign a value of shape %s to an array (or selection) of "
                          "shape %s" % (np.shape(value), shape)) from None

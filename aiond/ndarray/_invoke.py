@@ -32,6 +32,21 @@ class hooks:
     is_training = staticmethod(lambda: False)
 
 
+_HELD_COPY_MAX = 128 << 10
+
+
+def host_copy(a, dtype):
+    """A C-contiguous copy of numpy array ``a`` as ``dtype``. A small
+    contiguous array of that dtype is copied without releasing the GIL:
+    numpy releases it for copies of over 500 elements, and a thread that
+    releases it (an event loop, say) then waits for the engine's workers to
+    hand it back, 100 µs and more when they run Python, for a copy of 1 µs."""
+    if (a.dtype == dtype and a.nbytes <= _HELD_COPY_MAX and a.flags.c_contiguous
+            and type(a) is np.ndarray):
+        return np.ndarray(a.shape, dtype, bytearray(a.data))
+    return np.array(a, dtype=dtype, copy=True, order="C")
+
+
 def data_of(h):
     """The numpy array behind handle ``h`` (a view for sliced/reshaped handles)."""
     st = h._st

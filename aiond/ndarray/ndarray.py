@@ -24,7 +24,7 @@ from ..engine.storage import Storage
 from ..ops import registry as _reg
 from ..ops.matrix import infer_reshape
 from ..ops.registry import to_dtype
-from ._invoke import INLINE_MAX, data_of, invoke, new_array
+from ._invoke import INLINE_MAX, data_of, host_copy, invoke, new_array
 from ._invoke import hooks as _hooks
 
 py_slice = slice   # MXNet's name for the builtin (mx.nd.slice is the op)
@@ -558,7 +558,9 @@ async def _await_result(opr, what):
 class _Inbox:
     """Results bound for one event loop, handed over with one wake-up per
     burst: a worker that finishes a batch of requests' reads wakes the loop
-    (a write to its self-pipe, a system call) once, not once per read."""
+    (a write to its self-pipe, a system call) once, not once per read. The
+    loop resolves them a few per iteration, so that the coroutines a batch
+    wakes do not all run in one iteration ahead of its timers."""
     __slots__ = ("loop", "items", "lock")
 
     def __init__(self, loop):
@@ -580,11 +582,18 @@ class _Inbox:
 
     def drain(self):
         with self.lock:
-            items, self.items = self.items, []
+            items = self.items
+            if len(items) > _DRAIN_MAX:
+                self.items = items[_DRAIN_MAX:]
+                items = items[:_DRAIN_MAX]
+                self.loop.call_soon(self.drain)
+            else:
+                self.items = []
         for fut, opr in items:
             _resolve(fut, opr)
 
 
+_DRAIN_MAX = 8   # results resolved per loop iteration (a batch's are spread over a few)
 _inboxes = weakref.WeakKeyDictionary()     # event loop -> its _Inbox
 
 
@@ -716,7 +725,10 @@ def array(source_array, ctx=None, dtype=None):
         return _copy_into(source_array, out)
     dt = _F32 if dtype is None else to_dtype(dtype)
     try:
-        src = np.array(source_array, dtype=dt, copy=True, order="C")
+        if type(source_array) is np.ndarray:
+            src = host_copy(source_array, dt)
+        else:
+            src = np.array(source_array, dtype=dt, copy=True, order="C")
     except OverflowError:
         # MXNet converts C-style: out-of-range ints wrap ([300, -1] as uint8 -> [44, 255])
         src = np.array(np.array(source_array), order="C").astype(dt)
