@@ -42,6 +42,7 @@ __all__ = ["Coalescer", "enabled", "rowwise"]
 
 _engine = _engine_mod.get()
 MAX_MEMBERS = 64
+MAX_BATCH_BYTES = 64 << 20     # a batch's intermediates and outputs, at most
 
 
 def enabled():
@@ -234,6 +235,10 @@ class Coalescer:
     def __init__(self, plan, pos, ctx, compile):
         self.plans = {1: plan}
         self.ctx = ctx
+        # a batch of n calls needs n times one call's buffers: a big model
+        # (a conv net's activations) batches fewer calls
+        per_call = plan.workspace_bytes + plan.nbytes
+        self.max_members = max(1, min(MAX_MEMBERS, MAX_BATCH_BYTES // max(1, per_call)))
         self.pos = pos
         self.compile = compile
         self.group = None       # the last group pushed (complete: opr and shared set)
@@ -269,7 +274,7 @@ class Coalescer:
         outs = [handle(stores[s], stores[s].shape) for s in self.out_slots]
         member = _Member(x, stores)
         g = self.group
-        if g is not None and not g.closed and len(g.members) < MAX_MEMBERS:
+        if g is not None and not g.closed and len(g.members) < self.max_members:
             n = len(g.members) + 1
             if (n & (n - 1)) or self._plan_for(n) is not None:
                 plans = self.plans
@@ -278,7 +283,7 @@ class Coalescer:
                     # (another thread's call may have joined since n was taken:
                     # every batch size its rows split into needs its plan)
                     m = len(g.members) + 1
-                    if g.closed or m > MAX_MEMBERS or g.args[self.pos] is x or any(
+                    if g.closed or m > self.max_members or g.args[self.pos] is x or any(
                             m >> b & 1 and (1 << b) not in plans for b in range(m.bit_length())):
                         return False
                     for a, b in zip(g.args, args):

@@ -341,3 +341,31 @@ def test_event_loops_on_several_threads_join_at_once():
     for k in range(4):
         for j, y in outs[k]:
             np.testing.assert_allclose(y.asnumpy(), _ref(net, xs[j]), rtol=1e-5, atol=1e-6)
+
+
+def test_a_big_model_batches_fewer_calls(monkeypatch):
+    # each call's buffers count against the batch's bytes
+    net = _mlp()
+    net(nd.array(_inputs(1)[0])).wait_to_read()
+    plan = net._fast.plan
+    monkeypatch.setattr(_coalesce, "MAX_BATCH_BYTES", 3 * (plan.workspace_bytes + plan.nbytes))
+    net._fast = None
+    xs = _inputs(7)
+    net(nd.array(xs[0])).wait_to_read()          # a new fast path, with the new bound
+    outs, joined = _calls(net, xs)
+    assert joined == 7 - 3                        # three ops: 3 + 3 + 1 calls
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+
+
+def test_model_zoo_resnet_is_batched_and_matches_lone_calls():
+    net = mx.gluon.model_zoo.vision.resnet18_v1()
+    net.initialize(mx.init.Xavier(), ctx=mx.cpu())
+    net.hybridize()
+    xs = [np.random.RandomState(i).uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)
+          for i in range(5)]
+    lone = [net(nd.array(x)).asnumpy() for x in xs]
+    outs, joined = _calls(net, xs)
+    assert joined == 4
+    for out, one in zip(outs, lone):
+        np.testing.assert_allclose(out, one, rtol=1e-4, atol=1e-5)
