@@ -34,7 +34,7 @@ class Var:
     and the GPU reads since, see ``gpu.py``), set only for vars a GPU touched.
     """
     __slots__ = ("queue", "head", "nreads", "writing", "version", "exc",
-                 "nbytes", "pins", "held", "prof", "gev")
+                 "nbytes", "pins", "held", "prof", "gev", "reader")
 
     def __init__(self):
         self.queue = None
@@ -46,6 +46,9 @@ class Var:
         self.nbytes = 0
         self.pins = 0
         self.held = 0
+        # set while the op writing this var can answer reads itself (a
+        # batch of coalesced calls, see ndarray/_coalesce.py): read() asks it
+        self.reader = None
 
     def pending_write(self) -> bool:
         """True if a write pushed earlier has not finished (lock held)."""

@@ -36,6 +36,7 @@ from .. import engine as _engine_mod
 from ..engine.scheduler import _tls
 from ..engine.storage import Storage
 from ._invoke import data_of
+from .ndarray import loop_future
 from ._plan import _Run, handle
 
 __all__ = ["Coalescer", "enabled", "rowwise"]
@@ -199,32 +200,90 @@ def _rowwise(plan, pos):
 
 # ----------------------------------------------------------- the batches
 class _Member:
-    __slots__ = ("x", "stores")
+    """One call in a batch: its input, its output buffers, and the reads of
+    its outputs that the batch answers itself (no read op per call)."""
+    __slots__ = ("x", "stores", "group", "readers")
 
     def __init__(self, x, stores):
         self.x, self.stores = x, stores
+        self.group = None
+        self.readers = None
+
+    def read(self, arr):
+        """``await arr.read()`` of one of this call's outputs, answered by the
+        batch at its end: a future, or None (then read() pushes a read op)."""
+        lf = loop_future()
+        if lf is None:
+            return None
+        g = self.group
+        with _engine.lock:
+            # only while the batch still holds the output and nothing was
+            # pushed on it since (a later write must not be seen, an earlier
+            # one is the batch itself)
+            if g is None or g.answered or arr._st.var.queue is not None:
+                return None
+            if self.readers is None:
+                self.readers = []
+            self.readers.append((arr, lf[0], lf[1]))
+        return lf[0]
+
+
+class _Answer:
+    __slots__ = ("failure", "result")
 
 
 class _Group:
     """The kernel of one pushed op: the requests that joined it, run as
     batches of the plans for 1, 2, 4, ... requests."""
-    __slots__ = ("co", "args", "members", "closed", "opr", "shared")
+    __slots__ = ("co", "args", "members", "closed", "opr", "shared", "answered")
 
     def __init__(self, co, args, first):
         self.co, self.args, self.members, self.closed = co, args, [first], False
         self.opr = self.shared = None
+        self.answered = False
+        first.group = self
 
     def __call__(self):
         with _engine.lock:
             self.closed = True      # joins end here (Engine.join holds the lock)
         members = self.members
         co = self.co
-        i = 0
-        while i < len(members):
-            n = 1 << (len(members) - i).bit_length() - 1
-            co.run(co.plans[n], self.args, members[i:i + n])
-            i += n
-        self.args = self.members = None
+        ok = False
+        try:
+            i = 0
+            while i < len(members):
+                n = 1 << (len(members) - i).bit_length() - 1
+                co.run(co.plans[n], self.args, members[i:i + n])
+                i += n
+            ok = True
+        finally:
+            self._answer(members, ok)
+            self.args = self.members = None
+
+    def _answer(self, members, ok):
+        """Copy the outputs that attached reads asked for (the op still holds
+        them), and answer the reads when the op is done (failed or not)."""
+        with _engine.lock:
+            self.answered = True
+            readers = [r for m in members if m.readers for r in m.readers]
+            if readers:
+                opr = self.opr
+                prev = opr.on_done
+
+                def on_done(o, prev=prev):
+                    if prev is not None:
+                        prev(o)
+                    for answer, fut, inbox in readers:
+                        answer.failure = o.failure
+                        inbox.put(fut, answer)
+                opr.on_done = on_done
+        for m in members:
+            for st in m.stores.values():
+                st.var.reader = None
+        for k, (arr, fut, inbox) in enumerate(readers):
+            a = _Answer()
+            a.result = np.array(data_of(arr), copy=True) if ok else None
+            readers[k] = (a, fut, inbox)
 
 
 class Coalescer:
@@ -290,6 +349,9 @@ class Coalescer:
                         if a is not b and b is not x:
                             return False
                     g.members.append(member)
+                    member.group = g
+                    for st in stores.values():
+                        st.var.reader = member.read
                     return True
                 if _engine.join(g.opr, (x._st.var,), tuple(st.var for st in stores.values()),
                                 g.shared, admit):
@@ -305,8 +367,10 @@ class Coalescer:
         xv = x._st.var
         g.shared = tuple(v for v in list(reads) + [args[i]._st.var for i in written]
                          if v is not xv)
+        for st in stores.values():
+            st.var.reader = member.read
         g.opr = _engine.push(g, tuple(reads), tuple(writes), base.name, base.nbytes,
-                                False, bool(written))
+                             False, bool(written))
         self.group = g
         return outs
 

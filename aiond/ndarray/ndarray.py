@@ -173,7 +173,12 @@ class NDArray:
         blocking it. Cancelling the await cancels only the wait: the
         computation and the array are untouched and later reads work.
         """
-        _engine.check_await(self._st.var, "await read()")
+        v = self._st.var
+        _engine.check_await(v, "await read()")
+        if v.reader is not None and self._off is None:
+            fut = v.reader(self)        # the op writing it answers (a batch)
+            if fut is not None:
+                return fut
         return _await_result(self._push_copy(), "read()")
 
     # ------------------------------------------------------------ copying
@@ -595,6 +600,20 @@ class _Inbox:
 
 _DRAIN_MAX = 8   # results resolved per loop iteration (a batch's are spread over a few)
 _inboxes = weakref.WeakKeyDictionary()     # event loop -> its _Inbox
+
+
+def loop_future():
+    """(future, inbox) on the running event loop (None without one): the
+    inbox resolves the future from any thread, ``inbox.put(fut, done)``
+    with ``done.failure`` / ``done.result`` as an op's."""
+    import asyncio
+    loop = asyncio.events._get_running_loop()
+    if loop is None:
+        return None
+    inbox = _inboxes.get(loop)
+    if inbox is None:
+        inbox = _inboxes.setdefault(loop, _Inbox(loop))
+    return loop.create_future(), inbox
 
 
 def _resolve(fut, opr):

@@ -369,3 +369,77 @@ def test_model_zoo_resnet_is_batched_and_matches_lone_calls():
     assert joined == 4
     for out, one in zip(outs, lone):
         np.testing.assert_allclose(out, one, rtol=1e-4, atol=1e-5)
+
+
+def test_reads_taken_before_the_batch_runs_are_answered_by_it():
+    net = _mlp()
+    xs = _inputs(6)
+    net(nd.array(xs[0])).wait_to_read()
+
+    async def go():
+        held = _Held()
+        try:
+            ys = [net(nd.array(x)) for x in xs]
+            before = mx.engine.statistics().ops_pushed
+            reads = [y.read() for y in ys]          # attached to the batch: no read ops
+            pushed = mx.engine.statistics().ops_pushed - before
+            ys[0] += 1                              # pushed after the read: not seen by it
+            late = ys[0].read()                     # pushed after the write: sees it
+            extra = net(nd.array(xs[1]))
+            extra += 2                              # pushed before its read: seen by it
+            seen = extra.read()
+        finally:
+            held.release()
+        return [await r for r in reads], await late, pushed, await seen
+    outs, late, pushed, seen = asyncio.run(go())
+    assert pushed == 0
+    np.testing.assert_allclose(seen, _ref(net, xs[1]) + 2, rtol=1e-5, atol=1e-6)
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(late, _ref(net, xs[0]) + 1, rtol=1e-5, atol=1e-6)
+
+
+def test_attached_reads_of_a_failing_batch_raise(monkeypatch):
+    net = _mlp()
+    xs = _inputs(3)
+    net(nd.array(xs[0])).wait_to_read()
+
+    def boom(self, plan, args, members):
+        raise ValueError("boom for %d calls" % len(members))
+    monkeypatch.setattr(_coalesce.Coalescer, "run", boom)
+
+    async def go():
+        held = _Held()
+        try:
+            reads = [net(nd.array(x)).read() for x in xs]
+        finally:
+            held.release()
+        for r in reads:
+            with pytest.raises(MXNetError, match="boom for 2 calls"):   # the first run (2 + 1)
+                await r
+    asyncio.run(go())
+    monkeypatch.undo()
+    nd.waitall()
+
+
+def test_a_cancelled_attached_read_leaves_the_others():
+    net = _mlp()
+    xs = _inputs(3)
+    net(nd.array(xs[0])).wait_to_read()
+
+    async def go():
+        held = _Held()
+        try:
+            ys = [net(nd.array(x)) for x in xs]
+            tasks = [asyncio.ensure_future(y.read()) for y in ys]
+            await asyncio.sleep(0)
+            tasks[1].cancel()
+        finally:
+            held.release()
+        res = await asyncio.gather(*tasks, return_exceptions=True)
+        return res, await ys[1].read()
+    res, again = asyncio.run(go())
+    assert isinstance(res[1], asyncio.CancelledError)
+    for k in (0, 2):
+        np.testing.assert_allclose(res[k], _ref(net, xs[k]), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(again, _ref(net, xs[1]), rtol=1e-5, atol=1e-6)
