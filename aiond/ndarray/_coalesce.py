@@ -202,12 +202,11 @@ def _rowwise(plan, pos):
 class _Member:
     """One call in a batch: its input, its output buffers, and the reads of
     its outputs that the batch answers itself (no read op per call)."""
-    __slots__ = ("x", "stores", "group", "readers")
+    __slots__ = ("x", "stores", "group")
 
     def __init__(self, x, stores):
         self.x, self.stores = x, stores
         self.group = None
-        self.readers = None
 
     def read(self, arr):
         """``await arr.read()`` of one of this call's outputs, answered by the
@@ -220,26 +219,40 @@ class _Member:
             # only while the batch still holds the output and nothing was
             # pushed on it since (a later write must not be seen, an earlier
             # one is the batch itself)
-            if g is None or g.answered or arr._st.var.queue is not None:
+            opr = g.opr if g is not None else None
+            if (opr is None or opr.done or g.answered
+                    or arr._st.var.queue is not None):
                 return None
-            if self.readers is None:
-                self.readers = []
-            self.readers.append((arr, lf[0], lf[1]))
+            if g.readers is None:
+                # answered when the op is done: also when it never ran (an
+                # input was poisoned) and its kernel could not answer
+                g.readers = []
+                prev = opr.on_done
+
+                def on_done(o, prev=prev):
+                    if prev is not None:
+                        prev(o)
+                    g.deliver(o)
+                opr.on_done = on_done
+            g.readers.append((arr, lf[0], lf[1], _Answer()))
         return lf[0]
 
 
 class _Answer:
     __slots__ = ("failure", "result")
 
+    def __init__(self):
+        self.failure = self.result = None
+
 
 class _Group:
     """The kernel of one pushed op: the requests that joined it, run as
     batches of the plans for 1, 2, 4, ... requests."""
-    __slots__ = ("co", "args", "members", "closed", "opr", "shared", "answered")
+    __slots__ = ("co", "args", "members", "closed", "opr", "shared", "answered", "readers")
 
     def __init__(self, co, args, first):
         self.co, self.args, self.members, self.closed = co, args, [first], False
-        self.opr = self.shared = None
+        self.opr = self.shared = self.readers = None
         self.answered = False
         first.group = self
 
@@ -261,29 +274,23 @@ class _Group:
             self.args = self.members = None
 
     def _answer(self, members, ok):
-        """Copy the outputs that attached reads asked for (the op still holds
-        them), and answer the reads when the op is done (failed or not)."""
+        """Copy the outputs that attached reads asked for, while the op still
+        holds them; ``deliver`` hands them over once the op is done."""
         with _engine.lock:
-            self.answered = True
-            readers = [r for m in members if m.readers for r in m.readers]
-            if readers:
-                opr = self.opr
-                prev = opr.on_done
-
-                def on_done(o, prev=prev):
-                    if prev is not None:
-                        prev(o)
-                    for answer, fut, inbox in readers:
-                        answer.failure = o.failure
-                        inbox.put(fut, answer)
-                opr.on_done = on_done
+            self.answered = True        # no more attached reads
+            readers = self.readers or ()
         for m in members:
             for st in m.stores.values():
                 st.var.reader = None
-        for k, (arr, fut, inbox) in enumerate(readers):
-            a = _Answer()
-            a.result = np.array(data_of(arr), copy=True) if ok else None
-            readers[k] = (a, fut, inbox)
+        if ok:
+            for arr, _, _, answer in readers:
+                answer.result = np.array(data_of(arr), copy=True)
+
+    def deliver(self, opr):
+        for _, fut, inbox, answer in self.readers:
+            answer.failure = opr.failure
+            inbox.put(fut, answer)
+        self.readers = None
 
 
 class Coalescer:

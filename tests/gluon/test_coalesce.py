@@ -443,3 +443,31 @@ def test_a_cancelled_attached_read_leaves_the_others():
     for k in (0, 2):
         np.testing.assert_allclose(res[k], _ref(net, xs[k]), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(again, _ref(net, xs[1]), rtol=1e-5, atol=1e-6)
+
+
+def test_an_attached_read_of_a_batch_skipped_for_a_poisoned_input_raises():
+    net = _mlp()
+    xs = _inputs(2)
+    net(nd.array(xs[0])).wait_to_read()
+
+    def bad():
+        raise RuntimeError("the producer failed")
+
+    async def go():
+        held = _Held()
+        try:
+            x = nd.array(xs[0])
+            mx.engine.push(bad, (), (x,), name="producer")   # queued: x is poisoned later
+            y = net(x)                                        # a batch that will never run
+            r = y.read()
+        finally:
+            held.release()
+        with pytest.raises(MXNetError, match="the producer failed"):
+            await asyncio.wait_for(r, 30)
+        return await net(nd.array(xs[1])).read()
+    out = asyncio.run(go())
+    np.testing.assert_allclose(out, _ref(net, xs[1]), rtol=1e-5, atol=1e-6)
+    try:
+        nd.waitall()
+    except MXNetError:
+        pass
