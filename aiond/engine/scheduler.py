@@ -225,7 +225,7 @@ class Engine:
         return opr
 
     def join(self, opr, reads, writes, shared, admit):
-        """Add free vars to ``opr``, a pushed op that has not started: it
+        """Add free vars to ``opr``, a ready op that has not started: it
         then also reads ``reads`` and writes ``writes``, as if pushed with
         them. ``shared``: vars ``opr`` already reads that the new work reads
         too; nothing may have been pushed on them since (a write queued
@@ -234,8 +234,8 @@ class Engine:
         False when the op's kernel has already taken its work (then nothing
         changes). Returns whether ``opr`` took the vars."""
         with self.lock:
-            if opr.done:
-                return False
+            if opr.done or opr.wait:
+                return False    # only an op that waits for a worker, not for other ops
             for v in shared:
                 # opr holds each of these (a read or a write) and has not
                 # finished: only an op pushed since would queue on it

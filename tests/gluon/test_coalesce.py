@@ -471,3 +471,30 @@ def test_an_attached_read_of_a_batch_skipped_for_a_poisoned_input_raises():
         nd.waitall()
     except MXNetError:
         pass
+
+
+def test_no_call_joins_a_batch_that_waits_for_another_op():
+    # joining must not make a call wait for work it does not depend on
+    net = _mlp()
+    xs = _inputs(3)
+    net(nd.array(xs[0])).wait_to_read()
+    gate = threading.Event()
+
+    async def go():
+        held = _Held()
+        try:
+            x0 = nd.array(xs[0])
+            mx.engine.push(lambda: gate.wait(30), (), (x0,), name="slow producer")
+            before = _joined()
+            ys = [net(x0)] + [net(nd.array(x)) for x in xs[1:]]
+            joined = _joined() - before
+        finally:
+            held.release()
+        late = ys[0].read()
+        outs = [await y.read() for y in ys[1:]]     # do not wait for the producer
+        gate.set()
+        return joined, [await late] + outs
+    joined, outs = asyncio.run(go())
+    assert joined == 1          # the third call joins the second, not the first
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
