@@ -7,7 +7,10 @@ one row per request; a 1 ms ticker measures how late the loop runs timers
 
 In process (``--mode inproc``), the handler each client awaits:
   numpy_executor   the numpy forward in ``loop.run_in_executor`` (the usual hop)
-  aiond_unbatched  ``await net(mx.nd.array(x)).read()``
+  aiond_native     ``await net(mx.nd.array(x)).read()`` (concurrent calls that
+                   find one queued are batched by the engine)
+  aiond_unbatched  the same on a net hybridized with ``coalesce=False``: one
+                   forward per request
   aiond_batched    ``await batcher(x)`` (aiond.serve.Batcher over the same net)
   mxnet_executor   (``--mxnet-python``, in that interpreter) ``y = net(nd.array(x))``
                    on the loop, ``await run_in_executor(None, y.asnumpy)``
@@ -91,7 +94,7 @@ def numpy_forward(ws):
     return forward
 
 
-def build_net(mx, ws):
+def build_net(mx, ws, **hybridize):
     nd, nn = mx.nd, mx.gluon.nn
     net = nn.HybridSequential()
     for k, (W, b) in enumerate(ws):
@@ -101,7 +104,7 @@ def build_net(mx, ws):
     for layer, (W, b) in zip(net, ws):
         layer.weight.set_data(nd.array(W))
         layer.bias.set_data(nd.array(b))
-    net.hybridize()
+    net.hybridize(**hybridize)
     return net
 
 
@@ -171,8 +174,13 @@ def _handlers(mx, backend, ws, pool, batch_opts):
         hs["mxnet_executor"] = mxnet_executor
         return hs, None
 
-    async def aiond_unbatched(x):
+    async def aiond_native(x):
         return await net(nd.array(x)).read()
+    hs["aiond_native"] = aiond_native
+    single = build_net(mx, ws, coalesce=False)
+
+    async def aiond_unbatched(x):
+        return await single(nd.array(x)).read()
     hs["aiond_unbatched"] = aiond_unbatched
     from aiond.serve import Batcher
     batcher = Batcher(net, sample_shape=(SIZES[0],), dtype="float32", **batch_opts)
@@ -232,7 +240,8 @@ def _ratios(per):
     res = {}
     names = list(per)
     for a, b in (("aiond_batched", "aiond_unbatched"), ("aiond_batched", "numpy_executor"),
-                 ("aiond_unbatched", "numpy_executor"), ("mxnet_executor", "numpy_executor")):
+                 ("aiond_unbatched", "numpy_executor"), ("aiond_native", "numpy_executor"),
+                 ("aiond_native", "aiond_unbatched"), ("mxnet_executor", "numpy_executor")):
         if a in names and b in names:
             res["%s_vs_%s_rps" % (a, b)] = summary(
                 [x["rps"] / y["rps"] for x, y in zip(per[a], per[b])], digits=2)
@@ -599,6 +608,15 @@ def _targets(res):
                         "<=", 2.0, unit="ms", numpy=ip["numpy_executor"]["lag_p99_ms"]["median"]))
         t.append(target("in-process unbatched loop lag p99", u["lag_p99_ms"]["median"],
                         unit="ms"))
+        n = ip.get("aiond_native")
+        if n:
+            t.append(target("in-process native (engine-batched) / numpy_executor req/s",
+                            ip["ratios"]["aiond_native_vs_numpy_executor_rps"]["median"],
+                            ">=", 1.0, unit="x",
+                            note="issue 11's serve_lag goal, on this benchmark's handler"))
+            t.append(target("in-process native loop lag p99", n["lag_p99_ms"]["median"],
+                            "<=", 2.0, unit="ms",
+                            numpy=ip["numpy_executor"]["lag_p99_ms"]["median"]))
     hp = res.get("http")
     if hp:
         b = hp["aiond_batched"]

@@ -102,7 +102,8 @@ def _fast_call(blk, fmt, cargs, ctx):
     f.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
     f.single = blk._out_format == 0
     f.co = None
-    if _coalesce.enabled() and not f.training and f.ctx.device_typeid != 2 and \
+    if _coalesce.enabled() and blk._coalesce_ok and not f.training and \
+            f.ctx.device_typeid != 2 and \
             _coalesce.rowwise(plan, f.pos):
         f.co = _coalesce.Coalescer(plan, f.pos, f.ctx, _batch_compiler(blk, cargs, f.pos, ctx))
     return f
@@ -686,6 +687,7 @@ class HybridBlock(Block):
         self._cached_sig = None
         self._sig_cache = OrderedDict()
         self._fast = None
+        self._coalesce_ok = True
         self._shape_dependent = False
         self._out_format = None
         self._in_format = None
@@ -863,9 +865,13 @@ class HybridBlock(Block):
         """Turn the cached graph on (or off) for this block and its children:
         the next call traces ``hybrid_forward`` once with Symbols, later
         calls replay the graph. ``static_alloc``/``static_shape`` are
-        accepted for compatibility (the replay has no separate memory plan)."""
+        accepted for compatibility (the replay has no separate memory plan).
+        ``coalesce=False`` (aiond's own): coroutines' concurrent calls of
+        this block are never batched by the engine (see README)."""
         if backend is not None:
             raise MXNetError("hybridize(backend=%r): aiond has no subgraph backends" % backend)
+        self._coalesce_ok = bool(kwargs.pop("coalesce", True))
+        self._fast = None
         if len(kwargs) > 0:
             self._backend_opts = kwargs
         self._backend = backend

@@ -113,7 +113,12 @@ def test_no_joins_from_plain_threads_or_when_turned_off(monkeypatch):
         np.testing.assert_allclose(net(nd.array(x)).asnumpy(), _ref(net, x), rtol=1e-5,
                                    atol=1e-6)
     assert _joined() == before
-    monkeypatch.setenv("AIOND_COALESCE", "0")
+    net.hybridize(coalesce=False)             # this block only
+    outs, joined = _calls(net, xs)
+    assert joined == 0
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+    monkeypatch.setenv("AIOND_COALESCE", "0")   # every block
     net2 = _mlp()
     outs, joined = _calls(net2, xs)
     assert joined == 0
