@@ -3,17 +3,22 @@
 A server's coroutines each call ``net(x)`` for one request. When the
 workers are busy, those calls queue up as separate ops, each running the
 same plan on a few rows. A ``Coalescer`` lets a call join the op that the
-same plan already has waiting in the queue, if that op has not started: the
-op then runs every joined request's rows through the plan at once (one
-matrix product instead of one per request) and copies each request's rows
-into that request's own outputs.
+same plan already has ready in the queue, if that op has not started: the
+op then runs every joined call's rows through the plan at once (one matrix
+product instead of one per call, through plans for 1, 2, 4, ... calls) and
+hands each call its own rows of the outputs (views of the batch's buffer).
+A read of a call's output taken before the batch ends is answered by the
+batch itself, without a read op per call.
 
-Nothing waits for a batch to fill: a call joins only an op that is waiting
-anyway, so a lone request, or a server whose workers keep up, runs exactly
-as before. Only graphs whose every step treats the rows of the batch axis
-(axis 0 of the input) independently are batched: the analysis below is an
-allow-list of operators and attributes; any other step, a random one, or a
-step that writes an input in place, keeps the graph unbatched.
+Nothing waits for a batch to fill: a call joins only an op that is ready
+and waiting for a worker anyway, so a lone request, or a server whose
+workers keep up, runs exactly as before. Only graphs whose every step
+treats the rows of the batch axis (axis 0 of the input) independently are
+batched: the analysis below is an allow-list of operators and attributes;
+any other step, a random one, or a step that writes an input in place
+(other than BatchNorm's gamma, which every call sets to 1 alike) keeps the
+graph unbatched. A batch holds at most ``MAX_BATCH_BYTES`` of one call's
+buffers times its calls, and at most ``MAX_MEMBERS`` calls.
 
 Joining is safe when the call would have seen the same state as the op it
 joins: its own input and output buffers are free, and nothing has been
@@ -22,8 +27,10 @@ update pushed in between must be seen by the later call). ``Engine.join``
 checks both under the engine's lock.
 
 Rows computed in a batch can differ from a lone call's in the last bits
-(a matrix product sums in another order); ``AIOND_COALESCE=0`` turns
-batching off.
+(a matrix product sums in another order); ``hybridize(coalesce=False)``
+turns batching off for a block, ``AIOND_COALESCE=0`` for all. A batch size
+met for the first time compiles its plan on the calling loop (once per
+power of two).
 """
 from __future__ import annotations
 
