@@ -569,7 +569,7 @@ class _Inbox:
     __slots__ = ("loop", "items", "lock")
 
     def __init__(self, loop):
-        self.loop = loop
+        self.loop = weakref.ref(loop)   # (the inbox must not keep its loop alive)
         self.items = []
         self.lock = threading.Lock()
 
@@ -579,9 +579,10 @@ class _Inbox:
             items.append((fut, opr))
             if len(items) > 1:
                 return          # a drain is scheduled and has not run yet
-        if not self.loop.is_closed():
+        loop = self.loop()
+        if loop is not None and not loop.is_closed():
             try:
-                self.loop.call_soon_threadsafe(self.drain)
+                loop.call_soon_threadsafe(self.drain)
             except RuntimeError:  # the loop closed meanwhile: nobody waits
                 pass
 
@@ -591,7 +592,7 @@ class _Inbox:
             if len(items) > _DRAIN_MAX:
                 self.items = items[_DRAIN_MAX:]
                 items = items[:_DRAIN_MAX]
-                self.loop.call_soon(self.drain)
+                self.loop().call_soon(self.drain)
             else:
                 self.items = []
         for fut, opr in items:

@@ -331,3 +331,28 @@ async def _start_read(x):
     t = asyncio.ensure_future(x.read())
     t._log_destroy_pending = False          # left pending on purpose
     await asyncio.sleep(0)
+
+
+def test_event_loops_that_read_are_not_kept_alive():
+    # the per-loop inbox that resolves reads holds its loop weakly
+    import gc
+    import weakref
+    from aiond.ndarray import ndarray as _ndmod
+    refs = []
+    x = mx.nd.ones((3,))
+    for _ in range(5):
+        loop = asyncio.new_event_loop()
+        gate = threading.Event()
+        mx.engine.push(lambda: gate.wait(10), (), (x,), name="gate")
+
+        async def read():
+            r = x.read()                # pending behind the gate: goes through the inbox
+            gate.set()
+            return await r
+        np.testing.assert_array_equal(loop.run_until_complete(read()), np.ones(3))
+        loop.close()
+        refs.append(weakref.ref(loop))
+        del loop
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert not any(r() in _ndmod._inboxes for r in refs)
