@@ -13,6 +13,10 @@ from aiond.base import MXNetError
 from aiond.gluon import nn
 
 CPU = mx.cpu()     # the engine batches CPU calls: pinned under any AIOND_TEST_CTX
+
+
+def _arr(x, dtype=None):
+    return nd.array(x, ctx=CPU, dtype=dtype)
 from aiond.ndarray import _coalesce
 
 
@@ -74,7 +78,7 @@ def _calls(net, xs):
         held = _Held()
         before = _joined()
         try:
-            ys = [net(nd.array(ctx=CPU, source_array=x)) for x in xs]
+            ys = [net(_arr(x)) for x in xs]
             joined = _joined() - before
         finally:
             held.release()
@@ -82,24 +86,33 @@ def _calls(net, xs):
     return asyncio.run(go())
 
 
+def _check_like_lone_calls(net, xs, joins, rtol=1e-5, atol=1e-6):
+    """``xs`` called from a coroutine with the workers held: ``joins`` of
+    the calls join another, and each result is a lone call's (one by one on
+    a plain thread, never batched)."""
+    lone = [net(_arr(x)).asnumpy() for x in xs]
+    outs, joined = _calls(net, xs)
+    assert joined == joins
+    for out, one in zip(outs, lone):
+        assert out.shape == one.shape
+        np.testing.assert_allclose(out, one, rtol=rtol, atol=atol)
+    return outs
+
+
 def test_queued_calls_join_and_get_their_own_rows():
     net = _mlp()
     xs = _inputs(10)
-    lone = [net(nd.array(ctx=CPU, source_array=x)).asnumpy() for x in xs]       # plain thread: one by one
-    outs, joined = _calls(net, xs)
-    # the first call of the coroutine builds nothing new; calls 2..10 join call 1
-    assert joined == 9
-    for x, out, one in zip(xs, outs, lone):
+    outs = _check_like_lone_calls(net, xs, 9)      # calls 2..10 join call 1
+    for x, out in zip(xs, outs):
         assert out.shape == (1, 4)
         np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(out, one, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("n", [3, 7, 13])
 def test_batches_of_several_rows_and_odd_sizes(n):
     net = _mlp()
     xs = _inputs(n, rows=3)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
     outs, joined = _calls(net, xs)
     assert joined == n - 1
     for x, out in zip(xs, outs):
@@ -112,7 +125,7 @@ def test_no_joins_from_plain_threads_or_when_turned_off(monkeypatch):
     xs = _inputs(4)
     before = _joined()
     for x in xs:
-        np.testing.assert_allclose(net(nd.array(ctx=CPU, source_array=x)).asnumpy(), _ref(net, x), rtol=1e-5,
+        np.testing.assert_allclose(net(_arr(x)).asnumpy(), _ref(net, x), rtol=1e-5,
                                    atol=1e-6)
     assert _joined() == before
     net.hybridize(coalesce=False)             # this block only
@@ -128,58 +141,32 @@ def test_no_joins_from_plain_threads_or_when_turned_off(monkeypatch):
         np.testing.assert_allclose(out, _ref(net2, x), rtol=1e-5, atol=1e-6)
 
 
-class _Centered(mx.gluon.HybridBlock):
-    """Mixes rows: each row minus the batch mean."""
+class _DenseThen(mx.gluon.HybridBlock):
+    """Dense(4), then ``then(F, y)``."""
 
-    def __init__(self):
+    def __init__(self, then):
         super().__init__()
+        self.then = then
         with self.name_scope():
             self.d = nn.Dense(4, in_units=8)
 
     def hybrid_forward(self, F, x):
-        y = self.d(x)
-        return F.broadcast_sub(y, F.mean(y, axis=0, keepdims=True))
+        return self.then(F, self.d(x))
 
 
-class _SoftmaxOver(mx.gluon.HybridBlock):
-    def __init__(self, axis):
-        super().__init__()
-        self.axis = axis
-        with self.name_scope():
-            self.d = nn.Dense(4, in_units=8)
-
-    def hybrid_forward(self, F, x):
-        return F.softmax(self.d(x), axis=self.axis)
-
-
-class _Flat(mx.gluon.HybridBlock):
-    def __init__(self, shape):
-        super().__init__()
-        self.shape = shape
-        with self.name_scope():
-            self.d = nn.Dense(4, in_units=8)
-
-    def hybrid_forward(self, F, x):
-        return self.d(x).reshape(self.shape)
-
-
-@pytest.mark.parametrize("block, batches", [
-    (lambda: _Centered(), False),
-    (lambda: _SoftmaxOver(0), False),
-    (lambda: _SoftmaxOver(-1), True),
-    (lambda: _Flat((1, -1)), False),
-    (lambda: _Flat((0, 2, 2)), True),
+@pytest.mark.parametrize("then, batches", [
+    # each row minus the batch mean: mixes rows
+    (lambda F, y: F.broadcast_sub(y, F.mean(y, axis=0, keepdims=True)), False),
+    (lambda F, y: F.softmax(y, axis=0), False),
+    (lambda F, y: F.softmax(y, axis=-1), True),
+    (lambda F, y: y.reshape((1, -1)), False),
+    (lambda F, y: y.reshape((0, 2, 2)), True),
 ])
-def test_only_graphs_that_keep_rows_apart_are_batched(block, batches):
-    net = block()
+def test_only_graphs_that_keep_rows_apart_are_batched(then, batches):
+    net = _DenseThen(then)
     net.initialize(ctx=CPU)
     net.hybridize()
-    xs = _inputs(5, rows=2)
-    lone = [net(nd.array(ctx=CPU, source_array=x)).asnumpy() for x in xs]
-    outs, joined = _calls(net, xs)
-    assert joined == (4 if batches else 0)
-    for out, one in zip(outs, lone):
-        np.testing.assert_allclose(out, one, rtol=1e-5, atol=1e-6)
+    _check_like_lone_calls(net, _inputs(5, rows=2), 4 if batches else 0)
 
 
 def test_a_conv_net_is_batched():
@@ -191,26 +178,22 @@ def test_a_conv_net_is_batched():
     net.hybridize()
     xs = [np.random.RandomState(i).uniform(-1, 1, (1, 1, 10, 10)).astype(np.float32)
           for i in range(6)]
-    lone = [net(nd.array(ctx=CPU, source_array=x)).asnumpy() for x in xs]
-    outs, joined = _calls(net, xs)
-    assert joined == 5
-    for out, one in zip(outs, lone):
-        np.testing.assert_allclose(out, one, rtol=1e-5, atol=1e-5)
+    _check_like_lone_calls(net, xs, 5, atol=1e-5)
 
 
 def test_a_weight_update_between_calls_is_seen_by_the_later_call():
     net = _mlp()
     x1, x2 = _inputs(2)
     w0 = net[0].weight.data().asnumpy()
-    net(nd.array(ctx=CPU, source_array=x1)).wait_to_read()
+    net(_arr(x1)).wait_to_read()
 
     async def go():
         held = _Held()
         before = _joined()
         try:
-            y1 = net(nd.array(ctx=CPU, source_array=x1))
-            net[0].weight.set_data(nd.array(ctx=CPU, source_array=w0 * 2))   # pushed behind y1's read
-            y2 = net(nd.array(ctx=CPU, source_array=x2))
+            y1 = net(_arr(x1))
+            net[0].weight.set_data(_arr(w0 * 2))   # pushed behind y1's read
+            y2 = net(_arr(x2))
             joined = _joined() - before
         finally:
             held.release()
@@ -230,13 +213,13 @@ def test_a_weight_update_between_calls_is_seen_by_the_later_call():
 def test_an_input_written_after_joining_waits_for_the_batch():
     net = _mlp()
     x1, x2 = _inputs(2)
-    net(nd.array(ctx=CPU, source_array=x1)).wait_to_read()
+    net(_arr(x1)).wait_to_read()
 
     async def go():
         held = _Held()
         try:
-            y1 = net(nd.array(ctx=CPU, source_array=x1))
-            a2 = nd.array(ctx=CPU, source_array=x2)
+            y1 = net(_arr(x1))
+            a2 = _arr(x2)
             y2 = net(a2)
             a2[:] = 0                      # queued behind the batch that reads a2
         finally:
@@ -251,7 +234,7 @@ def test_an_input_written_after_joining_waits_for_the_batch():
 def test_a_failing_batch_fails_every_call_in_it_and_the_next_calls_work(monkeypatch):
     net = _mlp()
     xs = _inputs(4)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
 
     def boom(self, plan, args, members):
         raise ValueError("boom in a batch of %d" % len(members))
@@ -260,7 +243,7 @@ def test_a_failing_batch_fails_every_call_in_it_and_the_next_calls_work(monkeypa
     async def go():
         held = _Held()
         try:
-            ys = [net(nd.array(ctx=CPU, source_array=x)) for x in xs]
+            ys = [net(_arr(x)) for x in xs]
         finally:
             held.release()
         errors = []
@@ -282,13 +265,13 @@ def test_many_coroutines_and_threads_at_once_get_their_own_answers():
     net = _mlp()
     xs = _inputs(32)
     refs = [_ref(net, x) for x in xs]
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
     wrong = []
 
     async def client(k):
         for i in range(30):
             j = (k * 5 + i) % 32
-            out = await net(nd.array(ctx=CPU, source_array=xs[j])).read()
+            out = await net(_arr(xs[j])).read()
             if not np.allclose(out, refs[j], rtol=1e-5, atol=1e-6):
                 wrong.append(j)
             if i % 3 == 0:
@@ -302,7 +285,7 @@ def test_many_coroutines_and_threads_at_once_get_their_own_answers():
     def plain_thread(k):
         for i in range(30):
             j = (k + i) % 32
-            if not np.allclose(net(nd.array(ctx=CPU, source_array=xs[j])).asnumpy(), refs[j], rtol=1e-5, atol=1e-6):
+            if not np.allclose(net(_arr(xs[j])).asnumpy(), refs[j], rtol=1e-5, atol=1e-6):
                 wrong.append(j)
     threads = [threading.Thread(target=loop_thread) for _ in range(3)]
     threads += [threading.Thread(target=plain_thread, args=(k,)) for k in range(2)]
@@ -318,7 +301,7 @@ def test_event_loops_on_several_threads_join_at_once():
     # threads, the batches pass 64 calls and new sizes get their plans
     net = _mlp()
     xs = _inputs(80)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
     held = _Held()
     before = _joined()
     start = threading.Barrier(4)
@@ -329,7 +312,7 @@ def test_event_loops_on_several_threads_join_at_once():
             start.wait()
             ys = []
             for i in range(20):
-                ys.append((k * 20 + i, net(nd.array(ctx=CPU, source_array=xs[k * 20 + i]))))
+                ys.append((k * 20 + i, net(_arr(xs[k * 20 + i]))))
                 if i % 5 == 4:
                     await asyncio.sleep(0)
             return ys
@@ -353,12 +336,12 @@ def test_event_loops_on_several_threads_join_at_once():
 def test_a_big_model_batches_fewer_calls(monkeypatch):
     # each call's buffers count against the batch's bytes
     net = _mlp()
-    net(nd.array(ctx=CPU, source_array=_inputs(1)[0])).wait_to_read()
+    net(_arr(_inputs(1)[0])).wait_to_read()
     plan = net._fast.plan
     monkeypatch.setattr(_coalesce, "MAX_BATCH_BYTES", 3 * (plan.workspace_bytes + plan.nbytes))
     net._fast = None
     xs = _inputs(7)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()          # a new fast path, with the new bound
+    net(_arr(xs[0])).wait_to_read()          # a new fast path, with the new bound
     outs, joined = _calls(net, xs)
     assert joined == 7 - 3                        # three ops: 3 + 3 + 1 calls
     for x, out in zip(xs, outs):
@@ -371,28 +354,24 @@ def test_model_zoo_resnet_is_batched_and_matches_lone_calls():
     net.hybridize()
     xs = [np.random.RandomState(i).uniform(-1, 1, (1, 3, 32, 32)).astype(np.float32)
           for i in range(5)]
-    lone = [net(nd.array(ctx=CPU, source_array=x)).asnumpy() for x in xs]
-    outs, joined = _calls(net, xs)
-    assert joined == 4
-    for out, one in zip(outs, lone):
-        np.testing.assert_allclose(out, one, rtol=1e-4, atol=1e-5)
+    _check_like_lone_calls(net, xs, 4, rtol=1e-4, atol=1e-5)
 
 
 def test_reads_taken_before_the_batch_runs_are_answered_by_it():
     net = _mlp()
     xs = _inputs(6)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
 
     async def go():
         held = _Held()
         try:
-            ys = [net(nd.array(ctx=CPU, source_array=x)) for x in xs]
+            ys = [net(_arr(x)) for x in xs]
             before = mx.engine.statistics().ops_pushed
             reads = [y.read() for y in ys]          # attached to the batch: no read ops
             pushed = mx.engine.statistics().ops_pushed - before
             ys[0] += 1                              # pushed after the read: not seen by it
             late = ys[0].read()                     # pushed after the write: sees it
-            extra = net(nd.array(ctx=CPU, source_array=xs[1]))
+            extra = net(_arr(xs[1]))
             extra += 2                              # pushed before its read: seen by it
             seen = extra.read()
         finally:
@@ -409,7 +388,7 @@ def test_reads_taken_before_the_batch_runs_are_answered_by_it():
 def test_attached_reads_of_a_failing_batch_raise(monkeypatch):
     net = _mlp()
     xs = _inputs(3)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
 
     def boom(self, plan, args, members):
         raise ValueError("boom for %d calls" % len(members))
@@ -418,7 +397,7 @@ def test_attached_reads_of_a_failing_batch_raise(monkeypatch):
     async def go():
         held = _Held()
         try:
-            reads = [net(nd.array(ctx=CPU, source_array=x)).read() for x in xs]
+            reads = [net(_arr(x)).read() for x in xs]
         finally:
             held.release()
         for r in reads:
@@ -432,12 +411,12 @@ def test_attached_reads_of_a_failing_batch_raise(monkeypatch):
 def test_a_cancelled_attached_read_leaves_the_others():
     net = _mlp()
     xs = _inputs(3)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
 
     async def go():
         held = _Held()
         try:
-            ys = [net(nd.array(ctx=CPU, source_array=x)) for x in xs]
+            ys = [net(_arr(x)) for x in xs]
             tasks = [asyncio.ensure_future(y.read()) for y in ys]
             await asyncio.sleep(0)
             tasks[1].cancel()
@@ -455,7 +434,7 @@ def test_a_cancelled_attached_read_leaves_the_others():
 def test_an_attached_read_of_a_batch_skipped_for_a_poisoned_input_raises():
     net = _mlp()
     xs = _inputs(2)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
 
     def bad():
         raise RuntimeError("the producer failed")
@@ -463,7 +442,7 @@ def test_an_attached_read_of_a_batch_skipped_for_a_poisoned_input_raises():
     async def go():
         held = _Held()
         try:
-            x = nd.array(ctx=CPU, source_array=xs[0])
+            x = _arr(xs[0])
             mx.engine.push(bad, (), (x,), name="producer")   # queued: x is poisoned later
             y = net(x)                                        # a batch that will never run
             r = y.read()
@@ -471,7 +450,7 @@ def test_an_attached_read_of_a_batch_skipped_for_a_poisoned_input_raises():
             held.release()
         with pytest.raises(MXNetError, match="the producer failed"):
             await asyncio.wait_for(r, 30)
-        return await net(nd.array(ctx=CPU, source_array=xs[1])).read()
+        return await net(_arr(xs[1])).read()
     out = asyncio.run(go())
     np.testing.assert_allclose(out, _ref(net, xs[1]), rtol=1e-5, atol=1e-6)
     try:
@@ -484,16 +463,16 @@ def test_no_call_joins_a_batch_that_waits_for_another_op():
     # joining must not make a call wait for work it does not depend on
     net = _mlp()
     xs = _inputs(3)
-    net(nd.array(ctx=CPU, source_array=xs[0])).wait_to_read()
+    net(_arr(xs[0])).wait_to_read()
     gate = threading.Event()
 
     async def go():
         held = _Held()
         try:
-            x0 = nd.array(ctx=CPU, source_array=xs[0])
+            x0 = _arr(xs[0])
             mx.engine.push(lambda: gate.wait(30), (), (x0,), name="slow producer")
             before = _joined()
-            ys = [net(x0)] + [net(nd.array(ctx=CPU, source_array=x)) for x in xs[1:]]
+            ys = [net(x0)] + [net(_arr(x)) for x in xs[1:]]
             joined = _joined() - before
         finally:
             held.release()

@@ -14,6 +14,10 @@ from aiond.gluon import nn
 CPU = mx.cpu()     # the engine batches CPU calls: pinned under any AIOND_TEST_CTX
 
 
+def _arr(x, dtype=None):
+    return nd.array(x, ctx=CPU, dtype=dtype)
+
+
 def _mlp(dropout=0.0):
     net = nn.HybridSequential()
     with net.name_scope():
@@ -46,11 +50,11 @@ def _x(n=3, seed=0, dtype=np.float32):
 def test_repeated_calls_take_the_short_path_and_are_right():
     net = _mlp()
     x = _x()
-    first = net(nd.array(ctx=CPU, source_array=x)).asnumpy()
+    first = net(_arr(x)).asnumpy()
     assert net._fast is not None
     for seed in range(4):
         xs = _x(seed=seed)
-        np.testing.assert_allclose(net(nd.array(ctx=CPU, source_array=xs)).asnumpy(), _ref(net, xs), rtol=1e-5,
+        np.testing.assert_allclose(net(_arr(xs)).asnumpy(), _ref(net, xs), rtol=1e-5,
                                    atol=1e-6)
     np.testing.assert_allclose(first, _ref(net, x), rtol=1e-5, atol=1e-6)
 
@@ -58,19 +62,19 @@ def test_repeated_calls_take_the_short_path_and_are_right():
 def test_new_parameter_arrays_are_seen():
     net = _mlp()
     x = _x()
-    before = net(nd.array(ctx=CPU, source_array=x)).asnumpy()
+    before = net(_arr(x)).asnumpy()
     net.initialize(mx.init.Uniform(1.0), ctx=CPU, force_reinit=True)   # new arrays
-    after = net(nd.array(ctx=CPU, source_array=x)).asnumpy()
+    after = net(_arr(x)).asnumpy()
     assert not np.allclose(before, after)
     np.testing.assert_allclose(after, _ref(net, x), rtol=1e-5, atol=1e-6)
     # set_data writes the same arrays: the next call reads the new values
     net[0].weight.set_data(nd.ones((16, 8), ctx=CPU))
-    np.testing.assert_allclose(net(nd.array(ctx=CPU, source_array=x)).asnumpy(), _ref(net, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net(_arr(x)).asnumpy(), _ref(net, x), rtol=1e-5, atol=1e-6)
 
 
 def test_recording_after_inference_records():
     net = _mlp()
-    x = nd.array(ctx=CPU, source_array=_x())
+    x = _arr(_x())
     net(x).wait_to_read()
     assert net._fast is not None
     with autograd.record():
@@ -85,7 +89,7 @@ def test_recording_after_inference_records():
 def test_train_mode_switches_dropout_on_and_off():
     mx.random.seed(7)
     net = _mlp(dropout=0.5)
-    x = nd.array(ctx=CPU, source_array=np.ones((64, 8), np.float32))
+    x = _arr(np.ones((64, 8), np.float32))
     ref = _ref(net, x.asnumpy())
     np.testing.assert_allclose(net(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
     with autograd.train_mode():
@@ -96,24 +100,24 @@ def test_train_mode_switches_dropout_on_and_off():
 
 def test_new_shape_dtype_and_cast():
     net = _mlp()
-    np.testing.assert_allclose(net(nd.array(ctx=CPU, source_array=_x(3))).asnumpy(), _ref(net, _x(3)), rtol=1e-5,
+    np.testing.assert_allclose(net(_arr(_x(3))).asnumpy(), _ref(net, _x(3)), rtol=1e-5,
                                atol=1e-6)
-    out = net(nd.array(ctx=CPU, source_array=_x(5)))
+    out = net(_arr(_x(5)))
     assert out.shape == (5, 4)
     np.testing.assert_allclose(out.asnumpy(), _ref(net, _x(5)), rtol=1e-5, atol=1e-6)
     net.cast("float64")
     x64 = _x(5, dtype=np.float64)
-    out = net(nd.array(ctx=CPU, source_array=x64, dtype="float64"))
+    out = net(_arr(x64, dtype="float64"))
     assert out.dtype == np.float64
     np.testing.assert_allclose(out.asnumpy(), _ref(net, x64), rtol=1e-10)
 
 
 def test_wrong_input_after_a_fast_call_still_raises():
     net = _mlp()
-    net(nd.array(ctx=CPU, source_array=_x())).wait_to_read()
+    net(_arr(_x())).wait_to_read()
     with pytest.raises(Exception, match="8|shape"):
-        net(nd.array(ctx=CPU, source_array=np.ones((3, 5), np.float32))).wait_to_read()
-    np.testing.assert_allclose(net(nd.array(ctx=CPU, source_array=_x())).asnumpy(), _ref(net, _x()), rtol=1e-5,
+        net(_arr(np.ones((3, 5), np.float32))).wait_to_read()
+    np.testing.assert_allclose(net(_arr(_x())).asnumpy(), _ref(net, _x()), rtol=1e-5,
                                atol=1e-6)
 
 
@@ -134,7 +138,7 @@ def test_several_outputs_keep_their_structure():
     net.hybridize()
     x = _x()
     for _ in range(3):
-        y, r = net(nd.array(ctx=CPU, source_array=x))
+        y, r = net(_arr(x))
         w, b = net.d.weight.data().asnumpy(), net.d.bias.data().asnumpy()
         np.testing.assert_allclose(y.asnumpy(), x @ w.T + b, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(r.asnumpy(), np.maximum(x @ w.T + b, 0), rtol=1e-5,
@@ -143,7 +147,7 @@ def test_several_outputs_keep_their_structure():
 
 def test_threads_and_coroutines_share_one_net():
     net = _mlp()
-    net(nd.array(ctx=CPU, source_array=_x())).wait_to_read()
+    net(_arr(_x())).wait_to_read()
     inputs = [_x(seed=s) for s in range(16)]
     refs = [_ref(net, x) for x in inputs]
     errors = []
@@ -153,14 +157,14 @@ def test_threads_and_coroutines_share_one_net():
         start.wait()
         for i in range(40):
             j = (k + i) % 16
-            got = net(nd.array(ctx=CPU, source_array=inputs[j])).asnumpy()
+            got = net(_arr(inputs[j])).asnumpy()
             if not np.allclose(got, refs[j], rtol=1e-5, atol=1e-6):
                 errors.append((k, j))
 
     async def client(k):
         for i in range(40):
             j = (k * 3 + i) % 16
-            got = await net(nd.array(ctx=CPU, source_array=inputs[j])).read()
+            got = await net(_arr(inputs[j])).read()
             if not np.allclose(got, refs[j], rtol=1e-5, atol=1e-6):
                 errors.append(("co", k, j))
             await asyncio.sleep(0)
