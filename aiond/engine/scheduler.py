@@ -147,8 +147,6 @@ class Engine:
         opr = Opr(fn, reads, writes, name, nbytes, rw)
         if bulk is not None:
             opr.bulk = bulk
-        elif inline is True and executor is None:
-            opr.tiny = True
         if self.naive_depth:
             opr.split = split
             opr.executor = executor
@@ -202,6 +200,8 @@ class Engine:
             if wait or not (inline or caller):
                 if inline or caller:
                     opr.origin = user_origin(2)
+                    # a tiny kernel that waits: whoever frees it runs it
+                    opr.tiny = inline is True and executor is None and bulk is None
                 opr.counted = True
                 self.pending += 1
                 self.bytes += nbytes

@@ -96,6 +96,7 @@ class Opr:
         self.seg = None
         # a tiny kernel (pushed inline=True) that found its vars busy: whoever
         # finishes the op it waited for runs it too, without a queue hop
+        # (set at registration, under the lock, before anyone can grant it)
         self.tiny = False
 
     def __repr__(self):

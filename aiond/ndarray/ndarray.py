@@ -536,9 +536,7 @@ async def _await_result(opr, what):
         import asyncio  # a coroutine's caller has imported it: `import aiond` stays light
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        inbox = _inboxes.get(loop)
-        if inbox is None:
-            inbox = _inboxes.setdefault(loop, _Inbox(loop))
+        inbox = _inbox_of(loop)
 
         def on_done(o, prev=None):
             inbox.put(fut, o)
@@ -611,10 +609,14 @@ def loop_future():
     loop = asyncio.events._get_running_loop()
     if loop is None:
         return None
+    return loop.create_future(), _inbox_of(loop)
+
+
+def _inbox_of(loop):
     inbox = _inboxes.get(loop)
     if inbox is None:
         inbox = _inboxes.setdefault(loop, _Inbox(loop))
-    return loop.create_future(), inbox
+    return inbox
 
 
 def _resolve(fut, opr):
