@@ -325,7 +325,11 @@ def _topo(heads):
     return order
 
 
-def _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode):
+def _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode,
+                  into=None):
+    """``into`` (with ``variables``): an array per variable (or None) in
+    which a gradient that one edge alone makes may be computed, in place of a
+    new array (a bound executor's 'write' gradient buffers)."""
     F = _nd
     heads, head_grads = _parse_heads(heads, head_grads)
     for h in heads:
@@ -365,8 +369,13 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
         # a leaf that gets its whole gradient from one node has it computed
         # in its grad buffer (MXNet's kWriteTo), with no copy after
         direct = None
-        if variables is None and not create_graph:
-            direct = _direct_leaves(order, heads)
+        if not create_graph:
+            if variables is None:
+                direct = _direct_leaves(order, heads, _own_grad)
+            elif into is not None:
+                tg = {id(v._ag): t for v, t in zip(variables, into) if t is not None}
+                if tg:
+                    direct = _direct_leaves(order, heads, lambda leaf: tg.get(id(leaf)))
         for node in order:
             if node.freed:
                 raise MXNetError("backward: the graph through operator %s was already freed by "
@@ -386,7 +395,7 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                 outs = [_relink(y, _Entry(node, i)) for i, y in enumerate(node.outputs)]
             targets = None
             if direct:
-                targets = [e.grad if isinstance(e, _Leaf) and id(e) in direct else None
+                targets = [direct.get(id(e)) if isinstance(e, _Leaf) else None
                            for e in node.edges]
             if node.fn is not None:
                 if getattr(node.fn, "fused", False):
@@ -448,9 +457,14 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
         _state.training = prev[1]
 
 
-def _direct_leaves(order, heads):
-    """ids of the leaves ('write', dense) that exactly one edge of the graph
-    reaches, and no head is."""
+def _own_grad(leaf):
+    return leaf.grad
+
+
+def _direct_leaves(order, heads, target_of):
+    """{id(leaf): target} for the leaves ('write', with a dense target)
+    that exactly one edge of the graph reaches, and no head is: their whole
+    gradient is computed in ``target_of(leaf)`` (MXNet's kWriteTo)."""
     uses = {}
     leaves = {}
     for node in order:
@@ -460,9 +474,14 @@ def _direct_leaves(order, heads):
                 leaves[id(e)] = e
     for h in heads:
         uses.pop(id(h._ag), None)
-    return {k for k, n in uses.items()
-            if n == 1 and leaves[k].req == "write" and leaves[k].grad is not None
-            and not leaves[k].grad._sparse}
+    out = {}
+    for k, n in uses.items():
+        leaf = leaves[k]
+        if n == 1 and leaf.req == "write":
+            t = target_of(leaf)
+            if t is not None and not t._sparse:
+                out[k] = t
+    return out
 
 
 def _relink(alias, edge):

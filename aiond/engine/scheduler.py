@@ -224,6 +224,28 @@ class Engine:
             self._throttle()
         return opr
 
+    def run_now(self, fn, writes, name, nbytes=0, rw=False):
+        """Run ``fn()`` (a kernel that reads nothing the engine orders and
+        never pushes or waits) right here when this is a plain thread and
+        ``writes`` are free; returns the ``Opr``, or None with nothing pushed
+        (then push it as usual). What ``fn`` reads of the caller's memory is
+        read before this returns: ``x[:] = numpy`` copies from the caller's
+        array itself, not from a copy made to decouple it."""
+        if (self.naive_depth or _tls.seg is not None or self.prof is not None
+                or _get_running_loop() is not None or _get_ident() in self.threads):
+            return None
+        with self.lock:
+            for v in writes:
+                if v.queue is not None or v.writing or v.nreads:
+                    return None
+            for v in writes:
+                v.writing = True
+        opr = Opr(fn, (), writes, name, nbytes, rw)
+        self.ops_inline += 1
+        self.ops_caller += 1
+        self._run_inline(opr)
+        return opr
+
     def join(self, opr, reads, writes, shared, admit):
         """Add free vars to ``opr``, a ready op that has not started: it
         then also reads ``reads`` and writes ``writes``, as if pushed with

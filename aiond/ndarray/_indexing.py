@@ -372,10 +372,19 @@ def _set_whole(dst, value, partial=False):
         invoke(_cached("_full"), [], {"shape": shape, "dtype": dst._dtype,
                                       "value": float(value)}, dst, dst.context)
         return
-    # numpy or array-like: copy it now, so later changes by the caller don't leak in
+    # numpy or array-like: copied before this returns, so later changes by
+    # the caller don't leak in - straight into dst where dst is free now,
+    # else into a copy of its own that the copy op reads when its turn comes
     try:
         src = _np_value(value)
         if src.shape == shape:
+            if dst._st.ctx.device_typeid != 2:
+                def copy_now():
+                    np.copyto(data_of(dst), src, casting="unsafe")
+                if _engine.run_now(copy_now, (dst._st.var,), "_sync_copyfrom", src.nbytes,
+                                   partial or dst._off is not None
+                                   or dst._st.shape != shape) is not None:
+                    return
             src = host_copy(src, dst._dtype)
         else:
             src = np.array(np.broadcast_to(src.reshape(_squeeze_to(src.shape, shape)), shape),

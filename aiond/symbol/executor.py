@@ -642,13 +642,15 @@ class Executor:
 
     def _write_grads(self, heads, hgrads, views, is_train):
         if heads:
-            grads = autograd.grad(heads, views, hgrads, retain_graph=True,
-                                  train_mode=is_train)
+            grads = autograd._run_backward(heads, hgrads, views, True, False, is_train,
+                                           self._grad_targets())
         else:
             grads = [None] * len(views)
         with autograd.pause(train_mode=is_train):
             for i, g in zip(self._grad_idx, grads):
                 tgt = self.grad_arrays[i]
+                if g is tgt:
+                    continue        # computed in its buffer (a 'write' gradient)
                 req = self._grad_req[i]
                 if g is None:
                     if req == "write":
@@ -660,6 +662,26 @@ class Executor:
                     tgt += g
                 else:
                     tgt[:] = g
+
+    def _grad_targets(self):
+        """Per gradient argument, its 'write' buffer where backward may
+        compute the gradient in place (MXNet's kWriteTo), else None: never a
+        buffer shared with another gradient, an argument, an aux state or an
+        output (backward reads those, or a later write would undo it)."""
+        grads = self.grad_arrays
+        seen = {}
+        for a in self.arg_arrays + self.aux_arrays + self.outputs:
+            seen[id(a._st)] = 2
+        for i in self._grad_idx:
+            k = id(grads[i]._st)
+            seen[k] = seen.get(k, 0) + 1
+        out = []
+        for i in self._grad_idx:
+            g = grads[i]
+            ok = (self._grad_req[i] == "write" and seen[id(g._st)] == 1
+                  and g._dtype == self.arg_arrays[i]._dtype)
+            out.append(g if ok else None)
+        return out
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` for every op output of each forward."""

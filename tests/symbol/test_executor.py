@@ -168,6 +168,56 @@ def test_backward_write_add_null_and_dict_reqs():
     np.testing.assert_array_equal(some["sm_label"].asnumpy(), 0)
 
 
+def test_write_gradients_are_computed_in_their_buffers(monkeypatch):
+    # MXNet's kWriteTo: a gradient that one edge makes is computed in the
+    # bound gradient array, not computed elsewhere and copied in
+    import aiond.ndarray._indexing as indexing
+    copied = []
+    real = indexing._copy_into
+
+    def spy(src, dst):
+        copied.append(dst)
+        return real(src, dst)
+    monkeypatch.setattr(indexing, "_copy_into", spy)
+    net = mlp()
+    p = mlp_params()
+    _, g = mlp_numpy(p)
+    grads = {k: mx.nd.zeros(v.shape) for k, v in p.items()}
+    exe = net.bind(mx.cpu(), {k: nd(v) for k, v in p.items()}, args_grad=grads)
+    for _ in range(2):
+        exe.forward(is_train=True)
+        exe.backward()
+        for k in p:
+            np.testing.assert_allclose(grads[k].asnumpy(), g[k], rtol=1e-4, atol=1e-5,
+                                       err_msg=k)
+    assert not [d for d in copied if any(d is a for a in grads.values())]
+
+
+def test_gradients_that_cannot_be_computed_in_place_are_still_written():
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    net = a * b + a                      # a reaches the head twice: summed, then written
+    x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    y = x[::-1] - 2
+    whole = mx.nd.zeros((4, 3))
+    ga = whole[1:3]                      # a view: not a buffer of its own
+    gb = mx.nd.zeros((2, 3), dtype="float64")     # another dtype than b's
+    exe = net.bind(mx.cpu(), {"a": nd(x), "b": nd(y)}, args_grad={"a": ga, "b": gb})
+    exe.forward(is_train=True)
+    exe.backward(nd(np.full((2, 3), 2.0)))
+    np.testing.assert_allclose(ga.asnumpy(), 2 * (y + 1))
+    np.testing.assert_array_equal(whole.asnumpy()[[0, 3]], 0)
+    assert gb.dtype == np.float64
+    np.testing.assert_allclose(gb.asnumpy(), 2 * x)
+    # two arguments bound to one gradient array: each gradient is written,
+    # in argument order, as before in-place gradients existed
+    shared = mx.nd.zeros((2, 3))
+    exe = (a + 2 * b).bind(mx.cpu(), {"a": nd(x), "b": nd(y)},
+                           args_grad={"a": shared, "b": shared})
+    exe.forward(is_train=True)
+    exe.backward(nd(np.ones((2, 3))))
+    np.testing.assert_array_equal(shared.asnumpy(), 2)
+
+
 def test_backward_head_gradients():
     d = abcd()
     grads = {"A": mx.nd.ones(10), "B": mx.nd.ones(10)}
