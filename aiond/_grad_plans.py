@@ -149,22 +149,30 @@ class _NoPlan(Exception):
     pass
 
 
+_kinds = None       # (_Entry, _Leaf), set at the first signature (autograd imports us)
+
+
 def _signature(heads, head_grads, order, training):
     """(key, wiring, context) of a tape - the wiring: the arrays the plan
     reads and their index by (buffer, offset, shape), the leaves and their
     index, each node's index; raises ``_NoPlan`` when the tape is not one
-    this path takes."""
-    from .autograd import _Entry, _Leaf
+    this path takes. (Run at every imperative backward: kept tight.)"""
+    global _kinds
+    if _kinds is None:
+        from .autograd import _Entry, _Leaf
+        _kinds = (_Entry, _Leaf)
+    Entry, Leaf = _kinds
     bind = []
     index = {}
     buffers = set()
+    index_get = index.get
 
     def b(a):
         if a is None or a._sparse:
             raise _NoPlan
         st = a._st
         k = (id(st), a._off, a._shape)
-        i = index.get(k)
+        i = index_get(k)
         if i is None:
             if id(st) in buffers:
                 raise _NoPlan       # two different views of one buffer
@@ -172,17 +180,20 @@ def _signature(heads, head_grads, order, training):
             i = index[k] = len(bind)
             bind.append(a)
         return i
-    node_ix = {id(n): i for i, n in enumerate(order)}
+    node_ix = {}
+    for i, n in enumerate(order):
+        node_ix[id(n)] = i
     leaves, leaf_ix = [], {}
     parts = []
     for n in order:
         edges = []
         for e in n.edges:
-            if e is None:
-                edges.append(None)
-            elif type(e) is _Entry:
+            te = type(e)
+            if te is Entry:
                 edges.append((node_ix[id(e.node)], e.index))
-            elif isinstance(e, _Leaf):
+            elif e is None:
+                edges.append(None)
+            elif te is Leaf or isinstance(e, Leaf):
                 j = leaf_ix.get(id(e))
                 if j is None:
                     if e.grad is not None and e.grad._sparse:
@@ -196,12 +207,13 @@ def _signature(heads, head_grads, order, training):
         if n.freed or op.grad is None:
             raise _NoPlan
         # attrs come from the op's parser, in its parameters' order
-        parts.append((op, op.grad, tuple(n.attrs.items()) if n.attrs else (),
+        attrs = n.attrs
+        parts.append((op, op.grad, tuple(attrs.items()) if attrs else (),
                       tuple([b(x) for x in n.inputs]), tuple([b(y) for y in n.outputs]),
                       tuple(edges)))
     for h, g in zip(heads, head_grads):
         ag = h._ag
-        if type(ag) is not _Entry:
+        if type(ag) is not Entry:
             raise _NoPlan
         parts.append((node_ix[id(ag.node)], ag.index, b(h), None if g is None else b(g)))
     for leaf in leaves:
