@@ -378,7 +378,8 @@ def _set_whole(dst, value, partial=False):
     try:
         src = _np_value(value)
         if src.shape == shape:
-            if dst._st.ctx.device_typeid != 2:
+            if dst._st.ctx.device_typeid != 2 and src.dtype.kind in "biufc":
+                # (numbers only: a value that cannot be cast raises here, below)
                 def copy_now():
                     np.copyto(data_of(dst), src, casting="unsafe")
                 if _engine.run_now(copy_now, (dst._st.var,), "_sync_copyfrom", src.nbytes,
