@@ -6,13 +6,19 @@
   queue hop for a dependent chain) and queues the rest.
 * Large elementwise kernels are split into one flat range per worker.
 * A thread blocked in a wait may ``steal`` queued ops and run them itself.
+* On Linux the workers run under ``SCHED_BATCH`` (``AIOND_WORKER_SCHED``):
+  the same share of the cores, but a thread that wakes up (an event loop
+  back from ``epoll_wait``, a pushing thread) gets a core before them
+  instead of waiting out their time slice.
 """
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import threading
 
+from ..base import MXNetError
 from . import blas
 from .executor import Executor
 from .var import Failure
@@ -51,6 +57,32 @@ class _SplitJob:
         self.event = None       # set when a running op waits for its chunks
 
 
+_SCHED_POLICIES = ("batch", "other")
+
+
+def _worker_policy():
+    """The scheduling policy the workers take: ``AIOND_WORKER_SCHED``,
+    'batch' (the default, where the OS has it) or 'other' (the OS's normal
+    policy, as the threads that push)."""
+    v = os.environ.get("AIOND_WORKER_SCHED", "batch").strip().lower()
+    if v not in _SCHED_POLICIES:
+        raise MXNetError("environment variable AIOND_WORKER_SCHED=%r: expected one of %s"
+                         % (v, ", ".join(_SCHED_POLICIES)))
+    if v == "batch" and hasattr(os, "SCHED_BATCH") and hasattr(os, "sched_setscheduler"):
+        return os.SCHED_BATCH
+    return None
+
+
+def _set_policy(policy):
+    if policy is None:
+        return
+    try:
+        # pid 0: this thread (Linux schedules threads, not processes)
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+    except OSError:     # a sandbox that forbids it: run as the other threads do
+        pass
+
+
 class CPUExecutor(Executor):
     """Runs CPU ops for one ``Engine`` on ``nworkers`` daemon threads."""
 
@@ -64,6 +96,8 @@ class CPUExecutor(Executor):
         self._started = False
         self._start_lock = threading.Lock()
         self.busy = 0
+        self.policy = _worker_policy()      # read here: a bad value raises at import
+        self.native_ids = []                # the workers' OS thread ids
 
     # ------------------------------------------------------------ lifecycle
     def _start(self):
@@ -77,6 +111,8 @@ class CPUExecutor(Executor):
 
     def _work(self):
         self.engine.threads.add(threading.get_ident())
+        self.native_ids.append(threading.get_native_id())
+        _set_policy(self.policy)
         blas.setup(self.nworkers)
         get = self._q.get
         while True:
