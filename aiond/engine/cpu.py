@@ -6,10 +6,12 @@
   queue hop for a dependent chain) and queues the rest.
 * Large elementwise kernels are split into one flat range per worker.
 * A thread blocked in a wait may ``steal`` queued ops and run them itself.
-* On Linux the workers run under ``SCHED_BATCH`` (``AIOND_WORKER_SCHED``):
-  the same share of the cores, but a thread that wakes up (an event loop
-  back from ``epoll_wait``, a pushing thread) gets a core before them
-  instead of waiting out their time slice.
+* On Linux, once an event loop awaits the engine's results, the workers
+  run under ``SCHED_BATCH`` (``AIOND_WORKER_SCHED``): the same share of the
+  cores, but the loop, waking from ``epoll_wait``, gets a core before them
+  instead of waiting out their time slice. A plain training loop keeps the
+  normal policy: there a worker woken for half of a split op must not wait
+  behind the BLAS threads of the thread that pushed it.
 """
 from __future__ import annotations
 
@@ -57,20 +59,20 @@ class _SplitJob:
         self.event = None       # set when a running op waits for its chunks
 
 
-_SCHED_POLICIES = ("batch", "other")
+_SCHED_POLICIES = ("auto", "batch", "other")
 
 
 def _worker_policy():
-    """The scheduling policy the workers take: ``AIOND_WORKER_SCHED``,
-    'batch' (the default, where the OS has it) or 'other' (the OS's normal
-    policy, as the threads that push)."""
-    v = os.environ.get("AIOND_WORKER_SCHED", "batch").strip().lower()
+    """``AIOND_WORKER_SCHED``: 'auto' (the default: ``SCHED_BATCH`` once an
+    event loop awaits results), 'batch' (from the start) or 'other' (the
+    OS's normal policy, as the threads that push). Returns (mode, the
+    batch policy or None where the OS has none)."""
+    v = os.environ.get("AIOND_WORKER_SCHED", "auto").strip().lower()
     if v not in _SCHED_POLICIES:
         raise MXNetError("environment variable AIOND_WORKER_SCHED=%r: expected one of %s"
                          % (v, ", ".join(_SCHED_POLICIES)))
-    if v == "batch" and hasattr(os, "SCHED_BATCH") and hasattr(os, "sched_setscheduler"):
-        return os.SCHED_BATCH
-    return None
+    batch = getattr(os, "SCHED_BATCH", None) if hasattr(os, "sched_setscheduler") else None
+    return v, batch
 
 
 def _set_policy(policy):
@@ -96,7 +98,12 @@ class CPUExecutor(Executor):
         self._started = False
         self._start_lock = threading.Lock()
         self.busy = 0
-        self.policy = _worker_policy()      # read here: a bad value raises at import
+        # read here: a bad value raises at import
+        mode, self._batch_policy = _worker_policy()
+        # the policy the workers should run under (None: the normal one);
+        # each worker compares it with its own before taking an item
+        self.policy = self._batch_policy if mode == "batch" else None
+        self._auto = mode == "auto" and self._batch_policy is not None
         self.native_ids = []                # the workers' OS thread ids
 
     # ------------------------------------------------------------ lifecycle
@@ -112,16 +119,27 @@ class CPUExecutor(Executor):
     def _work(self):
         self.engine.threads.add(threading.get_ident())
         self.native_ids.append(threading.get_native_id())
-        _set_policy(self.policy)
+        mine = self.policy
+        _set_policy(mine)
         blas.setup(self.nworkers)
         get = self._q.get
         while True:
             item = get()
+            if self.policy is not mine:
+                mine = self.policy
+                _set_policy(mine)
             self.busy += 1
             try:
                 self._run(item)
             finally:
                 self.busy -= 1
+
+    def serving(self):
+        """An event loop awaits results: under 'auto', the workers take
+        ``SCHED_BATCH`` from their next item on."""
+        if self._auto:
+            self._auto = False
+            self.policy = self._batch_policy
 
     # ------------------------------------------------------------ interface
     def submit(self, opr):

@@ -616,6 +616,7 @@ def _inbox_of(loop):
     inbox = _inboxes.get(loop)
     if inbox is None:
         inbox = _inboxes.setdefault(loop, _Inbox(loop))
+        _engine.cpu.serving()       # workers now yield a core to a waking loop
     return inbox
 
 
