@@ -294,9 +294,15 @@ class _Group:
                 answer.result = np.array(data_of(arr), copy=True)
 
     def deliver(self, opr):
+        by_inbox = {}       # (every reader's loop, usually one)
         for _, fut, inbox, answer in self.readers:
             answer.failure = opr.failure
-            inbox.put(fut, answer)
+            pairs = by_inbox.get(inbox)
+            if pairs is None:
+                pairs = by_inbox[inbox] = []
+            pairs.append((fut, answer))
+        for inbox, pairs in by_inbox.items():
+            inbox.put_many(pairs)
         self.readers = None
 
 

@@ -577,6 +577,20 @@ class _Inbox:
             items.append((fut, opr))
             if len(items) > 1:
                 return          # a drain is scheduled and has not run yet
+        self._wake()
+
+    def put_many(self, pairs):
+        """``put`` of each (future, done) pair, under one lock: a batch's
+        answers go in at once, not one lock round trip against the loop's
+        drain (and its GIL) per request."""
+        with self.lock:
+            items = self.items
+            wake = not items and pairs
+            items.extend(pairs)
+        if wake:
+            self._wake()
+
+    def _wake(self):
         loop = self.loop()
         if loop is not None and not loop.is_closed():
             try:

@@ -356,3 +356,38 @@ def test_event_loops_that_read_are_not_kept_alive():
     gc.collect()
     assert all(r() is None for r in refs)
     assert not any(r() in _ndmod._inboxes for r in refs)
+
+
+def test_inbox_puts_from_many_threads_resolve_every_future_once():
+    # single puts and a batch's put_many racing the loop's drain
+    from aiond.ndarray.ndarray import _Inbox
+
+    class Done:
+        failure = None
+
+        def __init__(self, v):
+            self.result = v
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        inbox = _Inbox(loop)
+        futs = [[loop.create_future() for _ in range(100)] for _ in range(4)]
+
+        def pusher(k):
+            fs = futs[k]
+            for i in range(0, 100, 10):
+                if (i // 10) % 2:
+                    inbox.put_many([(f, Done((k, i + j))) for j, f in enumerate(fs[i:i + 10])])
+                else:
+                    for j, f in enumerate(fs[i:i + 10]):
+                        inbox.put(f, Done((k, i + j)))
+        ts = [threading.Thread(target=pusher, args=(k,)) for k in range(4)]
+        for t in ts:
+            t.start()
+        got = await asyncio.wait_for(asyncio.gather(*[f for fs in futs for f in fs]), 30)
+        for t in ts:
+            t.join()
+        inbox.put_many([])              # nothing to hand over: no wake-up, no error
+        return got
+    got = asyncio.run(main())
+    assert got == [(k, i) for k in range(4) for i in range(100)]

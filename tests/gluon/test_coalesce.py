@@ -385,6 +385,33 @@ def test_reads_taken_before_the_batch_runs_are_answered_by_it():
     np.testing.assert_allclose(late, _ref(net, xs[0]) + 1, rtol=1e-5, atol=1e-6)
 
 
+def test_a_batch_hands_its_answers_to_the_loop_in_one_put(monkeypatch):
+    # one lock round trip and one wake-up per batch, not one per request
+    from aiond.ndarray.ndarray import _Inbox
+    puts, wakes = [], []
+    real_many, real_wake = _Inbox.put_many, _Inbox._wake
+    monkeypatch.setattr(_Inbox, "put_many",
+                        lambda self, pairs: (puts.append(len(pairs)), real_many(self, pairs)))
+    monkeypatch.setattr(_Inbox, "_wake", lambda self: (wakes.append(1), real_wake(self)))
+    net = _mlp()
+    xs = _inputs(9)
+    net(_arr(xs[0])).wait_to_read()
+
+    async def go():
+        held = _Held()
+        try:
+            ys = [net(_arr(x)) for x in xs]
+            reads = [y.read() for y in ys]          # attached to the batch
+        finally:
+            held.release()
+        return [await r for r in reads]
+    outs = asyncio.run(go())
+    assert puts == [9]
+    assert wakes == [1]
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
+
+
 def test_attached_reads_of_a_failing_batch_raise(monkeypatch):
     net = _mlp()
     xs = _inputs(3)
