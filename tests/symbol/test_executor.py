@@ -22,6 +22,12 @@ def fresh_names():
         yield
 
 
+def ctx():
+    """The context the test binds on: cpu(0), or gpu(0) where the suite runs
+    with a GPU default (AIOND_TEST_CTX)."""
+    return mx.current_context()
+
+
 def nd(x):
     return mx.nd.array(np.asarray(x, dtype=np.float32))
 
@@ -66,7 +72,7 @@ def mlp_params(seed=0):
 def test_bind_forward_in_place_and_same_outputs():
     A, B = np.random.rand(10).astype(np.float32), np.random.rand(10).astype(np.float32)
     args = {"A": nd(A), "B": nd(B)}
-    exe = abcd().bind(ctx=mx.cpu(), args=args, grad_req="null")
+    exe = abcd().bind(ctx=ctx(), args=args, grad_req="null")
     assert sorted(exe.arg_dict) == ["A", "B"] and exe.arg_dict["A"] is args["A"]
     outs = exe.forward()
     assert outs is exe.outputs and len(outs) == 1
@@ -82,14 +88,14 @@ def test_bind_forward_in_place_and_same_outputs():
     np.testing.assert_allclose(args["A"].asnumpy(), np.full(10, 5))
     assert list(exe.output_dict) == ["_plusscalar0_output"]
     # list args in list_arguments() order
-    exe2 = abcd().bind(mx.cpu(), [nd([1, 2]), nd([3, 4])])
+    exe2 = abcd().bind(ctx(), [nd([1, 2]), nd([3, 4])])
     np.testing.assert_allclose(exe2.forward()[0].asnumpy(), [1.4, 1.6], rtol=1e-6)
 
 
 def test_two_executors_share_arrays():
     net = mlp()
-    train = net.simple_bind(mx.cpu(), data=(4, 6), sm_label=(4,))
-    test = net.bind(mx.cpu(), args=train.arg_arrays, grad_req="null")
+    train = net.simple_bind(ctx(), data=(4, 6), sm_label=(4,))
+    test = net.bind(ctx(), args=train.arg_arrays, grad_req="null")
     p = mlp_params()
     for k, v in p.items():
         train.arg_dict[k][:] = v
@@ -107,7 +113,7 @@ def test_two_executors_share_arrays():
 
 
 def test_dropout_sees_is_train():
-    exe = mx.sym.Dropout(mx.sym.var("x"), p=0.5).bind(mx.cpu(), {"x": mx.nd.ones((200,))})
+    exe = mx.sym.Dropout(mx.sym.var("x"), p=0.5).bind(ctx(), {"x": mx.nd.ones((200,))})
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.ones(200))
     y = exe.forward(is_train=True)[0].asnumpy()
     assert 20 < (y == 0).sum() < 180 and set(np.unique(y)) <= {0.0, 2.0}
@@ -117,7 +123,7 @@ def test_batchnorm_aux_states_follow_mxnet():
     x = np.random.RandomState(1).rand(4, 3).astype(np.float32)
     bn = mx.sym.BatchNorm(mx.sym.var("x"), fix_gamma=False, momentum=0.5, eps=1e-3, name="bn")
     aux = {"bn_moving_mean": mx.nd.zeros(3), "bn_moving_var": mx.nd.ones(3)}
-    exe = bn.bind(mx.cpu(), {"x": nd(x), "bn_gamma": mx.nd.ones(3), "bn_beta": mx.nd.zeros(3)},
+    exe = bn.bind(ctx(), {"x": nd(x), "bn_gamma": mx.nd.ones(3), "bn_beta": mx.nd.zeros(3)},
                   args_grad={"x": mx.nd.zeros((4, 3))}, aux_states=aux)
     assert exe.aux_dict["bn_moving_mean"] is aux["bn_moving_mean"]
     np.testing.assert_allclose(exe.forward()[0].asnumpy(), x / np.sqrt(1 + 1e-3), rtol=1e-5)
@@ -139,7 +145,7 @@ def test_backward_write_add_null_and_dict_reqs():
     _, g = mlp_numpy(p)
     args = {k: nd(v) for k, v in p.items()}
     grads = {k: mx.nd.zeros(v.shape) for k, v in p.items()}
-    exe = net.bind(mx.cpu(), args, args_grad=grads)
+    exe = net.bind(ctx(), args, args_grad=grads)
     exe.forward(is_train=True)
     exe.backward()
     for k in p:
@@ -149,20 +155,20 @@ def test_backward_write_add_null_and_dict_reqs():
     np.testing.assert_allclose(grads["fc1_bias"].asnumpy(), g["fc1_bias"], rtol=1e-4,
                                atol=1e-5)
     add = {k: mx.nd.ones(v.shape) for k, v in p.items()}
-    exe = net.bind(mx.cpu(), args, args_grad=add, grad_req="add")
+    exe = net.bind(ctx(), args, args_grad=add, grad_req="add")
     for _ in range(2):
         exe.forward(is_train=True)
         exe.backward()
     np.testing.assert_allclose(add["fc2_weight"].asnumpy(), 1 + 2 * g["fc2_weight"], rtol=1e-4)
     some = {k: mx.nd.ones(v.shape) for k, v in p.items()}
-    exe = net.bind(mx.cpu(), args, args_grad=some,
+    exe = net.bind(ctx(), args, args_grad=some,
                    grad_req={"fc2_weight": "write", "fc1_bias": "write"})
     exe.forward(is_train=True)
     exe.backward()
     np.testing.assert_allclose(some["fc1_bias"].asnumpy(), g["fc1_bias"], rtol=1e-4, atol=1e-5)
     np.testing.assert_array_equal(some["fc1_weight"].asnumpy(), 1)           # 'null'
     reqs = ["null"] * 5 + ["write"]
-    exe = net.bind(mx.cpu(), args, args_grad=some, grad_req=reqs)
+    exe = net.bind(ctx(), args, args_grad=some, grad_req=reqs)
     exe.forward(is_train=True)
     exe.backward()
     np.testing.assert_array_equal(some["sm_label"].asnumpy(), 0)
@@ -183,7 +189,7 @@ def test_write_gradients_are_computed_in_their_buffers(monkeypatch):
     p = mlp_params()
     _, g = mlp_numpy(p)
     grads = {k: mx.nd.zeros(v.shape) for k, v in p.items()}
-    exe = net.bind(mx.cpu(), {k: nd(v) for k, v in p.items()}, args_grad=grads)
+    exe = net.bind(ctx(), {k: nd(v) for k, v in p.items()}, args_grad=grads)
     for _ in range(2):
         exe.forward(is_train=True)
         exe.backward()
@@ -201,7 +207,7 @@ def test_gradients_that_cannot_be_computed_in_place_are_still_written():
     whole = mx.nd.zeros((4, 3))
     ga = whole[1:3]                      # a view: not a buffer of its own
     gb = mx.nd.zeros((2, 3), dtype="float64")     # another dtype than b's
-    exe = net.bind(mx.cpu(), {"a": nd(x), "b": nd(y)}, args_grad={"a": ga, "b": gb})
+    exe = net.bind(ctx(), {"a": nd(x), "b": nd(y)}, args_grad={"a": ga, "b": gb})
     exe.forward(is_train=True)
     exe.backward(nd(np.full((2, 3), 2.0)))
     np.testing.assert_allclose(ga.asnumpy(), 2 * (y + 1))
@@ -211,7 +217,7 @@ def test_gradients_that_cannot_be_computed_in_place_are_still_written():
     # two arguments bound to one gradient array: each gradient is written,
     # in argument order, as before in-place gradients existed
     shared = mx.nd.zeros((2, 3))
-    exe = (a + 2 * b).bind(mx.cpu(), {"a": nd(x), "b": nd(y)},
+    exe = (a + 2 * b).bind(ctx(), {"a": nd(x), "b": nd(y)},
                            args_grad={"a": shared, "b": shared})
     exe.forward(is_train=True)
     exe.backward(nd(np.ones((2, 3))))
@@ -221,7 +227,7 @@ def test_gradients_that_cannot_be_computed_in_place_are_still_written():
 def test_backward_head_gradients():
     d = abcd()
     grads = {"A": mx.nd.ones(10), "B": mx.nd.ones(10)}
-    exe = d.bind(mx.cpu(), {"A": mx.nd.ones(10), "B": mx.nd.ones(10)}, args_grad=grads)
+    exe = d.bind(ctx(), {"A": mx.nd.ones(10), "B": mx.nd.ones(10)}, args_grad=grads)
     exe.forward(is_train=True)
     exe.backward([mx.nd.ones(10)])
     for g in exe.grad_arrays:
@@ -236,7 +242,7 @@ def test_backward_head_gradients():
     a = mx.sym.var("A")
     g = mx.sym.Group([a, a * mx.sym.var("B")])
     ga = mx.nd.zeros(2)
-    exe = g.bind(mx.cpu(), {"A": nd([1, 2]), "B": nd([3, 4])}, args_grad={"A": ga})
+    exe = g.bind(ctx(), {"A": nd([1, 2]), "B": nd([3, 4])}, args_grad={"A": ga})
     outs = exe.forward(is_train=True)
     assert [o.asnumpy().tolist() for o in outs] == [[1, 2], [3, 8]]
     exe.backward([nd([1, 1]), nd([10, 10])])
@@ -246,14 +252,14 @@ def test_backward_head_gradients():
 
 def test_backward_after_inference_forward_works_as_in_mxnet():
     # seed 003 does exactly this: forward() then backward([out_grad])
-    exe = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)},
+    exe = abcd().bind(ctx(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)},
                       args_grad={"A": mx.nd.zeros(2), "B": mx.nd.zeros(2)})
     exe.forward()
     exe.backward(mx.nd.ones(2) * 5)
     for g in exe.grad_arrays:
         np.testing.assert_allclose(g.asnumpy(), [0.5, 0.5], rtol=1e-6)
     np.testing.assert_allclose(exe.outputs[0].asnumpy(), [1.2, 1.2], rtol=1e-6)
-    nograd = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)}, grad_req="null")
+    nograd = abcd().bind(ctx(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)}, grad_req="null")
     nograd.forward(is_train=True)
     nograd.backward(mx.nd.ones(2))                   # nothing to compute, as in MXNet
 
@@ -263,7 +269,7 @@ def test_backward_after_inference_forward_works_as_in_mxnet():
 
 def test_simple_bind_allocates_everything():
     net = mlp()
-    exe = net.simple_bind(mx.cpu(), data=(4, 6))
+    exe = net.simple_bind(ctx(), data=(4, 6))
     assert {k: v.shape for k, v in exe.arg_dict.items()} == {
         "data": (4, 6), "fc1_weight": (5, 6), "fc1_bias": (5,), "fc2_weight": (3, 5),
         "fc2_bias": (3,), "sm_label": (4,)}
@@ -271,35 +277,35 @@ def test_simple_bind_allocates_everything():
                for a, g in zip(exe.arg_arrays, exe.grad_arrays))
     assert all(a.dtype == np.float32 for a in exe.arg_arrays)
     assert exe.outputs[0].shape == (4, 3)
-    exe = net.simple_bind(mx.cpu(), grad_req="null", data=(4, 6))
+    exe = net.simple_bind(ctx(), grad_req="null", data=(4, 6))
     assert exe.grad_arrays == [None] * 6
-    exe = net.simple_bind(mx.cpu(), grad_req={"fc1_weight": "write"}, data=(4, 6))
+    exe = net.simple_bind(ctx(), grad_req={"fc1_weight": "write"}, data=(4, 6))
     assert [g is not None for g in exe.grad_arrays] == [False, True] + [False] * 4
-    exe = abcd().simple_bind(mx.cpu(), type_dict={"A": "float64"}, A=(3,), zzz=(3,))
+    exe = abcd().simple_bind(ctx(), type_dict={"A": "float64"}, A=(3,), zzz=(3,))
     assert [a.dtype for a in exe.arg_arrays] == [np.float64, np.float64]
     assert exe.outputs[0].dtype == np.float64
     bn = mx.sym.BatchNorm(mx.sym.var("x"), name="bn")
-    exe = bn.simple_bind(mx.cpu(), x=(2, 3))
+    exe = bn.simple_bind(ctx(), x=(2, 3))
     assert [a.shape for a in exe.aux_arrays] == [(3,), (3,)]
-    base = net.simple_bind(mx.cpu(), data=(4, 6))
-    shared = net.simple_bind(mx.cpu(), data=(4, 6), shared_arg_names=["fc1_weight"],
+    base = net.simple_bind(ctx(), data=(4, 6))
+    shared = net.simple_bind(ctx(), data=(4, 6), shared_arg_names=["fc1_weight"],
                              shared_exec=base)
     assert shared.arg_dict["fc1_weight"] is base.arg_dict["fc1_weight"]
     assert shared.grad_dict["fc1_weight"] is base.grad_dict["fc1_weight"]
     assert shared.arg_dict["fc2_weight"] is not base.arg_dict["fc2_weight"]
     buf = {}
-    net.simple_bind(mx.cpu(), data=(4, 6), shared_buffer=buf)
+    net.simple_bind(ctx(), data=(4, 6), shared_buffer=buf)
     assert sorted(buf) == sorted(net.list_arguments())
-    small = net.simple_bind(mx.cpu(), data=(2, 6), shared_buffer=buf)
+    small = net.simple_bind(ctx(), data=(2, 6), shared_buffer=buf)
     small.arg_dict["data"][:] = 7                     # a view of the buffer's memory
     assert buf["data"].asnumpy()[:2].tolist() == [[7] * 6] * 2
     with pytest.raises(MXNetError, match="cannot infer"):
-        net.simple_bind(mx.cpu())
+        net.simple_bind(ctx())
 
 
 def test_reshape_shares_memory():
     d = mx.sym.var("A") * mx.sym.var("B") + 1
-    exe = d.simple_bind(mx.cpu(), A=(4,), B=(4,))
+    exe = d.simple_bind(ctx(), A=(4,), B=(4,))
     exe.arg_dict["A"][:] = 2
     exe.arg_dict["B"][:] = 3
     small = exe.reshape(A=(2,), B=(2,))
@@ -318,7 +324,7 @@ def test_reshape_shares_memory():
 
 
 def test_copy_params_from():
-    exe = abcd().simple_bind(mx.cpu(), A=(2,), B=(2,))
+    exe = abcd().simple_bind(ctx(), A=(2,), B=(2,))
     exe.copy_params_from({"A": mx.nd.ones(2) * 10, "B": mx.nd.ones(2, dtype="float64")})
     np.testing.assert_allclose(exe.forward()[0].asnumpy(), [2.1, 2.1], rtol=1e-6)
     with pytest.raises(ValueError, match="Z"):
@@ -332,29 +338,29 @@ def test_copy_params_from():
 def test_bad_input_errors():
     d = abcd()
     with pytest.raises(ValueError, match="B"):
-        d.bind(mx.cpu(), {"A": mx.nd.ones(3)})
+        d.bind(ctx(), {"A": mx.nd.ones(3)})
     with pytest.raises(ValueError, match="Length of args"):
-        d.bind(mx.cpu(), [mx.nd.ones(3)])
+        d.bind(ctx(), [mx.nd.ones(3)])
     with pytest.raises(MXNetError) as e:
-        d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(4)})
+        d.bind(ctx(), {"A": mx.nd.ones(3), "B": mx.nd.ones(4)})
     assert "_plus0" in str(e.value) and "(3,)" in str(e.value) and "(4,)" in str(e.value)
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
     with pytest.raises(MXNetError) as e:
-        fc.bind(mx.cpu(), {"data": mx.nd.ones((2, 3)), "fc_weight": mx.nd.ones((4, 5)),
+        fc.bind(ctx(), {"data": mx.nd.ones((2, 3)), "fc_weight": mx.nd.ones((4, 5)),
                            "fc_bias": mx.nd.ones(4)})
     assert "fc_weight" in str(e.value) and "(4, 5)" in str(e.value) and "(4, 3)" in str(e.value)
     with pytest.raises(TypeError):
         d.bind("cpu", {"A": mx.nd.ones(3), "B": mx.nd.ones(3)})
     with pytest.raises(TypeError):
-        d.bind(mx.cpu(), {"A": np.ones(3), "B": mx.nd.ones(3)})
+        d.bind(ctx(), {"A": np.ones(3), "B": mx.nd.ones(3)})
     with pytest.raises(ValueError, match="gradient"):
-        d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)},
+        d.bind(ctx(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)},
                args_grad={"A": mx.nd.ones(4)})
     with pytest.raises(ValueError, match="grad_req"):
-        d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)}, grad_req="sometimes")
+        d.bind(ctx(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)}, grad_req="sometimes")
     with pytest.raises(MXNetError, match="cpu\\(1\\)"):
-        d.bind(mx.cpu(), {"A": mx.nd.ones(3, ctx=mx.cpu(1)), "B": mx.nd.ones(3)})
-    exe = d.bind(mx.cpu(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)})
+        d.bind(ctx(), {"A": mx.nd.ones(3, ctx=mx.cpu(1)), "B": mx.nd.ones(3)})
+    exe = d.bind(ctx(), {"A": mx.nd.ones(3), "B": mx.nd.ones(3)})
     with pytest.raises(TypeError, match="Unknown argument Z"):
         exe.forward(Z=mx.nd.ones(3))
     with pytest.raises(ValueError, match="Shape not match"):
@@ -370,7 +376,7 @@ def test_forward_returns_at_once_and_is_awaited_in_a_coroutine():
     if mx.engine.is_naive():
         pytest.skip("naive engine runs every op at push")
     a, b = mx.nd.zeros(3), mx.nd.ones(3)
-    exe = (mx.sym.var("A") * mx.sym.var("B") + 1).bind(mx.cpu(), {"A": a, "B": b})
+    exe = (mx.sym.var("A") * mx.sym.var("B") + 1).bind(ctx(), {"A": a, "B": b})
     started, release = threading.Event(), threading.Event()
 
     def gate():                                       # holds A until released
@@ -421,7 +427,7 @@ def test_test_utils_take_symbols():
 
 def test_monitor_callback_sees_every_op():
     seen = []
-    exe = abcd().bind(mx.cpu(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)})
+    exe = abcd().bind(ctx(), {"A": mx.nd.ones(2), "B": mx.nd.ones(2)})
     exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
     exe.forward()
     assert seen == [("_plus0_output", (2,)), ("_divscalar0_output", (2,)),
@@ -430,7 +436,7 @@ def test_monitor_callback_sees_every_op():
 
 def test_reshaped_executor_writes_into_its_parents_outputs():
     y = mx.sym.FullyConnected(mx.sym.Variable('x'), num_hidden=4)
-    exe = y.simple_bind(mx.cpu(), x=(5, 4), grad_req='null')
+    exe = y.simple_bind(ctx(), x=(5, 4), grad_req='null')
     exe.arg_arrays[0][:] = 1
     exe.arg_arrays[1][:] = mx.nd.ones((4, 4))
     exe.arg_arrays[2][:] = 0
@@ -460,10 +466,10 @@ def test_common_subexpressions_are_computed_once(monkeypatch):
     for sym, saved in cases:
         kw = {k: v for k, v in (('a', x), ('b', y)) if k in sym.list_arguments()}
         monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "0")
-        orig = sym.bind(mx.cpu(), dict(kw), args_grad={k: mx.nd.zeros_like(v)
+        orig = sym.bind(ctx(), dict(kw), args_grad={k: mx.nd.zeros_like(v)
                                                        for k, v in kw.items()})
         monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "1")
-        cse = sym.bind(mx.cpu(), dict(kw), args_grad={k: mx.nd.zeros_like(v)
+        cse = sym.bind(ctx(), dict(kw), args_grad={k: mx.nd.zeros_like(v)
                                                       for k, v in kw.items()})
         assert _internals(cse) + saved == _internals(orig), sym.list_outputs()
         assert cse.get_optimized_symbol().list_arguments() == sym.list_arguments()
@@ -476,7 +482,7 @@ def test_common_subexpressions_are_computed_once(monkeypatch):
             cse.backward([mx.nd.ones_like(o) for o in o2])
             for p, q in zip(orig.grad_arrays, cse.grad_arrays):
                 np.testing.assert_allclose(p.asnumpy(), q.asnumpy())
-    g = cases[2][0].bind(mx.cpu(), {'a': x}).get_optimized_symbol()
+    g = cases[2][0].bind(ctx(), {'a': x}).get_optimized_symbol()
     assert g.list_outputs()[1].endswith("_0_copy_output")
 
 
@@ -487,9 +493,9 @@ def test_binding_for_gradients_through_an_op_without_one_fails_at_bind():
     y = mx.sym.batch_take(x, idx)
     types = {'x': np.float32, 'idx': np.int32}
     with pytest.raises(mx.MXNetError, match="batch_take is non-differentiable"):
-        y.simple_bind(mx.cpu(), x=(3, 4), idx=(3,), type_dict=types)
-    y.simple_bind(mx.cpu(), x=(3, 4), idx=(3,), type_dict=types, grad_req='null')
-    exe = mx.sym.stop_gradient(y).simple_bind(mx.cpu(), x=(3, 4), idx=(3,), type_dict=types)
+        y.simple_bind(ctx(), x=(3, 4), idx=(3,), type_dict=types)
+    y.simple_bind(ctx(), x=(3, 4), idx=(3,), type_dict=types, grad_req='null')
+    exe = mx.sym.stop_gradient(y).simple_bind(ctx(), x=(3, 4), idx=(3,), type_dict=types)
     exe.arg_dict['x'][:] = mx.nd.arange(12).reshape((3, 4))
     exe.arg_dict['idx'][:] = mx.nd.array([0, 3, 7])     # 7 is clipped to 3
     out = exe.forward(is_train=True)[0]
@@ -514,7 +520,7 @@ def test_backward_ignores_extra_head_gradients_like_mxnet():
     # MXNet's GraphExecutor reads one head gradient per output (test_prelu
     # passes one per input)
     x = mx.sym.var("x")
-    exe = (x * 2).bind(mx.cpu(), {"x": mx.nd.ones((2,))}, args_grad={"x": mx.nd.zeros((2,))})
+    exe = (x * 2).bind(ctx(), {"x": mx.nd.ones((2,))}, args_grad={"x": mx.nd.zeros((2,))})
     exe.forward(is_train=True)
     exe.backward([mx.nd.ones((2,)), mx.nd.ones((5,))])
     assert exe.grad_dict["x"].asnumpy().tolist() == [2.0, 2.0]
@@ -535,9 +541,9 @@ def test_debug_str_reports_planned_memory_as_mxnet_zero_prop():
     for _ in range(10):
         data = data * data
     shape = (10, 3, 64, 64)                          # 0.47 MB per intermediate
-    big = _allocated_mb(data.simple_bind(mx.cpu(), data=shape))
-    small1 = _allocated_mb(data.simple_bind(mx.cpu(), data=shape, grad_req="null"))
-    small2 = _allocated_mb(mx.sym.stop_gradient(data).simple_bind(mx.cpu(), data=shape))
+    big = _allocated_mb(data.simple_bind(ctx(), data=shape))
+    small1 = _allocated_mb(data.simple_bind(ctx(), data=shape, grad_req="null"))
+    small2 = _allocated_mb(mx.sym.stop_gradient(data).simple_bind(ctx(), data=shape))
     assert big > small2
     assert small1 == small2
     # 9 saved intermediates of 0.47 MB and more for backward's workspace
@@ -551,7 +557,7 @@ def test_block_grad_in_a_plan_writes_through_and_keeps_values():
     y = mx.sym.make_loss(mx.sym.sum(h * h))   # and at the head
     xv = np.arange(6, dtype=np.float32).reshape(2, 3)
     wv = np.full((2, 3), 0.5, np.float32)
-    exe = y.bind(mx.cpu(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)},
+    exe = y.bind(ctx(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)},
                  args_grad={"x": mx.nd.zeros((2, 3)), "w": mx.nd.zeros((2, 3))})
     exe.forward(is_train=True)
     exe.backward()
@@ -564,7 +570,7 @@ def test_block_grad_in_a_plan_writes_through_and_keeps_values():
     assert plans and all(s.name != "BlockGrad" for c in plans for s in c.fwd.steps)
     # forward only: make_loss's input is read by nothing else, so it goes too
     # and sum writes straight into the executor's output
-    inf = y.bind(mx.cpu(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)}, grad_req="null")
+    inf = y.bind(ctx(), {"x": mx.nd.array(xv), "w": mx.nd.array(wv)}, grad_req="null")
     inf.forward()
     np.testing.assert_allclose(inf.outputs[0].asnumpy(), exe.outputs[0].asnumpy())
     steps = [s.name for c in inf._fused.cache.values() if c for s in c.fwd.steps]
@@ -583,10 +589,10 @@ def test_block_grad_into_an_array_read_before_it_is_kept_in_order():
         s = dst * 3                         # a read of dst's old value next,
         mx.nd.BlockGrad(t, out=dst)         # and only then dst is overwritten
         return [s, dst]
-    ph = [placeholder((2,), np.float32, mx.cpu()) for _ in range(2)]
+    ph = [placeholder((2,), np.float32, ctx()) for _ in range(2)]
     outs, members, inline = trace(fn, *ph)
     plan = Plan(members, ph, list(outs), "t", inline)
     assert [st.name for st in plan.steps].count("BlockGrad") == 1
-    s, d = plan.push([a, dst], mx.cpu())
+    s, d = plan.push([a, dst], ctx())
     np.testing.assert_array_equal(s.asnumpy(), [30, 60])
     np.testing.assert_array_equal(dst.asnumpy(), [2, 3])
