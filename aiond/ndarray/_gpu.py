@@ -280,7 +280,14 @@ class _DeviceToDevice(GPUWork):
 
     def launch(self, ex, stream):
         self.stream = stream
-        src = data_of(self.src)
+        sdev = self.src._st.ctx.device_id
+        if sdev != self.dst._st.ctx.device_id:
+            # the source's view is made on its own device: CuPy's array calls
+            # refuse arrays of another device where peer access is unavailable
+            with ex.cp.cuda.Device(sdev):
+                src = data_of(self.src)
+        else:
+            src = data_of(self.src)
         dst = data_of(self.dst)
         if src.dtype == dst.dtype and src.flags.c_contiguous and dst.flags.c_contiguous:
             dst.data.copy_from_device_async(src.data, src.nbytes, stream)

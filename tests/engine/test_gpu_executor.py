@@ -111,6 +111,28 @@ def test_creation_copies_and_reads_both_ways(fake_gpu):
     assert float((a.sum()).asscalar()) == src.sum()
 
 
+def test_views_copy_between_devices_and_into_views(fake_gpu):
+    # a view's array is made on its own device (the double, like CuPy without
+    # peer access, refuses array calls on another device's arrays)
+    src = np.arange(24, dtype=np.float32).reshape(6, 4)
+    a = mx.nd.array(src, ctx=mx.gpu(0))
+    rows = a[2:4].copyto(mx.gpu(1))                 # a view (offset) of gpu(0)
+    assert rows.context == mx.gpu(1)
+    np.testing.assert_array_equal(rows.asnumpy(), src[2:4])
+    whole = mx.nd.zeros((6, 4), ctx=mx.gpu(1))
+    whole[1:3] = a[4:6]                             # view -> view across devices
+    want = np.zeros((6, 4), np.float32)
+    want[1:3] = src[4:6]
+    np.testing.assert_array_equal(whole.asnumpy(), want)
+    back = mx.nd.zeros((2, 4), ctx=mx.gpu(0))
+    whole[1:3].copyto(back)
+    np.testing.assert_array_equal(back.asnumpy(), src[4:6])
+    parts = mx.gluon.utils.split_and_load(a, [mx.gpu(1), mx.gpu(0)])
+    for p_, ctx, lo in zip(parts, (mx.gpu(1), mx.gpu(0)), (0, 3)):
+        assert p_.context == ctx
+        np.testing.assert_array_equal(p_.asnumpy(), src[lo:lo + 3])
+
+
 def test_await_read_and_wait_to_read(fake_gpu):
     a = mx.nd.ones((4,), ctx=mx.gpu(0)) * 3
 

@@ -13,7 +13,7 @@ def _net(seed=0):
     net = gluon.nn.HybridSequential()
     net.add(gluon.nn.Dense(16, activation="relu"), gluon.nn.Dense(3))
     net.initialize(mx.init.Xavier(rnd_type="gaussian"), ctx=mx.cpu())
-    net(nd.zeros((1, 5)))
+    net(nd.zeros((1, 5), ctx=mx.cpu()))
     return net
 
 
@@ -116,7 +116,8 @@ def test_module_fit_on_gpu(fake_gpu):
     score = mod.score(it, "acc")[0][1]
     assert score > 0.8
     arg, _ = mod.get_params()
-    assert arg["fc_weight"].context == mx.cpu()
+    # MXNet keeps the module's copies in nd.zeros of the default context
+    assert arg["fc_weight"].context == mx.current_context()
     out = mod.predict(it)
     assert out.shape == (40, 2)
 
@@ -137,7 +138,7 @@ def test_serving_batcher_runs_a_gpu_model(fake_gpu):
     from aiond.serve import Batcher
     net = _net()
     x, _ = _data()
-    want = net(nd.array(x)).asnumpy()
+    want = net(nd.array(x, ctx=mx.cpu())).asnumpy()
     net.collect_params().reset_ctx(mx.gpu(0))
 
     async def main():
