@@ -84,6 +84,6 @@ def test_imperative_backward_names_a_head_gradient_on_another_device(fake_gpu):
         y = x * 2
     with pytest.raises(MXNetError, match=r"head gradient 0 is on cpu\(0\) but its head is on "
                                          r"gpu\(0\)"):
-        y.backward(mx.nd.ones((4,)))
+        y.backward(mx.nd.ones((4,), ctx=mx.cpu()))
     y.backward(mx.nd.ones((4,), ctx=mx.gpu(0)))      # the graph is intact after the refusal
     np.testing.assert_array_equal(x.grad.asnumpy(), [2, 2, 2, 2])

@@ -146,7 +146,7 @@ def test_numpy_int_params_are_written_plainly():
     a = mx.sym.Variable('a')
     b = mx.sym.transpose(a, axes=tuple(np.array([1, 0])))
     assert b.list_attr()['axes'] == '(1, 0)'
-    out = b.eval(ctx=mx.cpu(), a=mx.nd.array([[1, 2, 3]]))[0]
+    out = b.eval(ctx=mx.current_context(), a=mx.nd.array([[1, 2, 3]]))[0]
     assert out.shape == (3, 1)
 
 
@@ -211,7 +211,7 @@ def test_sampler_without_inputs_ignores_keywords_and_takes_its_shape_from_the_gr
     assert outs == [(3, 4)]
     x = mx.nd.zeros((3, 4), dtype="float16")
     g = mx.nd.zeros((3, 4), dtype="float16")
-    exe = Y.bind(mx.cpu(), {"X": x}, {"X": g})
+    exe = Y.bind(mx.current_context(), {"X": x}, {"X": g})
     mx.random.seed(128)
     exe.forward(is_train=True)
     exe.backward(exe.outputs[0])

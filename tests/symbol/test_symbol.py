@@ -405,7 +405,7 @@ def test_mxnet_written_json_loads_and_runs(name):
     d = np.load(DATA / ("%s.npz" % name))
     args = {k[4:]: mx.nd.array(d[k]) for k in d.files if k.startswith("arg:")}
     aux = {k[4:]: mx.nd.array(d[k]) for k in d.files if k.startswith("aux:")}
-    outs = sym.bind(mx.cpu(), args, aux_states=aux, grad_req="null").forward()
+    outs = sym.bind(mx.current_context(), args, aux_states=aux, grad_req="null").forward()
     assert len(outs) == len(exp["outputs"])
     for i, o in enumerate(outs):
         np.testing.assert_allclose(o.asnumpy(), d["out:%d" % i], rtol=1e-5, atol=1e-6)
@@ -437,7 +437,8 @@ def test_load_json_errors():
 
 def test_eval_and_fluent_methods():
     a, b = mx.sym.var("a"), mx.sym.var("b")
-    out = (a * b + 1).eval(ctx=mx.cpu(), a=mx.nd.ones((2,)) * 3, b=mx.nd.ones((2,)) * 2)
+    out = (a * b + 1).eval(ctx=mx.current_context(), a=mx.nd.ones((2,)) * 3,
+                           b=mx.nd.ones((2,)) * 2)
     assert isinstance(out, list) and out[0].asnumpy().tolist() == [7.0, 7.0]
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     s = a.reshape((3, 2)).sum(axis=1).exp().astype("float64")
