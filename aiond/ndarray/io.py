@@ -472,11 +472,16 @@ def _sparse_from_state(stype, shape, dtype, parts, dev_type, dev_id):
 def _wrap(arrays: list, names: list[str], ctx: Any, gpus=None) -> list | dict:
     from .ndarray import array as _array
     where = {}
-    if gpus and ctx is None:
-        # as MXNet: an array saved from gpu(i) comes back on gpu(i) where there is one
-        from ..context import gpu, num_gpus
-        n = num_gpus()
-        where = {k: gpu(i) for k, i in gpus.items() if i < n}
+    if ctx is None:
+        # as MXNet: each array comes back on the context it was saved from -
+        # gpu(i) where there is one, the CPU for the rest - whatever the
+        # current default context is
+        from ..context import cpu
+        ctx = cpu()
+        if gpus:
+            from ..context import gpu, num_gpus
+            n = num_gpus()
+            where = {k: gpu(i) for k, i in gpus.items() if i < n}
     out = [None if a is None else from_record(a, ctx) if isinstance(a, SparseRecord)
            else _array(a, ctx=where.get(k, ctx), dtype=a.dtype) for k, a in enumerate(arrays)]
     return dict(zip(names, out)) if names else out

@@ -161,6 +161,13 @@ def test_save_and_load_gpu_arrays(fake_gpu, tmp_path):
     assert on_cpu["a"].context == mx.cpu()
     got = mx.nd.load_frombuffer(raw)
     assert got["a"].context == mx.gpu(1)
+    # the default context does not move them: a CPU-saved array stays on the
+    # CPU under `with mx.gpu(0)` (MXNet's NDArray::Load keeps the file's context)
+    with mx.gpu(0):
+        for got in (mx.nd.load(f), mx.nd.load_frombuffer(raw)):
+            assert got["b"].context == mx.cpu()
+            assert got["a"].context == mx.gpu(1) and got["c"].context == mx.gpu(0)
+        assert mx.nd.load(f, ctx=mx.gpu(1))["b"].context == mx.gpu(1)
 
 
 def test_num_gpus_and_memory_info(fake_gpu):
