@@ -140,8 +140,10 @@ def resize_weights(out_len, in_len, interp, area_mode=False):
                   "bicubic, 3 area, 4 lanczos)" % interp)
 
 
-def resize_image(img, w, h, interp):
-    """numpy (H, W, C) image -> (h, w, C), cv::resize's sampling."""
+def resize_image(img, w, h, interp, xp=np):
+    """(H, W, C) image of ``xp`` (numpy or CuPy) -> (h, w, C), cv::resize's
+    sampling: two small weight matrices made on the host, applied on the
+    image's device."""
     ih, iw = img.shape[:2]
     if (ih, iw) == (h, w):
         return img.copy()
@@ -150,11 +152,11 @@ def resize_image(img, w, h, interp):
     wx = resize_weights(w, iw, interp, area)
     ct = np.float32 if img.dtype == np.float32 else np.float64
     x = img.astype(ct, copy=False)
-    y = np.einsum("oh,hwc->owc", wy.astype(ct), x)
-    y = np.einsum("pw,owc->opc", wx.astype(ct), y)
+    y = xp.einsum("oh,hwc->owc", xp.asarray(wy.astype(ct)), x)
+    y = xp.einsum("pw,owc->opc", xp.asarray(wx.astype(ct)), y)
     if img.dtype.kind in "iub":
         info = np.iinfo(img.dtype)
-        y = np.clip(np.rint(y), info.min, info.max)
+        y = xp.clip(xp.rint(y), info.min, info.max)
     return y.astype(img.dtype)
 
 
@@ -176,8 +178,7 @@ def _resize_rule(attrs, shapes, dtypes):
 ])
 def _cvimresize(xp, src, out, w, h, interp=1):
     """_cvimresize(src, w, h, interp=1): resize an (H, W, C) image like cv2.resize."""
-    res = resize_image(np.asarray(src), w, h, interp)
-    out[...] = xp.asarray(res)
+    out[...] = resize_image(src, w, h, interp, xp)
 
 
 # ================================================================ borders

@@ -122,11 +122,11 @@ def _image_resize(xp, data, out, size=(), keep_ratio=False, interp=1):
     """image.resize(data, size, keep_ratio=False, interp=1): resize (N,) H, W, C
     images like cv2.resize."""
     h, w = out.shape[-3], out.shape[-2]
-    x = np.asarray(data)
-    if x.ndim == 3:
-        out[...] = xp.asarray(resize_image(x, w, h, interp))
+    if data.ndim == 3:
+        out[...] = resize_image(data, w, h, interp, xp)
     else:
-        out[...] = xp.asarray(np.stack([resize_image(i, w, h, interp) for i in x]))
+        for i in range(data.shape[0]):
+            out[i] = resize_image(data[i], w, h, interp, xp)
 
 
 def _crop_rule(attrs, shapes, dtypes):

@@ -83,3 +83,22 @@ def test_op_on_the_cupy_double(fake_gpu, name):
 def test_op_on_a_real_gpu(name):
     # CUDA's float32 transcendentals and reduction orders differ from numpy's
     _check(name, mx.gpu(0), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("interp", [0, 1, 2, 3, 4])
+def test_image_resizes_run_on_the_device(fake_gpu, interp):
+    # cv::resize's weights are made on the host, applied on the image's device
+    rs = np.random.RandomState(interp)
+    img = rs.uniform(0, 255, (9, 7, 3)).astype(np.float32)
+    batch = rs.randint(0, 256, (2, 9, 7, 3)).astype(np.uint8)
+    for ctx in (mx.cpu(), mx.gpu(0)):
+        a, b = mx.nd.array(img, ctx=ctx), mx.nd.array(batch, ctx=ctx, dtype="uint8")
+        outs = [mx.nd._internal._cvimresize(a, w=5, h=4, interp=interp),
+                mx.nd.image.resize(b, size=(4, 6), interp=interp)]
+        if ctx == mx.cpu():
+            want = [o.asnumpy() for o in outs]
+        else:
+            assert all(o.context == ctx for o in outs)
+            np.testing.assert_allclose(outs[0].asnumpy(), want[0], rtol=1e-5, atol=1e-3)
+            np.testing.assert_array_equal(outs[1].asnumpy(), want[1])
+    assert want[0].shape == (4, 5, 3) and want[1].shape == (2, 6, 4, 3)
