@@ -570,3 +570,35 @@ def test_lars_dense_group_runs_on_the_device(monkeypatch):
     for op in ("multi_sum_sq", "multi_lars", "preloaded_multi_sgd_mom_update"):
         assert op in names, names
     assert names.count("multi_sum_sq") == 2 and names.count("preloaded_multi_sgd_mom_update") == 1
+
+
+@pytest.mark.parametrize("name,kw", [
+    ('lamb', {'learning_rate': 0.01, 'wd': 0.01}),
+    ('lamb', {'learning_rate': 0.01, 'lower_bound': 0.5, 'upper_bound': 2.0}),
+    ('lars', {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 0.001})])
+def test_lamb_and_lars_norms_stay_on_the_device(fake_gpu, monkeypatch, name, kw):
+    # their sums of squares and trust ratios are 0-d device arrays: the same
+    # numbers as on the CPU, and no host synchronization in the update
+    monkeypatch.delenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", raising=False)
+    rs = np.random.RandomState(3)
+    w0 = [rs.uniform(-1, 1, s).astype(np.float32) for s in ((4, 3), (3,), (2, 2))]
+    w0.append(np.zeros((2,), np.float32))              # a zero norm: ratio 1
+    gs = [[rs.uniform(-1, 1, w.shape).astype(np.float32) for w in w0] for _ in range(3)]
+    res = {}
+    for ctx in (mx.cpu(), mx.gpu(0)):
+        o = mx.optimizer.create(name, param_idx2name={i: "p%d_weight" % i for i in range(4)},
+                                **kw)
+        u = mx.optimizer.get_updater(o)
+        ws = [mx.nd.array(w, ctx=ctx) for w in w0]
+        for step in gs:
+            if ctx != mx.cpu():
+                before = fake_gpu.syncs
+            u(list(range(4)), [mx.nd.array(g, ctx=ctx) for g in step], ws)
+            if ctx != mx.cpu():
+                assert fake_gpu.syncs == before, fake_gpu.sync_where[before:]
+        res[str(ctx)] = [w.asnumpy() for w in ws]
+    for a, b in zip(res["cpu(0)"], res["gpu(0)"]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+    sums = mx.nd.multi_sum_sq(*[mx.nd.array(w, ctx=mx.gpu(0)) for w in w0], num_arrays=4)
+    assert sums.context == mx.gpu(0)
+    np.testing.assert_allclose(sums.asnumpy(), [float((w * w).sum()) for w in w0], rtol=1e-6)

@@ -162,12 +162,17 @@ def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded
     mshadow's half_t operators round."""
     f = np.float32 if w32 is not None else w.dtype.type
     src = w32 if w32 is not None else w
-    if preloaded:
+    # preloaded on a device: lr and wd are 0-d float32 device arrays (reading
+    # them would be a host sync), used in the same promotions as the scalars
+    dev = preloaded and xp is not np
+    if dev:
+        pass
+    elif preloaded:
         lr, wd = np.float32(lr), np.float32(wd)
     else:
         lr, wd = f(lr), f(wd)
-    if (wd == 0 and mom is None and w32 is None and clip < 0 and f is np.float32
-            and type(lr) is f):
+    if (not dev and wd == 0 and mom is None and w32 is None and clip < 0
+            and f is np.float32 and type(lr) is f):
         # plain SGD, the common case, in two passes: w + ((0 - 0*w) - t) is
         # w - t for finite weights (a non-finite weight stays inf here where
         # the kernel's 0*w makes it NaN; a -0 weight under a +0 step keeps
@@ -188,7 +193,8 @@ def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded
         else:
             t = xp.multiply(t, lr).astype(f)
     else:
-        t = xp.multiply(g, f(lr * f(rescale)))          # (lr*rescale)*grad, in f
+        s = (lr * f(rescale)).astype(f) if dev else f(lr * f(rescale))
+        t = xp.multiply(g, s)                           # (lr*rescale)*grad, in f
     if mom is not None:
         xp.multiply(mom, f(momentum), out=mom)
         xp.subtract(mom, a, out=mom)
@@ -210,8 +216,10 @@ def _sgd_multi(xp, ins, out, stride, mom_at, w32_at, lrs, wds, momentum, rescale
     outs = _outs(out)
     n = len(outs)
     if preloaded:
-        lrs = ins[stride * n].reshape(-1).tolist()
-        wds = ins[stride * n + 1].reshape(-1).tolist()
+        lrs = ins[stride * n].reshape(-1)
+        wds = ins[stride * n + 1].reshape(-1)
+        if xp is np:
+            lrs, wds = lrs.tolist(), wds.tolist()
     for i in range(n):
         b = i * stride
         _sgd_one(xp, ins[b], ins[b + 1], ins[b + mom_at] if mom_at else None,
@@ -285,12 +293,14 @@ def sum_sq(xp, a):
     adds them to the float32 sum in double: the last bit may differ there)."""
     flat = a.reshape(-1)
     if flat.size == 0:
-        return np.float32(0)
+        return np.float32(0) if xp is np else xp.zeros((), np.float32)
     sq = xp.multiply(flat, flat)
     if sq.dtype != _F32:
         sq = sq.astype(np.float32)
     # cumsum is strictly sequential, as the C loop; a plain sum is pairwise
-    return np.float32(xp.cumsum(sq, dtype=np.float32)[-1])
+    total = xp.cumsum(sq, dtype=np.float32)[-1]
+    # on a device the sum stays there (a 0-d array): reading it would be a host sync
+    return np.float32(total) if xp is np else total
 
 
 def _sum_sq_rule(attrs, shapes, dtypes):
@@ -437,14 +447,32 @@ def lamb_one(xp, w, g, mean, var, w32, out, lr, wd, t, beta1, beta2, epsilon, re
         xp.copyto(sg, d, casting="unsafe")
     # temp_g is a float32 buffer in MXNet
     tg = sg if sg.dtype == _F32 else sg.astype(np.float32)
-    r1 = np.float32(math.sqrt(sum_sq(xp, w)))
-    r2 = np.float32(math.sqrt(sum_sq(xp, tg)))
-    if lower_bound >= 0:
-        r1 = max(r1, np.float32(lower_bound))
-    if upper_bound >= 0:
-        r1 = min(r1, np.float32(upper_bound))
-    r = f(1) if (r1 == 0 or r2 == 0) else f(r1 / r2)
-    _mul_into(xp, tg, f(lr) * r, a)
+    if xp is np:
+        r1 = np.float32(math.sqrt(sum_sq(xp, w)))
+        r2 = np.float32(math.sqrt(sum_sq(xp, tg)))
+        if lower_bound >= 0:
+            r1 = max(r1, np.float32(lower_bound))
+        if upper_bound >= 0:
+            r1 = min(r1, np.float32(upper_bound))
+        r = f(1) if (r1 == 0 or r2 == 0) else f(r1 / r2)
+        _mul_into(xp, tg, f(lr) * r, a)
+    else:
+        # the trust ratio as 0-d device arrays, the same float32 steps (a
+        # float32 sqrt is the double sqrt rounded): no host round trip
+        r1 = xp.sqrt(sum_sq(xp, w))
+        r2 = xp.sqrt(sum_sq(xp, tg))
+        if lower_bound >= 0:
+            r1 = xp.maximum(r1, np.float32(lower_bound))
+        if upper_bound >= 0:
+            r1 = xp.minimum(r1, np.float32(upper_bound))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = r1 / r2
+        r = xp.where((r1 == 0) | (r2 == 0), np.float32(1), q).astype(f)
+        loop = np.promote_types(tg.dtype, np.dtype(f))
+        if loop == a.dtype and tg.dtype == loop:
+            xp.multiply(tg, r * f(lr), out=a)
+        else:
+            xp.multiply(tg, r * f(lr), out=a, dtype=loop, casting="unsafe")
     if mp:
         xp.subtract(w32, a, out=w32)
         _cast_into(xp, out, w32)
