@@ -165,12 +165,8 @@ def _sgd_one(xp, w, g, mom, w32, out, lr, wd, momentum, rescale, clip, preloaded
     # preloaded on a device: lr and wd are 0-d float32 device arrays (reading
     # them would be a host sync), used in the same promotions as the scalars
     dev = preloaded and xp is not np
-    if dev:
-        pass
-    elif preloaded:
-        lr, wd = np.float32(lr), np.float32(wd)
-    else:
-        lr, wd = f(lr), f(wd)
+    if not dev:
+        lr, wd = (np.float32(lr), np.float32(wd)) if preloaded else (f(lr), f(wd))
     if (not dev and wd == 0 and mom is None and w32 is None and clip < 0
             and f is np.float32 and type(lr) is f):
         # plain SGD, the common case, in two passes: w + ((0 - 0*w) - t) is
