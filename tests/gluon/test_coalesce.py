@@ -11,33 +11,15 @@ import aiond as mx
 from aiond import nd
 from aiond.base import MXNetError
 from aiond.gluon import nn
-
-CPU = mx.cpu()     # the engine batches CPU calls: pinned under any AIOND_TEST_CTX
-
-
-def _arr(x, dtype=None):
-    return nd.array(x, ctx=CPU, dtype=dtype)
 from aiond.ndarray import _coalesce
+
+from ._dense_mlp import CPU, mlp
+from ._dense_mlp import arr as _arr
+from ._dense_mlp import ref as _ref
 
 
 def _mlp():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(32, in_units=8, activation="relu"))
-        net.add(nn.Dense(4, in_units=32))
-    net.initialize(mx.init.Xavier(), ctx=CPU)
-    net.hybridize()
-    return net
-
-
-def _ref(net, x):
-    for layer in net:
-        w = layer.weight.data().asnumpy()
-        b = layer.bias.data().asnumpy()
-        x = x @ w.T + b
-        if layer.act is not None:
-            x = np.maximum(x, 0)
-    return x
+    return mlp(32)
 
 
 def _inputs(n, rows=1):
@@ -66,6 +48,12 @@ class _Held:
     def release(self):
         self.gate.set()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
 
 def _joined():
     return mx.engine.statistics().ops_joined
@@ -75,13 +63,10 @@ def _calls(net, xs):
     """From a coroutine, with the workers held: the outputs (awaited after
     the release) and how many calls joined another."""
     async def go():
-        held = _Held()
-        before = _joined()
-        try:
+        with _Held():
+            before = _joined()
             ys = [net(_arr(x)) for x in xs]
             joined = _joined() - before
-        finally:
-            held.release()
         return [await y.read() for y in ys], joined
     return asyncio.run(go())
 
@@ -188,15 +173,12 @@ def test_a_weight_update_between_calls_is_seen_by_the_later_call():
     net(_arr(x1)).wait_to_read()
 
     async def go():
-        held = _Held()
-        before = _joined()
-        try:
+        with _Held():
+            before = _joined()
             y1 = net(_arr(x1))
             net[0].weight.set_data(_arr(w0 * 2))   # pushed behind y1's read
             y2 = net(_arr(x2))
             joined = _joined() - before
-        finally:
-            held.release()
         return await y1.read(), await y2.read(), joined
     o1, o2, joined = asyncio.run(go())
     assert joined == 0
@@ -216,14 +198,11 @@ def test_an_input_written_after_joining_waits_for_the_batch():
     net(_arr(x1)).wait_to_read()
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             y1 = net(_arr(x1))
             a2 = _arr(x2)
             y2 = net(a2)
             a2[:] = 0                      # queued behind the batch that reads a2
-        finally:
-            held.release()
         return await y1.read(), await y2.read(), await a2.read()
     o1, o2, a2 = asyncio.run(go())
     np.testing.assert_allclose(o2, _ref(net, x2), rtol=1e-5, atol=1e-6)
@@ -241,11 +220,8 @@ def test_a_failing_batch_fails_every_call_in_it_and_the_next_calls_work(monkeypa
     monkeypatch.setattr(_coalesce.Coalescer, "run", boom)
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             ys = [net(_arr(x)) for x in xs]
-        finally:
-            held.release()
         errors = []
         for y in ys:
             with pytest.raises(MXNetError, match="boom in a batch of 4") as e:
@@ -363,8 +339,7 @@ def test_reads_taken_before_the_batch_runs_are_answered_by_it():
     net(_arr(xs[0])).wait_to_read()
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             ys = [net(_arr(x)) for x in xs]
             before = mx.engine.statistics().ops_pushed
             reads = [y.read() for y in ys]          # attached to the batch: no read ops
@@ -374,8 +349,6 @@ def test_reads_taken_before_the_batch_runs_are_answered_by_it():
             extra = net(_arr(xs[1]))
             extra += 2                              # pushed before its read: seen by it
             seen = extra.read()
-        finally:
-            held.release()
         return [await r for r in reads], await late, pushed, await seen
     outs, late, pushed, seen = asyncio.run(go())
     assert pushed == 0
@@ -398,12 +371,9 @@ def test_a_batch_hands_its_answers_to_the_loop_in_one_put(monkeypatch):
     net(_arr(xs[0])).wait_to_read()
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             ys = [net(_arr(x)) for x in xs]
             reads = [y.read() for y in ys]          # attached to the batch
-        finally:
-            held.release()
         return [await r for r in reads]
     outs = asyncio.run(go())
     assert puts == [9]
@@ -422,11 +392,8 @@ def test_attached_reads_of_a_failing_batch_raise(monkeypatch):
     monkeypatch.setattr(_coalesce.Coalescer, "run", boom)
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             reads = [net(_arr(x)).read() for x in xs]
-        finally:
-            held.release()
         for r in reads:
             with pytest.raises(MXNetError, match="boom for 2 calls"):   # the first run (2 + 1)
                 await r
@@ -441,14 +408,11 @@ def test_a_cancelled_attached_read_leaves_the_others():
     net(_arr(xs[0])).wait_to_read()
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             ys = [net(_arr(x)) for x in xs]
             tasks = [asyncio.ensure_future(y.read()) for y in ys]
             await asyncio.sleep(0)
             tasks[1].cancel()
-        finally:
-            held.release()
         res = await asyncio.gather(*tasks, return_exceptions=True)
         return res, await ys[1].read()
     res, again = asyncio.run(go())
@@ -467,14 +431,11 @@ def test_an_attached_read_of_a_batch_skipped_for_a_poisoned_input_raises():
         raise RuntimeError("the producer failed")
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             x = _arr(xs[0])
             mx.engine.push(bad, (), (x,), name="producer")   # queued: x is poisoned later
             y = net(x)                                        # a batch that will never run
             r = y.read()
-        finally:
-            held.release()
         with pytest.raises(MXNetError, match="the producer failed"):
             await asyncio.wait_for(r, 30)
         return await net(_arr(xs[1])).read()
@@ -494,15 +455,12 @@ def test_no_call_joins_a_batch_that_waits_for_another_op():
     gate = threading.Event()
 
     async def go():
-        held = _Held()
-        try:
+        with _Held():
             x0 = _arr(xs[0])
             mx.engine.push(lambda: gate.wait(30), (), (x0,), name="slow producer")
             before = _joined()
             ys = [net(x0)] + [net(_arr(x)) for x in xs[1:]]
             joined = _joined() - before
-        finally:
-            held.release()
         late = ys[0].read()
         outs = [await y.read() for y in ys[1:]]     # do not wait for the producer
         gate.set()

@@ -11,36 +11,13 @@ import aiond as mx
 from aiond import autograd, nd
 from aiond.gluon import nn
 
-CPU = mx.cpu()     # the engine batches CPU calls: pinned under any AIOND_TEST_CTX
-
-
-def _arr(x, dtype=None):
-    return nd.array(x, ctx=CPU, dtype=dtype)
+from ._dense_mlp import CPU, mlp
+from ._dense_mlp import arr as _arr
+from ._dense_mlp import ref as _ref
 
 
 def _mlp(dropout=0.0):
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(16, in_units=8, activation="relu"))
-        if dropout:
-            net.add(nn.Dropout(dropout))
-        net.add(nn.Dense(4, in_units=16))
-    net.initialize(mx.init.Xavier(), ctx=CPU)
-    net.hybridize()
-    return net
-
-
-def _ref(net, x):
-    """numpy forward with the net's current parameters (Dense layers only)."""
-    for layer in net:
-        if not isinstance(layer, nn.Dense):
-            continue
-        w = layer.weight.data().asnumpy()
-        b = layer.bias.data().asnumpy()
-        x = x.astype(w.dtype) @ w.T + b
-        if layer.act is not None:
-            x = np.maximum(x, 0)
-    return x
+    return mlp(16, dropout)
 
 
 def _x(n=3, seed=0, dtype=np.float32):
