@@ -188,12 +188,11 @@ def _signature(heads, head_grads, order, training):
     for n in order:
         edges = []
         for e in n.edges:
-            te = type(e)
-            if te is Entry:
+            if type(e) is Entry:
                 edges.append((node_ix[id(e.node)], e.index))
             elif e is None:
                 edges.append(None)
-            elif te is Leaf or isinstance(e, Leaf):
+            elif isinstance(e, Leaf):
                 j = leaf_ix.get(id(e))
                 if j is None:
                     if e.grad is not None and e.grad._sparse:
