@@ -123,15 +123,18 @@ class CPUExecutor(Executor):
         _set_policy(mine)
         blas.setup(self.nworkers)
         get = self._q.get
+        bl = blas.state
         while True:
             item = get()
             if self.policy is not mine:
                 mine = self.policy
                 _set_policy(mine)
             self.busy += 1
+            bl.enter()
             try:
                 self._run(item)
             finally:
+                bl.leave()
                 self.busy -= 1
 
     def serving(self):
@@ -169,9 +172,12 @@ class CPUExecutor(Executor):
         from .scheduler import _tls
         prev = getattr(_tls, "in_kernel", False)
         _tls.in_kernel = True
+        bl = blas.state
+        bl.enter()
         try:
             self._run(item)
         finally:
+            bl.leave()
             _tls.in_kernel = prev
 
     # ------------------------------------------------------------ running

@@ -413,6 +413,7 @@ class Engine:
         op by ranges shared with idle workers (a plan's steps split
         themselves)."""
         cpu = self.cpu
+        bl = _blas.state
         if how is CALLER_SPLIT:
             if not cpu._started:
                 cpu._start()
@@ -427,20 +428,23 @@ class Engine:
                     cpu.run_ranges(n, run)
                     return None
                 opr.fn = by_ranges
-            self._run_inline(opr)
+            bl.enter()      # one BLAS thread, as the workers it shares with
+            try:
+                self._run_inline(opr)
+            finally:
+                bl.leave()
             return
-        bl = _blas.state
         if bl.dynamic and not cpu.busy:
             with bl.lock:
                 bl.callers += 1
-                bl.widen()
+                if not bl.running:
+                    bl.widen()
             try:
                 self._run_inline(opr)
             finally:
                 with bl.lock:
                     bl.callers -= 1
-                    if not bl.callers:
-                        bl.narrow()
+                    bl.settle()
         else:
             self._run_inline(opr)
 

@@ -70,7 +70,9 @@ def test_many_threads_and_coroutines_push_serial_chains_at_once():
     assert s1.ops_pushed > s0.ops_pushed          # the coroutines' went to workers
     assert s1.pending_ops == 0
     if blas.state.dynamic:
-        assert blas.state.callers == 0 and blas.state.cur == 1   # narrowed again
+        _wait_workers_idle()
+        assert blas.state.callers == 0 and blas.state.running == 0
+        assert blas.state.cur == blas.state.rest                 # back at rest
 
 
 def test_writes_after_a_caller_run_read_keep_push_order():
@@ -104,35 +106,126 @@ def test_kernels_that_wait_for_other_ops_never_run_on_the_pushing_thread():
     assert get_op("dot").caller
 
 
-def test_blas_is_one_thread_for_workers_and_wide_only_around_a_caller_op(monkeypatch):
+def _wait_workers_idle():
+    # a worker counts as busy (and keeps BLAS narrow) until it has returned
+    # from its item, which can be just after the result it made was read
+    deadline = time.monotonic() + 10
+    while (mx.engine.statistics().workers_busy or blas.state.running) \
+            and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def _blas_threads():
     from threadpoolctl import threadpool_info
+    return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+
+def _started_dynamic_blas():
     a = mx.nd.array(np.random.rand(200, 200))
     mx.nd.waitall()
 
     async def on_loop():            # starts the workers, which pin BLAS
         await mx.nd.dot(a, a).read()
     asyncio.run(on_loop())
-    if not blas.state.dynamic:
-        pytest.skip("BLAS is not OpenBLAS on pthreads: its width is never switched")
+    if not blas.state.dynamic or blas.state.rest < 2:
+        pytest.skip("BLAS is not OpenBLAS on pthreads with 2+ threads: its width never changes")
+    _wait_workers_idle()
+    return a
 
-    def blas_threads():
-        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
-    seen = []
-    orig = blas.BlasThreads.widen
 
-    def widen(self):
-        orig(self)
-        seen.append(blas_threads())
-    monkeypatch.setattr(blas.BlasThreads, "widen", widen)
-    # a worker counts as busy until it has returned from the op it ran for
-    # the coroutine (after waking it): BLAS widens only once none is
-    deadline = time.monotonic() + 10
-    while mx.engine.statistics().workers_busy and time.monotonic() < deadline:
-        time.sleep(0.001)
-    (mx.nd.dot(a, a) * 2).wait_to_read()
+def test_blas_rests_at_its_own_width_and_is_one_thread_while_a_worker_runs():
+    """The user's own numpy matmuls are not slowed by the engine once it is
+    idle; while a worker runs a kernel, every BLAS call is one thread."""
+    _started_dynamic_blas()
+    rest = blas.state.rest
     # every OpenBLAS loaded (numpy's, and scipy's when loaded) follows
-    assert seen and set(seen[0]) == {blas.state.wide}
-    assert set(blas_threads()) == {1}
+    assert _blas_threads() == {rest}
+    ev, inside = threading.Event(), threading.Event()
+    seen = []
+
+    def gated():
+        seen.append(_blas_threads())
+        inside.set()
+        ev.wait(10)
+    g = mx.nd.zeros((2,))
+    mx.engine._engine.push(gated, (), (g._st.var,), "gate")
+    assert inside.wait(10)
+    try:
+        assert seen == [{1}]
+        assert _blas_threads() == {1}      # for this thread's numpy too, meanwhile
+        assert blas.state.running == 1
+    finally:
+        ev.set()
+    g.wait_to_read()
+    _wait_workers_idle()
+    assert _blas_threads() == {rest}
+
+
+def test_a_caller_op_runs_wide_alone_and_narrow_beside_a_busy_worker(monkeypatch):
+    from aiond.engine.scheduler import Engine
+    a = _started_dynamic_blas()
+    widths = []
+    orig = Engine._run_inline
+
+    def run_inline(self, opr, *args, **kw):
+        if threading.current_thread() is threading.main_thread():
+            widths.append(blas.state.cur)
+        return orig(self, opr, *args, **kw)
+    monkeypatch.setattr(Engine, "_run_inline", run_inline)
+    s0 = mx.engine.statistics()
+    want = a.asnumpy() @ a.asnumpy()
+    np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)
+    assert mx.engine.statistics().ops_caller > s0.ops_caller
+    assert widths and set(widths) == {blas.state.wide}
+    # a worker held inside a kernel: the dot this thread runs itself is narrow
+    ev, inside = threading.Event(), threading.Event()
+    g = mx.nd.zeros((2,))
+    mx.engine._engine.push(lambda: (inside.set(), ev.wait(10)), (), (g._st.var,), "gate")
+    assert inside.wait(10)
+    widths.clear()
+    try:
+        np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)
+        assert widths and set(widths) == {1}
+        assert blas.state.cur == 1
+    finally:
+        ev.set()
+    g.wait_to_read()
+    _wait_workers_idle()
+    assert blas.state.cur == blas.state.rest and blas.state.callers == 0
+    # a thread running kernels beside the workers without being one (a
+    # stolen item, a split op's range) keeps a caller op narrow too
+    blas.state.enter()
+    widths.clear()
+    try:
+        np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)
+        assert widths and set(widths) == {1}
+    finally:
+        blas.state.leave()
+    assert blas.state.cur == blas.state.rest
+
+
+def test_the_users_threadpool_limits_still_work_once_the_workers_started():
+    """threadpoolctl lets only the first Python thread that limits OpenBLAS
+    through it do so again: the workers never use it, so the user's own
+    limits keep working, and the engine rests at the user's width."""
+    from threadpoolctl import threadpool_limits
+    a = _started_dynamic_blas()
+    rest = blas.state.rest
+    want = a.asnumpy() @ a.asnumpy()
+
+    async def on_loop():
+        return await mx.nd.dot(a, a).read()
+    with threadpool_limits(1, user_api="blas"):
+        assert _blas_threads() == {1}
+        np.testing.assert_allclose(asyncio.run(on_loop()), want, rtol=1e-4)   # a worker
+        np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)  # a caller op
+        _wait_workers_idle()
+        assert _blas_threads() == {1}       # not widened back behind the user's back
+        assert blas.state.rest == 1
+    assert _blas_threads() == {rest}        # the user's limit undone by the user
+    asyncio.run(on_loop())
+    _wait_workers_idle()
+    assert blas.state.rest == rest and _blas_threads() == {rest}
 
 
 def test_a_ready_convolution_runs_on_the_pushing_thread_split_by_rows(monkeypatch):
@@ -226,12 +319,16 @@ def test_waitall_is_woken_when_nothing_is_pending_not_at_every_op(monkeypatch):
         return orig(timeout)
     monkeypatch.setattr(eng.cv, "wait", counting_wait)
 
+    started = threading.Event()
+
     async def push_chain():          # from a loop: every op goes to the workers
-        eng.push(lambda: ev.wait(10), (), (a._st.var,), "gate")
+        eng.push(lambda: (started.set(), ev.wait(10)), (), (a._st.var,), "gate")
         for _ in range(200):
             mx.nd.sin(a, out=a)
             a.__iadd__(1)
     asyncio.run(push_chain())
+    # the gate must hold a worker, not the waiter (which runs queued ops itself)
+    assert started.wait(10)
     done = threading.Event()
     t = threading.Thread(target=lambda: (mx.nd.waitall(), done.set()))
     t.start()
