@@ -75,6 +75,8 @@ def _after_fork_in_child():
     e.bulk_threads = 1 if e.bulk_size() > 1 else 0   # the forking thread's own
     e.cpu = CPUExecutor(e, e.cpu.nworkers)
     _loop._eloop = None
+    from . import blas
+    blas.after_fork_in_child()
     global _async_ex
     _async_ex = None
 

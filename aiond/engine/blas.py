@@ -153,3 +153,16 @@ def setup(ncores):
                 state.rest = rest
                 state.dynamic = True
                 state.settle()
+
+
+def after_fork_in_child():
+    """The child has none of the threads that were running kernels (one may
+    even have held the lock): a fresh lock, nothing running, BLAS at rest
+    (OpenBLAS restarts its own thread pool in the child by itself)."""
+    st = state
+    st.lock = threading.Lock()
+    st.running = 0
+    st.callers = 0
+    if st.dynamic:
+        with st.lock:
+            st.settle()

@@ -1,6 +1,7 @@
 """Ready ops a plain thread pushes run on that thread (``push(inline=CALLER)``):
 the var rules, errors and BLAS width must hold however many threads do it."""
 import asyncio
+import os
 import threading
 import time
 
@@ -343,3 +344,43 @@ def test_waitall_is_woken_when_nothing_is_pending_not_at_every_op(monkeypatch):
         want = np.sin(want) + np.float32(1)
     np.testing.assert_allclose(a.asnumpy(), want, rtol=1e-6)
     assert len(waits) < 40, len(waits)       # 400 ops ended meanwhile
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_with_blas_at_rest_and_a_free_lock():
+    """A worker may be inside a kernel (BLAS narrow, the lock maybe held) at
+    the moment another thread forks: the child has no such thread."""
+    _started_dynamic_blas()
+    held, release = threading.Event(), threading.Event()
+
+    def engine_thread():            # as a worker mid-kernel, holding the lock
+        blas.state.enter()
+        with blas.state.lock:
+            held.set()
+            release.wait(10)
+    t = threading.Thread(target=engine_thread)
+    t.start()
+    assert held.wait(10)
+    try:
+        pid = os.fork()
+        if pid == 0:                # the child: report through the exit code
+            code = 0
+            try:
+                ok = (blas.state.lock.acquire(timeout=5) and blas.state.running == 0
+                      and _blas_threads() == {blas.state.rest})
+                blas.state.lock.release()
+                a = np.random.rand(64, 64).astype(np.float32)
+                x = mx.nd.array(a)
+                ok = ok and np.allclose(mx.nd.dot(x, x).asnumpy(), a @ a, rtol=1e-4)
+                code = 0 if ok else 3
+            except BaseException:  # noqa: BLE001 - any failure is a non-zero exit
+                code = 4
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        release.set()
+        t.join(10)
+        blas.state.leave()
+    _wait_workers_idle()
+    assert blas.state.running == 0 and _blas_threads() == {blas.state.rest}
