@@ -193,8 +193,11 @@ class GPUExecutor(Executor):
         self.launched = 0
         self.host_wakeups = 0
         self._eloop = None
-        self._timed = collections.deque()   # (name, stream, start ev, end ev) while profiling
-        self._anchors = {}                  # stream -> (event, host µs) of the recording
+        # ops timed while profiling, until their end event is seen done:
+        # (profiler, name, stream, (anchor event, its host µs), start ev, end ev)
+        self._timed = collections.deque()
+        self._timed_lock = threading.Lock()
+        self._anchors = {}                  # stream -> (event, host µs, profiler)
 
     # ------------------------------------------------------------ submit
     def submit(self, opr):
@@ -210,7 +213,7 @@ class GPUExecutor(Executor):
             with self.device:
                 self._order(stream, opr)
                 if prof is not None:
-                    t0 = self._timing_event(stream, prof)
+                    anchor, t0 = self._timing_event(stream, prof)
                 with stream:
                     result = work.launch(self, stream)
                 ev = self.cp.cuda.Event(disable_timing=prof is None)
@@ -223,8 +226,10 @@ class GPUExecutor(Executor):
         self._mark(stream, opr, ev)
         self.launched += 1
         if prof is not None:
-            self._timed.append((opr.name, stream, t0, ev))
-            self._resolve(prof, False)
+            self._timed.append((prof, opr.name, stream, anchor, t0, ev))
+            prof.device_sources.add(self)
+        if self._timed:
+            self._resolve(False)
         self._track(ev, opr.nbytes, stream, work)
         if work.host:
             self.host_wakeups += 1
@@ -294,34 +299,44 @@ class GPUExecutor(Executor):
 
     # ------------------------------------------------------------ profiling
     def _timing_event(self, stream, prof):
-        if self._anchors.get(stream, (None, None, None))[2] is not prof:
-            a = self.cp.cuda.Event()
-            a.record(stream)
-            self._anchors[stream] = (a, prof.now_us(), prof)
+        """(the stream's anchor for ``prof``: an event and its host µs,
+        a start event recorded now)."""
+        a = self._anchors.get(stream)
+        if a is None or a[2] is not prof:
+            ev = self.cp.cuda.Event()
+            ev.record(stream)
+            a = self._anchors[stream] = (ev, prof.now_us(), prof)
         t0 = self.cp.cuda.Event()
         t0.record(stream)
-        return t0
+        return (a[0], a[1]), t0
 
-    def _resolve(self, prof, all_done):
+    def _resolve(self, wait):
         """Turn the timed ops the device has finished into spans on the
-        stream's track: anchored where the recording began on that stream
-        (an event recorded then, at a known host time)."""
+        stream's track of the profiler that timed them, anchored where that
+        recording began on the stream (an event recorded then, at a known
+        host time). ``wait``: all of them, waiting for the device (a dump)."""
         q = self._timed
         get = self.cp.cuda.get_elapsed_time
-        while q:
-            name, stream, t0, t1 = q[0]
-            if not (all_done or t1.done):
-                break
-            q.popleft()
-            anchor, host_us, _ = self._anchors[stream]
-            try:
-                start = host_us + get(anchor, t0) * 1e3
-                end = host_us + get(anchor, t1) * 1e3
-            except Exception:  # noqa: BLE001 - an event of an earlier recording
-                continue
-            kind = "copy" if stream is self.copy else "compute"
-            track = 1 << 40 | self.ctx.device_id << 8 | (kind == "copy")
-            prof.device_span(track, "%s %s stream" % (self.ctx, kind), name, start, end)
+        with self._timed_lock:
+            while q:
+                prof, name, stream, (anchor, host_us), t0, t1 = q[0]
+                if not t1.done:
+                    if not wait:
+                        break
+                    t1.synchronize()
+                q.popleft()
+                try:
+                    start = host_us + get(anchor, t0) * 1e3
+                    end = host_us + get(anchor, t1) * 1e3
+                except Exception:  # noqa: BLE001 - a device error poisons the op, not the trace
+                    continue
+                kind = "copy" if stream is self.copy else "compute"
+                track = 1 << 40 | self.ctx.device_id << 8 | (kind == "copy")
+                prof.device_span(track, "%s %s stream" % (self.ctx, kind), name, start, end)
+
+    def flush_timed(self):
+        """Every op timed so far as a span (the profiler dumps): waits for them."""
+        self._resolve(True)
 
     def over_bound(self) -> bool:
         return self.inflight_bytes > self.max_inflight
@@ -378,12 +393,8 @@ class GPUExecutor(Executor):
 
     def drain(self):
         self._wait_streams()
-        prof = self.engine.prof
-        if prof is not None or self._timed:
-            if prof is None:
-                self._timed.clear()
-            else:
-                self._resolve(prof, True)
+        if self._timed:
+            self._resolve(True)     # done by now: their spans, whoever records
         with self.lock:
             q = self.inflight
             while q and q[0][0].done:

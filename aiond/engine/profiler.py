@@ -164,6 +164,9 @@ class Profiler:
         self._mem = {}              # device name -> bytes in use
         self._dump_file = None      # the trace file a continuous dump is appending to
         self._dump_first = True
+        # device executors holding ops this profiler timed whose spans are
+        # not in yet (their end events were not seen done): flushed on output
+        self.device_sources = set()
 
     # ---------------------------------------------------------------- time
     def now_us(self):
@@ -412,8 +415,15 @@ class Profiler:
         return meta + [{"name": "thread_name", "ph": "M", "pid": self._pid, "tid": tid,
                         "args": {"name": self._threads[tid]}} for tid in sorted(tids)]
 
+    def flush_devices(self):
+        """Bring in the device spans still pending (their ops may have been
+        timed before a stop): waits for those ops to finish."""
+        for src in list(self.device_sources):
+            src.flush_timed()
+
     def trace(self) -> dict:
         """The events not yet dumped, with every track's name, as a dict."""
+        self.flush_devices()
         return {"traceEvents": (self._thread_names(list(self._threads))
                                 + self._expand(list(self.events))),
                 "displayTimeUnit": "ms"}
@@ -423,6 +433,7 @@ class Profiler:
         as MXNet's continuous dump does: the first dump starts the file, later
         ones append, and ``finished`` closes its JSON (a later dump starts
         a new file). Written events are dropped from memory."""
+        self.flush_devices()
         filename = filename or self.filename
         with self._lock:
             n = len(self.events)
@@ -466,6 +477,7 @@ class Profiler:
     def aggregate(self, format="table", sort_by="total", ascending=False) -> str:
         """MXNet's aggregate statistics: a table (ms, kB) or JSON with
         ``Time``, ``Memory`` and ``Unit``; entries sorted by ``sort_by``."""
+        self.flush_devices()
         if sort_by not in _SORT_KEYS:
             raise ValueError("sort_by must be one of %s, got %r" % (_SORT_KEYS, sort_by))
         with self._lock:

@@ -394,6 +394,36 @@ def test_profiler_puts_gpu_ops_on_stream_tracks(fake_gpu, tmp_path):
     assert ("gpu(0) copy stream", "read") in spans
 
 
+def test_gpu_ops_timed_before_a_stop_are_in_the_dump(fake_gpu, tmp_path):
+    """Ops still queued on the device when the profiler stops (no waitall,
+    no read): their spans are not lost, dump and dumps wait for them."""
+    f = str(tmp_path / "trace.json")
+    mx.profiler.set_config(profile_all=True, filename=f, aggregate_stats=True)
+    x = mx.nd.ones((6,), ctx=mx.gpu(0))
+    x.wait_to_read()
+    ex = _ex()
+    with _Gate(ex.compute) as gate:
+        mx.profiler.set_state("run")
+        try:
+            y = mx.nd.sqrt(x * 4) + 1
+            assert ex._timed            # on the device's queue, not finished
+        finally:
+            mx.profiler.set_state("stop")
+        gate.open()
+    table = mx.profiler.dumps()
+    assert "_mul_scalar" in table and "sqrt" in table and "_plus_scalar" in table
+    mx.profiler.dump()
+    import json
+    with open(f) as fh:
+        ev = json.load(fh)["traceEvents"]
+    tracks = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+    spans = {(tracks.get(e["tid"]), e["name"]) for e in ev if e.get("ph") == "X"}
+    for op in ("_mul_scalar", "sqrt", "_plus_scalar"):
+        assert ("gpu(0) compute stream", op) in spans
+    assert not ex._timed
+    np.testing.assert_array_equal(y.asnumpy(), 3)
+
+
 def test_threads_pushing_gpu_work_at_once(fake_gpu):
     """Several threads push dependent GPU work on shared and own arrays, with
     copies between devices and reads meanwhile: results as if serial, and the
