@@ -61,11 +61,10 @@ _CLASSES = {}     # stype -> handle class, set by sparse.py
 
 
 def new_sparse(stype, shape, dtype, ctx, aux_types=None):
-    """A fresh all-zero sparse array handle."""
+    """A fresh all-zero sparse array handle (on a GPU context, its value
+    lives in host memory: ``_sparse_gpu``)."""
     if ctx.device_typeid == 2:
         _invoke._no_gpu(ctx)
-        raise MXNetError("sparse arrays (%s) on %s are not supported by aiond; keep them on "
-                         "mx.cpu() or use tostype('default')" % (stype, ctx))
     cls = _CLASSES[stype]
     h = cls.__new__(cls)
     h._st = SparseStorage(tuple(shape), np.dtype(dtype), ctx, stype, aux_types)
@@ -99,6 +98,12 @@ def _store(h, v):
         np.copyto(dst, v, casting="unsafe")
 
 
+def _gpu_dense(*handles):
+    """Whether a dense array on a GPU takes part: the op must then run on
+    that device's executor (``_sparse_gpu``)."""
+    return any(not h._sparse and h._st.ctx.device_typeid == 2 for h in handles)
+
+
 def assign(src, dst, name="_copyto"):
     """Push ``dst = src`` across storage types, dtypes and contexts."""
     if src._st is dst._st and src._off == dst._off:
@@ -107,18 +112,24 @@ def assign(src, dst, name="_copyto"):
         raise MXNetError("copyto: shape mismatch, source %s and target %s"
                          % (src._shape, dst._shape))
 
-    def copy():
-        v = value_of(src)
+    def convert(v):
         if src._sparse:
-            v = _sp.convert(v, src._shape, _sp.stype_of(v))     # never share buffers
-        elif dst._sparse:
-            pass
-        else:
-            v = np.array(v, copy=True)
-        _store(dst, v)
+            return _sp.convert(v, src._shape, _sp.stype_of(v))     # never share buffers
+        if dst._sparse:
+            return v
+        return np.array(v, copy=True)
     rw = not dst._sparse and (dst._off is not None or dst._st.shape != dst._shape)
-    _engine.push(copy, (src._st.var,), (dst._st.var,), name,
-                 _prod(dst._shape) * dst._dtype.itemsize, False, rw)
+    nbytes = _prod(dst._shape) * dst._dtype.itemsize
+    if _gpu_dense(src, dst):
+        from . import _sparse_gpu
+        work = _sparse_gpu.host_op(lambda host: host.store(dst, convert(host.value(src))),
+                                   (src,), (dst,), _sparse_gpu.executor_for(src, dst))
+        _engine.push(work, (src._st.var,), (dst._st.var,), name, nbytes, False, rw)
+        return dst
+
+    def copy():
+        _store(dst, convert(value_of(src)))
+    _engine.push(copy, (src._st.var,), (dst._st.var,), name, nbytes, False, rw)
     return dst
 
 
@@ -165,14 +176,15 @@ def sparse_invoke(op, inputs, attrs, out=None, ctx=None, force=False):
     kernel = impl.kernel
     mut_handles = [inputs[i] for i in op.mutated(len(inputs))]
 
-    def run():
-        vals = [value_of(x) for x in inputs]
+    def run(host=None):
+        vals = [host.value(x) for x in inputs] if host else [value_of(x) for x in inputs]
         muts = {}
         res = kernel(vals, attrs, shapes, oshapes, odtypes, muts)
+        store = host.store if host else _store
         for y, v in zip(targets, res):
-            _store(y, v)
+            store(y, v)
         for i, v in muts.items():
-            _store(inputs[i], v)
+            store(inputs[i], v)
     writes = []
     for y in targets:
         if y._st.var not in writes:
@@ -191,7 +203,14 @@ def sparse_invoke(op, inputs, attrs, out=None, ctx=None, force=False):
     if rec is not None:
         rec(op, inputs, attrs, outs)
     nbytes = sum(_prod(s) * d.itemsize for s, d in zip(oshapes, odtypes) if True)
-    _engine.push(run, tuple(reads), tuple(writes), op.name, nbytes, False, rw)
+    if ctx.device_typeid == 2:
+        from . import _sparse_gpu
+        written = list(targets) + list(mut_handles)
+        ex = _sparse_gpu.executor_for(*(list(inputs) + written))
+        _engine.push(_sparse_gpu.host_op(run, inputs, written, ex), tuple(reads),
+                     tuple(writes), op.name, nbytes, False, rw)
+    else:
+        _engine.push(run, tuple(reads), tuple(writes), op.name, nbytes, False, rw)
     for t, o in zip(targets, outs):
         if t is not o:
             assign(t, o)
