@@ -30,7 +30,8 @@ Notes, all checked against real MXNet 1.9.1:
   ``loads``) and are written in MXNet's sparse layout (storage shape, aux types,
   values, then indices / indptr and indices).
 * bfloat16 data (flag 12) is returned as float32 (exact widening).
-* The context is ignored when reading; aiond always writes cpu(0).
+* Arrays saved from a GPU are written with that GPU's context and load back
+  onto it (onto the CPU where there is no such GPU); all others cpu(0).
 """
 from __future__ import annotations
 
@@ -303,7 +304,7 @@ def _encode(arrays: Sequence[Any], names: Sequence[str] | None,
     out = [struct.pack("<QQQ", _LIST_MAGIC, 0, len(arrays))]
     for k, a in enumerate(arrays):
         if isinstance(a, SparseRecord):
-            out.extend(_encode_sparse(a))
+            out.extend(_encode_sparse(a, _ctx_of(gpus, k)))
             continue
         dt = a.dtype
         if dt.names == ("bfloat16",) or dt.name == "bfloat16":
@@ -337,14 +338,15 @@ def _flag(dt):
     raise TypeError(f"cannot save arrays of dtype {dt} in the MXNet NDArray format")
 
 
-def _encode_sparse(rec: SparseRecord) -> list:
-    """One sparse array in MXNet's V2 layout (sparse arrays have no V3 form)."""
+def _encode_sparse(rec: SparseRecord, ctx=(1, 0)) -> list:
+    """One sparse array in MXNet's V2 layout (sparse arrays have no V3 form);
+    ``ctx``: (dev_type, dev_id) written for it."""
     flag, le = _flag(rec.data.dtype)
     sshape = rec.data.shape
     head = struct.pack(f"<Ii", _V2, _STYPE_IDS[rec.stype])
     head += struct.pack(f"<i{len(sshape)}q", len(sshape), *sshape)
     head += struct.pack(f"<i{len(rec.shape)}q", len(rec.shape), *rec.shape)
-    head += struct.pack("<iii", 1, 0, flag)
+    head += struct.pack("<iii", ctx[0], ctx[1], flag)
     aux_le = []
     for a in rec.aux:
         aflag, ale = _flag(a.dtype)
@@ -482,7 +484,8 @@ def _wrap(arrays: list, names: list[str], ctx: Any, gpus=None) -> list | dict:
             from ..context import gpu, num_gpus
             n = num_gpus()
             where = {k: gpu(i) for k, i in gpus.items() if i < n}
-    out = [None if a is None else from_record(a, ctx) if isinstance(a, SparseRecord)
+    out = [None if a is None else from_record(a, where.get(k, ctx))
+           if isinstance(a, SparseRecord)
            else _array(a, ctx=where.get(k, ctx), dtype=a.dtype) for k, a in enumerate(arrays)]
     return dict(zip(names, out)) if names else out
 

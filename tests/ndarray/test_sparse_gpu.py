@@ -133,3 +133,21 @@ def test_embedding_with_sparse_grad_trains_on_a_gpu_as_on_the_cpu(fake_gpu):
     np.testing.assert_allclose(out["gpu"], out["cpu"], rtol=1e-6)
     untouched = [r for r in range(10) if r not in (0, 1, 3, 7)]
     np.testing.assert_array_equal(out["gpu"][untouched], w0[untouched])   # lazy: rows kept
+
+
+def test_sparse_arrays_saved_from_a_gpu_load_back_onto_it(fake_gpu, tmp_path):
+    """As MXNet's NDArray::Save/Load: the file records the GPU, and loading
+    without ``ctx`` puts the array back there; CPU ones stay on the CPU."""
+    rs = np.random.RandomState(3)
+    a = _dense(rs, (5, 4))
+    f = str(tmp_path / "sp.params")
+    on_gpu = mx.nd.sparse.csr_matrix(_csr_parts(a), shape=a.shape, ctx=mx.gpu(1))
+    on_cpu = mx.nd.array(a).tostype("row_sparse")
+    mx.nd.save(f, {"g": on_gpu, "c": on_cpu})
+    got = mx.nd.load(f)
+    assert got["g"].stype == "csr" and got["g"].context == mx.gpu(1)
+    assert got["c"].stype == "row_sparse" and got["c"].context == mx.cpu()
+    np.testing.assert_array_equal(got["g"].asnumpy(), a)
+    np.testing.assert_array_equal(got["c"].asnumpy(), a)
+    forced = mx.nd.load(f, ctx=mx.cpu())
+    assert forced["g"].context == mx.cpu()
