@@ -142,7 +142,7 @@ def test_sparse_arrays_saved_from_a_gpu_load_back_onto_it(fake_gpu, tmp_path):
     a = _dense(rs, (5, 4))
     f = str(tmp_path / "sp.params")
     on_gpu = mx.nd.sparse.csr_matrix(_csr_parts(a), shape=a.shape, ctx=mx.gpu(1))
-    on_cpu = mx.nd.array(a).tostype("row_sparse")
+    on_cpu = mx.nd.array(a, ctx=mx.cpu()).tostype("row_sparse")
     mx.nd.save(f, {"g": on_gpu, "c": on_cpu})
     got = mx.nd.load(f)
     assert got["g"].stype == "csr" and got["g"].context == mx.gpu(1)
