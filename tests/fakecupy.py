@@ -21,6 +21,9 @@ so ``mx.gpu(i)`` works end to end on a machine without a GPU. What it models:
 * **Strictness** as CuPy: no implicit conversion to numpy (``__array__``
   raises), no numpy arrays mixed into kernels; numpy functions on device
   arrays dispatch (NEP 13/18) as with CuPy.
+* **DLPack**: device arrays give real "dltensor" capsules naming a CUDA
+  device (numpy refuses them, as it does CuPy's); ``from_dlpack`` takes back
+  the double's own, once each, sharing the buffer.
 * **Random numbers**: ``cupy.random.RandomState`` draws from a numpy
   generator into device arrays on the current stream (``generators`` lists
   every one made; each works only on its own device, as cuRAND's do).
@@ -30,6 +33,7 @@ so ``mx.gpu(i)`` works end to end on a machine without a GPU. What it models:
 """
 from __future__ import annotations
 
+import ctypes
 import operator
 import queue
 import sys
@@ -359,6 +363,60 @@ def _access(buf, stream, write, what):
 
 # -------------------------------------------------------------- arrays
 
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", ctypes.c_uint8 * 4), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+_capsules = {}      # DLManagedTensor address -> (struct, device array)
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_capsule_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_ptr.restype = ctypes.c_void_p
+_capsule_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_rename = ctypes.pythonapi.PyCapsule_SetName
+_capsule_rename.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _dl_capsule(arr):
+    """A real "dltensor" PyCapsule whose DLTensor names a CUDA device (so
+    numpy refuses it, as it does CuPy's), its buffer kept here by address."""
+    m = _DLManagedTensor()
+    m.dl_tensor.device.device_type = 2          # kDLCUDA
+    m.dl_tensor.device.device_id = arr._dev
+    m.dl_tensor.ndim = arr.ndim
+    addr = ctypes.addressof(m)
+    _capsules[addr] = (m, arr)
+    return _capsule_new(addr, b"dltensor", None)
+
+
+def from_dlpack(x):
+    """The device array sharing the buffer of a capsule (or of an object
+    with ``__dlpack__``); a capsule is consumed once, as real ones are."""
+    cap = x.__dlpack__() if hasattr(x, "__dlpack__") else x
+    try:
+        addr = _capsule_ptr(cap, b"dltensor")
+    except ValueError:
+        raise ValueError("not an unused DLPack capsule") from None
+    entry = _capsules.pop(addr, None)
+    if entry is None:
+        raise TypeError("the CuPy double reads only its own DLPack capsules")
+    _capsule_rename(cap, b"used_dltensor")
+    arr = entry[1]
+    return ndarray._wrap(arr._a, arr._dev)
+
+
 class ndarray:
     """A device array: a numpy array plus the device it lives on."""
     __slots__ = ("_a", "_dev", "__weakref__")
@@ -466,6 +524,16 @@ class ndarray:
 
     def get(self, stream=None, order="C", out=None, blocking=True):
         return asnumpy(self, stream=stream, out=out, blocking=blocking)
+
+    # DLPack: a capsule of this device buffer (the double's own kind)
+    def __dlpack__(self, stream=None, **kwargs):
+        return _dl_capsule(self)
+
+    def __dlpack_device__(self):
+        return (2, self._dev)       # kDLCUDA
+
+    def toDlpack(self):
+        return _dl_capsule(self)
 
     def set(self, arr, stream=None):
         # CuPy's checks: a numpy array of exactly this dtype and shape
@@ -760,6 +828,8 @@ def install(ndev=2):
     cp = _proxy_module("cupy", np)
     cp.ndarray = ndarray
     cp.asnumpy = asnumpy
+    cp.from_dlpack = from_dlpack
+    cp.fromDlpack = from_dlpack
     cp.get_array_module = get_array_module
     cp.get_default_memory_pool = get_default_memory_pool
     cp.get_default_pinned_memory_pool = get_default_pinned_memory_pool

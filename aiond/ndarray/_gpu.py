@@ -227,6 +227,29 @@ def wait_to_read(h):
     return _push(_Sync(ex), (h._st.var,), (), "wait_to_read", 0, False, False, None, ex)
 
 
+def wait_to_write(h):
+    """Finished once the device ran every pending read and write of ``h``."""
+    ex = _gpu.executor(h._st.ctx)
+    return _push(_Sync(ex), (), (h._st.var,), "wait_to_write", 0, False, True, None, ex)
+
+
+def from_device_array(a, ctx, ex):
+    """An NDArray on ``ctx`` holding device array ``a`` (made on ``ex``'s
+    compute stream): later work on other streams waits for that stream."""
+    cp = ex.cp
+    with ex.device:
+        if not a.flags.c_contiguous:
+            with ex.compute:
+                a = cp.ascontiguousarray(a)
+        ev = cp.cuda.Event(disable_timing=True)
+        ev.record(ex.compute)
+    h = new_array(tuple(a.shape), a.dtype, ctx)
+    h._st.set(a)
+    st = h._st.var.gev = _gpu._VarEvents()
+    st.wev, st.wstream = ev, ex.compute
+    return h
+
+
 class _HostToDevice(GPUWork):
     """A host value (numpy array or CPU NDArray) into a device array: staged
     through pinned memory, then an asynchronous copy on the copy stream."""
