@@ -110,11 +110,22 @@ class Kernel(GPUWork):
         return _kept(list(self.ins) + list(self.outs), self.stream)
 
 
+def to_host(cp, a, stream):
+    """A host copy of device array ``a`` taken on ``stream``, complete when
+    this returns (CuPy 12's ``asnumpy`` with a stream only starts the copy)."""
+    try:
+        return cp.asnumpy(a, stream=stream, blocking=True)     # CuPy >= 13
+    except TypeError:
+        h = cp.asnumpy(a, stream=stream)
+        (stream or cp.cuda.get_current_stream()).synchronize()
+        return h
+
+
 def run_on_host(kernel, cp, stream, ins, out, rng, attrs):
     """A numpy-only kernel (``op.host_kernel``): inputs to the host (this
     waits for them: a host synchronization), the kernel there, outputs back
     (``stream``: the one launching, None for the current one)."""
-    hins = [cp.asnumpy(a, stream=stream) for a in ins]
+    hins = [to_host(cp, a, stream) for a in ins]
     outs = out if isinstance(out, list) else [out]
     houts = [np.empty(o.shape, dtype=o.dtype) for o in outs]
     hout = houts if isinstance(out, list) else houts[0]

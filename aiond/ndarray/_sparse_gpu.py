@@ -19,6 +19,7 @@ import numpy as np
 
 from ..engine import gpu as _gpu
 from ..ops import sparse as _sp
+from . import _gpu as _ndgpu
 from ._invoke import data_of
 
 __all__ = ["host_op", "executor_for"]
@@ -53,7 +54,7 @@ class Host:
         a = data_of(h)
         if isinstance(a, np.ndarray):
             return a
-        return self.cp.asnumpy(a, stream=self.stream)     # waits for the device
+        return _ndgpu.to_host(self.cp, a, self.stream)     # waits for the device
 
     def store(self, h, v):
         """Make ``v`` (host) the value of ``h``."""

@@ -457,3 +457,24 @@ def test_threads_pushing_gpu_work_at_once(fake_gpu):
     for k in range(3):
         np.testing.assert_array_equal(results[k], k + 50)
     np.testing.assert_array_equal(shared.asnumpy(), 100)
+
+
+def test_host_copies_complete_before_a_host_kernel_reads_them_on_cupy_12():
+    """CuPy 12's asnumpy(a, stream=s) only starts the copy (no ``blocking``
+    argument): the host side of a GPU op then waits for the stream itself."""
+    from aiond.ndarray import _gpu as ndgpu
+    events = []
+
+    class Stream:
+        def synchronize(self):
+            events.append("sync")
+
+    class CuPy12:
+        @staticmethod
+        def asnumpy(a, stream=None, order="C", out=None):
+            events.append("copy started")
+            return np.array(a)
+    s = Stream()
+    got = ndgpu.to_host(CuPy12, [1.0, 2.0], s)
+    np.testing.assert_array_equal(got, [1, 2])
+    assert events == ["copy started", "sync"]
