@@ -208,20 +208,35 @@ if hasattr(os, "register_at_fork"):
 def _alias(a, ctx):
     """An NDArray over ``a``'s buffer under a fresh engine var (MXNet's
     AllocateNDArrayCopy): what user code pushes on it is tracked apart from
-    the custom op that holds the original's var."""
+    the custom op that holds the original's var. A sparse array's alias
+    starts from its current value (ops replace a sparse value whole: what
+    the user code writes is adopted back by ``_adopt``)."""
+    if a._sparse:
+        from .ndarray._sparse_invoke import new_sparse, value_of
+        h = new_sparse(a.stype, a._shape, a._dtype, ctx, a._st.aux_types)
+        h._st.arr = value_of(a)
+        return h
     buf = data_of(a)
     h = new_array(a._shape, a._dtype, ctx)
     h._st.set(buf)
     return h
 
 
+def _adopt(arrays, aliases, written):
+    """The values user code gave the aliases of written sparse arrays."""
+    for a, al in zip(arrays, aliases):
+        if a is not None and a._sparse and id(a) in written and al._st.arr is not a._st.arr:
+            a._st.arr = al._st.arr
+
+
 def _run_user(body, ctx, arrays, name):
     """Run ``body(aliases)`` in user code, with the arrays aliased; returns the
-    aliases. The profiler sees the ops it pushes under "Custom Operator"."""
+    aliases (None where an array is None). The profiler sees the ops it
+    pushes under "Custom Operator"."""
     aliases = [None if a is None else _alias(a, ctx) for a in arrays]
     with ctx, _custom_op_scope(name):
         body(aliases)
-    return [a for a in aliases if a is not None]
+    return aliases
 
 
 async def _finish(aliases, name):
@@ -237,10 +252,11 @@ async def _finish(aliases, name):
 def _push(name, body, ctx, reads, writes, arrays):
     """One engine op reading ``reads`` and writing ``writes`` whose work is
     ``body(aliases of arrays)``, run as user code on a custom-op thread."""
+    written = {id(a) for a in writes}
     if _engine_mod.is_naive():
         # everything runs at push: the user code too, on the caller's thread
         try:
-            _run_user(body, ctx, arrays, name)
+            _adopt(arrays, _run_user(body, ctx, arrays, name), written)
         except MXNetError:
             raise
         except Exception as e:  # noqa: BLE001 - reported as MXNet does
@@ -255,7 +271,8 @@ def _push(name, body, ctx, reads, writes, arrays):
         async def run():
             loop = asyncio.get_running_loop()
             aliases = await loop.run_in_executor(_user_pool(), _run_user, body, ctx, arrays, name)
-            await _finish(aliases, name)
+            await _finish([a for a in aliases if a is not None], name)
+            _adopt(arrays, aliases, written)
         return run()
     return _engine.push(fn, rvars, wvars, name, 0, False, rw, None,
                         _engine_mod._async_executor())
@@ -288,8 +305,11 @@ def _custom_invoke(op, inputs, attrs, out, ctx):
     except Exception as e:  # noqa: BLE001 - user code
         raise MXNetError("Error in %s.infer_shape/infer_type: %s: %s"
                          % (attrs.get("op_type"), type(e).__name__, e)) from e
+    args, auxs = list(inputs[:n_in]), list(inputs[n_in:])
+    args, auxs, ostypes, back = _storage_fallback(prop, args, auxs, n_out)
     if out is None:
-        outs = [new_array(tuple(s), np.dtype(d), ctx) for s, d in zip(oshapes, odtypes)]
+        outs = [_new_out(st, tuple(s), np.dtype(d), ctx)
+                for st, s, d in zip(ostypes, oshapes, odtypes)]
         req = "write"
     else:
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
@@ -303,7 +323,6 @@ def _custom_invoke(op, inputs, attrs, out, ctx):
     attrs["_op"] = inst
     is_train = bool(_invoke.hooks.is_training())
     op_type = attrs["op_type"]
-    args, auxs = list(inputs[:n_in]), list(inputs[n_in:])
 
     def body(al):
         inst.forward(is_train=is_train, req=_reqs(n_out, req), in_data=al[:n_in],
@@ -312,7 +331,47 @@ def _custom_invoke(op, inputs, attrs, out, ctx):
     if rec is not None:
         rec(op, inputs, attrs, outs)
     _push(op_type, body, ctx, args, outs + auxs, args + outs + auxs)
+    if back:
+        from .ndarray._sparse_invoke import assign
+        for tmp, orig in back:      # aux states the op saw as dense temporaries
+            assign(tmp, orig)
     return outs[0] if n_out == 1 and not isinstance(out, (list, tuple)) else outs
+
+
+def _new_out(stype, shape, dtype, ctx):
+    if stype in (None, "default"):
+        return new_array(shape, dtype, ctx)
+    from .ndarray._sparse_invoke import new_sparse
+    return new_sparse(stype, shape, dtype, ctx)
+
+
+def _storage_fallback(prop, args, auxs, n_out):
+    """MXNet's storage fallback around a Custom op: the storage types its
+    prop declares (``infer_storage_type``) for the actual inputs; a sparse
+    input or aux state it declares 'default' is handed over as a dense copy
+    (aux states are written back after). Returns (args, auxs, output
+    stypes, [(dense copy, aux state)])."""
+    stypes = [x.stype for x in args] + [a.stype for a in auxs]
+    if all(st == "default" for st in stypes):
+        return args, auxs, [None] * n_out, []
+    try:
+        ist, ost, ast = _custom._split3(prop.infer_storage_type([x.stype for x in args]),
+                                        "infer_storage_type")
+    except (AssertionError, OpError) as e:
+        raise MXNetError("Custom: %s" % e) from None
+    args = [x.tostype("default") if x._sparse and st == "default" else x
+            for x, st in zip(args, ist)] + list(args[len(ist):])
+    back = []
+    new_auxs = []
+    for j, a in enumerate(auxs):
+        if a._sparse and j < len(ast) and ast[j] == "default":
+            tmp = a.tostype("default")
+            back.append((tmp, a))
+            new_auxs.append(tmp)
+        else:
+            new_auxs.append(a)
+    ost = list(ost) + [None] * (n_out - len(ost))
+    return args, new_auxs, ost[:n_out], back
 
 
 def _custom_grad(F, attrs, inputs, outputs, ograds):

@@ -324,3 +324,98 @@ def test_operator_introspection():
                           "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"]
     names = mx.operator.get_all_registered_operators()
     assert 'Activation' in names and 'Custom' in names
+
+
+# --------------------------------------------------------- storage types
+
+class _SqrSparse(mx.operator.CustomOp):
+    seen = []
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        _SqrSparse.seen.append((in_data[0].stype, out_data[0].stype, aux[0].stype))
+        if in_data[0].stype == "default":
+            aux[0][:] = 1
+            self.assign(out_data[0], req[0], in_data[0] * in_data[0])
+        else:
+            x = in_data[0]
+            sq = mx.nd.sparse.csr_matrix((x.data * x.data, x.indices, x.indptr), shape=x.shape)
+            self.assign(out_data[0], req[0], sq)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], 2 * mx.nd.sparse.elemwise_mul(in_data[0], out_grad[0]))
+
+
+@mx.operator.register("sqr_sparse_aiond")
+class _SqrSparseProp(mx.operator.CustomOpProp):
+    def list_auxiliary_states(self):
+        return ["aux"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], [in_shape[0]]
+
+    def infer_storage_type(self, in_stype):
+        if in_stype[0] == "default":
+            return ["default"], ["default"], ["default"]
+        return ["csr"], ["csr"], ["csr"]
+
+    def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype,
+                                    aux_stype):
+        if in_stype[0] == "default":
+            return ["default"] * 5
+        return ["default"], ["csr"], ["csr"], ["csr"], ["csr"]
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _SqrSparse()
+
+
+def _csr(a):
+    return mx.nd.array(a).tostype("csr")
+
+
+def test_custom_op_storage_fallback_hands_dense_copies_and_writes_aux_back():
+    """MXNet's storage fallback: a sparse aux state the prop declares
+    'default' reaches forward as a dense copy, and what forward writes to it
+    lands in the caller's (still sparse) aux state."""
+    _SqrSparse.seen.clear()
+    x = np.random.RandomState(0).uniform(-1, 1, (4, 5)).astype(np.float32)
+    aux = _csr(np.zeros((4, 5), np.float32))
+    y = mx.nd.Custom(mx.nd.array(x), aux, op_type="sqr_sparse_aiond")
+    np.testing.assert_allclose(y.asnumpy(), x * x, rtol=1e-6)
+    assert _SqrSparse.seen == [("default", "default", "default")]
+    assert aux.stype == "csr"
+    np.testing.assert_array_equal(aux.asnumpy(), np.ones((4, 5)))
+
+
+def test_custom_op_declared_sparse_outputs_and_gradients():
+    _SqrSparse.seen.clear()
+    a = np.random.RandomState(1).uniform(-1, 1, (4, 5)).astype(np.float32)
+    a[a < 0.2] = 0
+    x = _csr(a)
+    x.attach_grad()
+    aux = _csr(np.zeros((4, 5), np.float32))
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, aux, op_type="sqr_sparse_aiond")
+    y.backward()
+    assert isinstance(y, mx.nd.sparse.CSRNDArray)
+    np.testing.assert_allclose(y.asnumpy(), a * a, rtol=1e-6)
+    assert _SqrSparse.seen == [("csr", "csr", "csr")]
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * a, rtol=1e-6)
+
+
+class _Ident(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0])
+
+
+@mx.operator.register("ident_dense_aiond")
+class _IdentProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Ident()
+
+
+def test_custom_op_without_infer_storage_type_refuses_sparse_inputs():
+    """The default infer_storage_type allows only dense arrays, as MXNet's."""
+    with pytest.raises(MXNetError, match="infer_storage_type"):
+        mx.nd.Custom(_csr(np.eye(2, dtype=np.float32)), op_type="ident_dense_aiond")
+    y = mx.nd.Custom(mx.nd.ones((2, 2)), op_type="ident_dense_aiond")
+    np.testing.assert_array_equal(y.asnumpy(), np.ones((2, 2)))
