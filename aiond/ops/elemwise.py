@@ -307,6 +307,13 @@ import math as _math  # noqa: E402
 from ._grad import set_grads, unbroadcast, zeros_grad  # noqa: E402
 
 
+def _integral(x):
+    """Whether ``x`` holds integers: MXNet's mod gradients (mod_grad,
+    mod_rgrad, rmod_grad) are 0 for integer types, whatever the out-grad."""
+    dt = getattr(x, "dtype", None)
+    return dt is not None and np.dtype(dt).kind in "iub"
+
+
 def _bin(rule):
     def grad(F, attrs, ins, outs, og):
         a, b = ins
@@ -325,7 +332,8 @@ _BIN_GRADS = {
     "maximum": lambda F, a, b, y, g: (g * (a >= b), g * (a < b)),
     "minimum": lambda F, a, b, y, g: (g * (a <= b), g * (a > b)),
     "hypot": lambda F, a, b, y, g: (g * a / y, g * b / y),
-    "mod": lambda F, a, b, y, g: (g, -g * F.floor(a / b)),
+    "mod": lambda F, a, b, y, g: ((F.zeros_like(a), F.zeros_like(b)) if _integral(a)
+                                  else (g, -g * F.floor(a / b))),
 }
 _rows = {}
 for _k, _r in _BIN_GRADS.items():
@@ -356,8 +364,9 @@ _rows.update({
     "_rpower_scalar": _sc(lambda F, x, y, g, s: g * y * _math.log(s)),
     "_maximum_scalar": _sc(lambda F, x, y, g, s: g * (x >= s)),
     "_minimum_scalar": _sc(lambda F, x, y, g, s: g * (x <= s)),
-    "_mod_scalar": _sc(lambda F, x, y, g, s: g),
-    "_rmod_scalar": _sc(lambda F, x, y, g, s: -g * F.floor(s / x)),
+    "_mod_scalar": _sc(lambda F, x, y, g, s: F.zeros_like(x) if _integral(x) else g),
+    "_rmod_scalar": _sc(lambda F, x, y, g, s: F.zeros_like(x) if _integral(x)
+                        else -g * F.floor(s / x)),
     "_hypot_scalar": _sc(lambda F, x, y, g, s: g * x / y),
 })
 for _k in ("_equal_scalar", "_not_equal_scalar", "_greater_scalar", "_greater_equal_scalar",

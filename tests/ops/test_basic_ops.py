@@ -985,3 +985,27 @@ def test_slice_gradient_is_one_backward_slice_op():
                                          step=(1, 1, 2))
     g.backward(nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4)))
     np.testing.assert_array_equal(og.grad.asnumpy(), np.arange(24).reshape(2, 3, 4)[1:, :2, 1::2])
+
+
+def test_mod_gradients_are_zero_for_integer_types_as_mxnets():
+    """MXNet's mod_grad/mod_rgrad/rmod_grad are 0 for integer types (1 and
+    -floor(a/b) for floats), whatever the out-grad, in every mod op."""
+    a = nd.array([5, 7, -9, 3], dtype="int32")
+    b = nd.array([2, 3, 4, -5], dtype="int32")
+    for x in (a, b):
+        x.attach_grad()
+    with mx.autograd.record():
+        ys = [a % b, nd.broadcast_mod(a, b), a % 3, 13 % a]
+    mx.autograd.backward(ys, [nd.ones((4,), dtype="int32") * 2] * 4)
+    np.testing.assert_array_equal(a.grad.asnumpy(), 0)
+    np.testing.assert_array_equal(b.grad.asnumpy(), 0)
+    # float mod keeps its gradients
+    af, bf = a.astype("float32"), b.astype("float32")
+    for x in (af, bf):
+        x.attach_grad()
+    with mx.autograd.record():
+        y = af % bf
+    y.backward()
+    np.testing.assert_array_equal(af.grad.asnumpy(), 1)
+    np.testing.assert_array_equal(bf.grad.asnumpy(),
+                                  -np.floor(af.asnumpy() / bf.asnumpy()))
