@@ -145,6 +145,14 @@ class _VarEvents:
         self.reads = {}     # stream -> event of its latest read: stream order covers earlier ones
 
 
+class _Touch:
+    """Vars read and written, in the shape of an Opr's for ``_order``/``_mark``."""
+    __slots__ = ("reads", "writes")
+
+    def __init__(self, reads, writes):
+        self.reads, self.writes = reads, writes
+
+
 class GPUWork:
     """Base of the kernels of GPU ops (``opr.fn``). ``copy``: runs on the copy
     stream; ``host``: finished only once the device has run it (its result
@@ -266,6 +274,17 @@ class GPUExecutor(Executor):
                     if id(ev) not in waited:
                         waited.add(id(ev))
                         stream.wait_event(ev)
+
+    def wait_for(self, stream, reads=(), writes=()):
+        """``_order`` for work outside the executor's ops (host work on the
+        device's arrays, DLPack hand-overs): ``stream`` waits for the device
+        events of the vars it reads and writes."""
+        self._order(stream, _Touch(reads, writes))
+
+    def record_done(self, stream, ev, reads=(), writes=()):
+        """``_mark`` for such work: ``ev`` on ``stream`` ends it (the caller
+        holds the vars' grants)."""
+        self._mark(stream, _Touch(reads, writes), ev)
 
     def _mark(self, stream, opr, ev):
         # the op holds its vars' grants: nobody else touches their events now

@@ -256,8 +256,7 @@ def from_device_array(a, ctx, ex):
         ev.record(ex.compute)
     h = new_array(tuple(a.shape), a.dtype, ctx)
     h._st.set(a)
-    st = h._st.var.gev = _gpu._VarEvents()
-    st.wev, st.wstream = ev, ex.compute
+    ex.record_done(ex.compute, ev, writes=(h._st.var,))
     return h
 
 

@@ -72,42 +72,19 @@ def host_op(fn, reads, writes, ex):
     """The engine op (a plain callable, run by a CPU worker) running
     ``fn(host)`` after the device work on ``reads``/``writes`` (handles)."""
     cp = ex.cp
-    dense_r = [h for h in reads if _on_gpu(h) and not h._sparse]
-    dense_w = [h for h in writes if _on_gpu(h) and not h._sparse]
+    rvars = [h._st.var for h in reads if _on_gpu(h) and not h._sparse]
+    wvars = [h._st.var for h in writes if _on_gpu(h) and not h._sparse]
 
     def op():
-        # what the device still does to these arrays: their last writes, and
-        # for the arrays written here, the device's reads of their old value
-        waits = []
-        for h in dense_r + dense_w:
-            st = getattr(h._st.var, "gev", None)
-            if st is not None and st.wev is not None:
-                waits.append(st.wev)
-        for h in dense_w:
-            st = getattr(h._st.var, "gev", None)
-            if st is not None:
-                waits.extend(st.reads.values())
         stream = ex.compute
         with ex.device:
-            for ev in waits:            # on the device: reads below sync this stream
-                stream.wait_event(ev)
+            # on the device: the host reads below synchronize this stream
+            ex.wait_for(stream, rvars, wvars)
             fn(Host(cp, stream))
-            if not dense_w and not dense_r:
+            if not rvars and not wvars:
                 return None
             ev = cp.cuda.Event(disable_timing=True)
             ev.record(stream)
-        # as the executor's _mark: this op holds the vars' grants
-        for h in dense_w:
-            st = getattr(h._st.var, "gev", None)
-            if st is None:
-                st = h._st.var.gev = _gpu._VarEvents()
-            st.wev, st.wstream, st.reads = ev, stream, {}
-        for h in dense_r:
-            if any(h is w for w in dense_w):
-                continue
-            st = getattr(h._st.var, "gev", None)
-            if st is None:
-                st = h._st.var.gev = _gpu._VarEvents()
-            st.reads[stream] = ev
+        ex.record_done(stream, ev, rvars, wvars)    # this op holds the vars' grants
         return None
     return op

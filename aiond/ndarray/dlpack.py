@@ -58,16 +58,13 @@ def _order_compute(data, write):
     array's device history too, so that an aiond array made from the capsule
     (whose work goes there) is ordered after it on the device as well."""
     from ..engine import gpu as _gpu_engine
-    st = getattr(data._st.var, "gev", None)
-    if st is None:
-        return
     ex = _gpu_engine.executor(data._st.ctx)
-    evs = [st.wev] if st.wev is not None and st.wstream is not ex.compute else []
-    if write:
-        evs += [ev for s, ev in st.reads.items() if s is not ex.compute]
+    var = (data._st.var,)
     with ex.device:
-        for ev in evs:
-            ex.compute.wait_event(ev)
+        if write:
+            ex.wait_for(ex.compute, writes=var)     # its last write and the reads since
+        else:
+            ex.wait_for(ex.compute, reads=var)      # its last write
 
 
 def to_dlpack_for_read(data):
