@@ -59,10 +59,6 @@ class BlasThreads:
             for f in self._set:
                 f(n)
 
-    def narrow(self):
-        self._sync()
-        self._set_to(1)
-
     def widen(self):
         self._sync()
         self._set_to(min(self.wide, self.rest))
