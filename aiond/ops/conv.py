@@ -27,6 +27,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ..engine.scheduler import CALLER_SPLIT
+from ._fast import channel_sum
 from ._rules import fmt
 from .conv_gemm import (bwd_data_plan, bwd_weight_plan, col2im as _col2im, fwd_plan,  # noqa: F401
                         run_all, windows)
@@ -678,6 +679,20 @@ def _pool_bwd_disjoint(xp, ograd, data, output, out, k, s, p, o, pool_type, incl
         dv[...] = g
 
 
+def _bias_grad_rule(attrs, shapes, dtypes):
+    if len(shapes) != 1 or len(shapes[0]) < 3:
+        raise ShapeError("ograd must be one (batch, channel, spatial...) array, got %s"
+                         % ", ".join(str(tuple(s)) for s in shapes))
+    return ((shapes[0][1],),), (dtypes[0],)
+
+
+@register("_backward_Convolution_bias", inputs=("ograd",), infer=_bias_grad_rule)
+def _backward_convolution_bias(xp, ograd, *, out):
+    """The bias gradient of Convolution and Deconvolution: ograd summed over
+    every axis but the channels (axis 1)."""
+    channel_sum(xp, ograd, out)
+
+
 def _pool_rows(xp, ins, out, attrs):
     """Pooling and its gradient by ranges of (sample, channel) planes."""
     if _channels_last(attrs) or not out.flags.c_contiguous:
@@ -712,8 +727,8 @@ def _conv_grad(F, attrs, ins, outs, og, need=(True, True, True)):
     grads = [F._internal._backward_Convolution_data(g, data, weight, **attrs) if need[0] else None,
              F._internal._backward_Convolution_weight(g, data, **attrs) if need[1] else None]
     if len(ins) == 3:
-        axes = (0,) + tuple(range(2, g.ndim))
-        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] and need[2] else None)
+        grads.append(F._internal._backward_Convolution_bias(g)
+                     if not attrs["no_bias"] and need[2] else None)
     return grads
 
 
@@ -724,16 +739,22 @@ def _deconv_grad(F, attrs, ins, outs, og, need=(True, True, True)):
     grads = [F._internal._backward_Deconvolution_data(g, data, weight, **attrs) if need[0] else None,
              F._internal._backward_Deconvolution_weight(g, data, **attrs) if need[1] else None]
     if len(ins) == 3:
-        axes = (0,) + tuple(range(2, g.ndim))
-        grads.append(F.sum(g, axis=axes) if not attrs["no_bias"] and need[2] else None)
+        grads.append(F._internal._backward_Convolution_bias(g)
+                     if not attrs["no_bias"] and need[2] else None)
     return grads
+
+
+def _bias_grad_grad(F, attrs, ins, outs, og):
+    g = ins[0]
+    return [F.broadcast_like(og[0].reshape((1, -1) + (1,) * (g.ndim - 2)), g)]
 
 
 def _pool_grad(F, attrs, ins, outs, og):
     return [F._internal._backward_Pooling(og[0], ins[0], outs[0], **attrs)]
 
 
-set_grads({"Convolution": _conv_grad, "Deconvolution": _deconv_grad, "Pooling": _pool_grad})
+set_grads({"Convolution": _conv_grad, "Deconvolution": _deconv_grad, "Pooling": _pool_grad,
+           "_backward_Convolution_bias": _bias_grad_grad})
 
 # ------------------------------------------------- cost and worker splits
 

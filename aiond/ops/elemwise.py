@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._fast import relu_into
 from ._rules import broadcast, elemwise_same, unary
 from .registry import Param, p_float, register
 
@@ -222,7 +223,7 @@ def _u(fname):
 
 
 def _relu(xp, x, out):
-    xp.maximum(x, out.dtype.type(0), out=out)
+    relu_into(xp, x, out)
 
 
 def _sigmoid(xp, x, out):
@@ -410,7 +411,8 @@ _rows.update({
     "arctanh": _un(lambda F, x, y, g: g / (1 - x * x)),
     "degrees": _un(lambda F, x, y, g: g * (180.0 / _math.pi)),
     "radians": _un(lambda F, x, y, g: g * (_math.pi / 180.0)),
-    "relu": _un(lambda F, x, y, g: g * (x > 0)),
+    # x > 0 exactly where relu(x) > 0: Activation's one-op gradient serves
+    "relu": _un(lambda F, x, y, g: F._internal._backward_Activation(g, x, act_type="relu")),
     "sigmoid": _un(lambda F, x, y, g: g * y * (1 - y)),
     "softsign": _un(lambda F, x, y, g: g / F.square(1 + F.abs(x))),
     "_copy": _un(lambda F, x, y, g: g),

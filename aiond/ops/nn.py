@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from ..base import OpError, ShapeError
+from ._fast import relu_into
 from ._rules import fmt, same_dtype
 from .random import uniform01
 from .registry import Null, Param, p_bool, p_dtype, p_float, p_int, p_shape, p_str, register
@@ -215,7 +216,7 @@ def activation(xp, data, out, act_type):
     """Activation(data, act_type): relu, sigmoid, tanh, softrelu (softplus) or softsign."""
     with _errstate():
         if act_type == "relu":
-            xp.maximum(data, out.dtype.type(0), out=out)
+            relu_into(xp, data, out)
         elif act_type == "sigmoid":
             xp.negative(data, out=out)
             xp.exp(out, out=out)
@@ -230,6 +231,37 @@ def activation(xp, data, out, act_type):
             xp.abs(data, out=out)
             out += 1
             xp.true_divide(data, out, out=out)
+
+
+_OUT_GRAD_ACTS = ("relu", "sigmoid", "tanh")
+
+
+def _bwd_act_rule(attrs, shapes, dtypes):
+    _num_inputs(shapes, ("ograd", "output"))
+    if tuple(shapes[0]) != tuple(shapes[1]):
+        raise ShapeError("ograd has shape %s but the output has shape %s"
+                         % (fmt(shapes[0]), fmt(shapes[1])))
+    return (shapes[1],), (same_dtype(dtypes),)
+
+
+@register("_backward_Activation", inputs=("ograd", "output"), params=[
+    Param("act_type", p_str, doc="relu, sigmoid or tanh", choices=_OUT_GRAD_ACTS)],
+    infer=_bwd_act_rule, elemwise=True)
+def _backward_activation(xp, ograd, output, *, out, act_type):
+    """The gradient of Activation (relu, sigmoid, tanh) from its output, in
+    one op: ograd*(output > 0), ograd*output*(1 - output), ograd*(1 - output^2),
+    each rounded as those ops would be one by one."""
+    with _errstate():
+        if act_type == "relu":
+            xp.multiply(ograd, output > 0, out=out)     # times 1 or 0: -0 and NaN kept
+        elif act_type == "sigmoid":
+            t = xp.multiply(ograd, output)
+            xp.subtract(out.dtype.type(1), output, out=out)
+            out *= t
+        else:
+            xp.multiply(output, output, out=out)
+            xp.subtract(out.dtype.type(1), out, out=out)
+            out *= ograd
 
 
 # ------------------------------------------------------------ LeakyReLU
@@ -878,15 +910,22 @@ def _fc_grad(F, attrs, ins, outs, og, need=(True, True, True)):
 def _activation_grad(F, attrs, ins, outs, og):
     x, y, g = ins[0], outs[0], og[0]
     t = attrs["act_type"]
-    if t == "relu":
-        return [g * (y > 0)]
-    if t == "sigmoid":
-        return [g * y * (1 - y)]
-    if t == "tanh":
-        return [g * (1 - y * y)]
+    if t in _OUT_GRAD_ACTS:
+        return [F._internal._backward_Activation(g, y, act_type=t)]
     if t == "softrelu":
         return [-(g * F.expm1(-y))]
     return [g / F.square(1 + F.abs(x))]
+
+
+def _backward_activation_grad(F, attrs, ins, outs, og):
+    g, y, h = ins[0], ins[1], og[0]
+    t = attrs["act_type"]
+    dg = F._internal._backward_Activation(h, y, act_type=t)
+    if t == "relu":
+        return [dg, F.zeros_like(y)]
+    if t == "sigmoid":
+        return [dg, h * g * (1 - 2 * y)]
+    return [dg, h * g * (-2 * y)]
 
 
 def _leaky_grad(F, attrs, ins, outs, og):
@@ -1020,6 +1059,7 @@ set_grads({
                                              * F.exp(-ins[0] * ins[0])],
     "FullyConnected": _fc_grad,
     "Activation": _activation_grad,
+    "_backward_Activation": _backward_activation_grad,
     "LeakyReLU": _leaky_grad,
     "softmax": _softmax_grad,
     "log_softmax": _log_softmax_grad,

@@ -1,0 +1,202 @@
+"""The fast numpy paths of aiond/ops/_fast.py and the one-op gradients
+built on them.
+
+ReLU and Activation's gradient (``_backward_Activation``) are bit for bit
+what the plain numpy formulas give, on the values where fast paths usually
+go wrong (NaNs of both signs, signed zeros, infinities), across chunk
+edges, dtypes and layouts; the gradient's own gradient (second order)
+matches calculus. The channel sum behind convolution bias gradients
+(``_backward_Convolution_bias``) matches a float64 sum."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond.ops import _fast
+
+nd = mx.nd
+SPECIALS = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 3.5, -2.25])
+
+
+def _values(n, dtype, seed=0):
+    rs = np.random.RandomState(seed)
+    x = rs.randn(n).astype(dtype)
+    x[:len(SPECIALS)] = SPECIALS.astype(dtype)
+    x[-len(SPECIALS):] = SPECIALS.astype(dtype)     # the last chunk's tail too
+    return x
+
+
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.dtype("u%d" % a.dtype.itemsize))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [10, 4095, 4096, _fast._CHUNK, _fast._CHUNK * 2 + 77])
+def test_relu_into_is_bitwise_the_scalar_maximum(dtype, n):
+    x = _values(n, dtype)
+    want = np.maximum(x, x.dtype.type(0))
+    out = np.empty_like(x)
+    _fast.relu_into(np, x, out)
+    assert np.array_equal(_bits(out), _bits(want))
+    _fast.relu_into(np, x, x)               # in place
+    assert np.array_equal(_bits(x), _bits(want))
+
+
+def test_relu_into_strided_and_integer_inputs_take_the_plain_path():
+    x = _values(3 * 5000, "float32").reshape(3, 5000)
+    v = x[:, ::2]
+    out = np.empty(v.shape, np.float32)
+    _fast.relu_into(np, v, out)
+    assert np.array_equal(_bits(out), _bits(np.maximum(v, np.float32(0))))
+    i = np.arange(-5000, 5000, dtype=np.int32)
+    oi = np.empty_like(i)
+    _fast.relu_into(np, i, oi)
+    assert np.array_equal(oi, np.maximum(i, 0))
+
+
+@pytest.mark.parametrize("op", ["Activation", "relu"])
+def test_relu_ops_on_a_large_array_match_numpy(op):
+    x = _values(300_000, "float32").reshape(300, 1000)
+    y = nd.Activation(nd.array(x), act_type="relu") if op == "Activation" else nd.relu(nd.array(x))
+    assert np.array_equal(_bits(y.asnumpy()), _bits(np.maximum(x, np.float32(0))))
+
+
+def _composed_grad(t, g, y):
+    """The formulas the gradient used to be built from, op by op (float rounding
+    after each op, in the arrays' dtype)."""
+    one = y.dtype.type(1)
+    if t == "relu":
+        return g * (y > 0).astype(y.dtype)
+    if t == "sigmoid":
+        return (g * y) * (one - y)
+    return g * (one - y * y)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
+def test_backward_activation_equals_the_composed_formula_bitwise(act, dtype):
+    n = 300_000                         # big enough to be split across workers
+    x = _values(n, dtype, seed=1)
+    g = _values(n, dtype, seed=2)[::-1].copy()
+    y = nd.Activation(nd.array(x, dtype=dtype), act_type=act)
+    got = nd._internal._backward_Activation(nd.array(g, dtype=dtype), y, act_type=act)
+    with np.errstate(all="ignore"):
+        want = _composed_grad(act, g, y.asnumpy())
+    assert got.dtype == np.dtype(dtype)
+    assert np.array_equal(_bits(got.asnumpy()), _bits(want))
+
+
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
+def test_activation_gradient_through_autograd(act):
+    x = np.linspace(-3, 3, 13).astype(np.float64)
+    xa = nd.array(x, dtype="float64")
+    xa.attach_grad()
+    with mx.autograd.record():
+        y = nd.Activation(xa, act_type=act)
+    y.backward(nd.array(np.full(13, 0.5), dtype="float64"))
+    if act == "relu":
+        d = (x > 0).astype(np.float64)
+    elif act == "sigmoid":
+        s = 1 / (1 + np.exp(-x))
+        d = s * (1 - s)
+    else:
+        d = 1 - np.tanh(x) ** 2
+    np.testing.assert_allclose(xa.grad.asnumpy(), 0.5 * d, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
+def test_second_order_gradient_of_activation(act):
+    x = np.array([-1.7, -0.4, 0.3, 0.9, 2.2])
+    xa = nd.array(x, dtype="float64")
+    xa.attach_grad()
+    with mx.autograd.record():
+        y = nd.Activation(xa, act_type=act)
+        (dx,) = mx.autograd.grad([y], [xa], create_graph=True)
+        z = (dx * dx).sum()
+    z.backward()
+    if act == "relu":
+        d1, d2 = (x > 0) * 1.0, np.zeros_like(x)
+    elif act == "sigmoid":
+        s = 1 / (1 + np.exp(-x))
+        d1 = s * (1 - s)
+        d2 = d1 * (1 - 2 * s)
+    else:
+        t = np.tanh(x)
+        d1 = 1 - t * t
+        d2 = -2 * t * d1
+    np.testing.assert_allclose(dx.asnumpy(), d1, rtol=1e-12)
+    np.testing.assert_allclose(xa.grad.asnumpy(), 2 * d1 * d2, rtol=1e-10, atol=1e-15)
+
+
+def test_symbolic_activation_backward_uses_the_same_gradient():
+    data = mx.sym.Variable("data")
+    net = mx.sym.Activation(data, act_type="tanh")
+    x = np.random.RandomState(3).randn(4, 6).astype(np.float32)
+    ex = net.simple_bind(mx.cpu(), data=x.shape)
+    ex.arg_dict["data"][:] = x
+    ex.forward(is_train=True)
+    head = np.random.RandomState(4).randn(4, 6).astype(np.float32)
+    ex.backward(nd.array(head))
+    y = np.tanh(x)
+    want = head * (np.float32(1) - y * y)
+    np.testing.assert_allclose(ex.grad_dict["data"].asnumpy(), want, rtol=1e-6, atol=1e-7)
+
+
+def test_backward_activation_refuses_mismatched_shapes():
+    with pytest.raises(mx.base.MXNetError, match=r"ograd has shape \(2, 3\) but the output"):
+        nd._internal._backward_Activation(nd.ones((2, 3)), nd.ones((3, 2)), act_type="relu")
+
+
+@pytest.mark.parametrize("shape", [(64, 20, 24, 24), (3, 5, 7), (2, 3, 4, 5, 6), (4, 6, 2, 3)])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_channel_sum_matches_a_float64_sum(shape, dtype):
+    a = np.random.RandomState(5).randn(*shape).astype(dtype)
+    out = np.empty(shape[1], dtype)
+    _fast.channel_sum(np, a, out)
+    want = a.astype(np.float64).sum(axis=(0,) + tuple(range(2, a.ndim)))
+    tol = {"float16": 2e-2, "float32": 1e-5, "float64": 1e-12}[dtype]
+    scale = np.abs(a.astype(np.float64)).sum() / shape[1]
+    np.testing.assert_allclose(out.astype(np.float64), want, rtol=tol, atol=tol * scale)
+
+
+def test_channel_sum_of_a_strided_view_takes_the_plain_path():
+    a = np.random.RandomState(6).randn(4, 3, 40, 40).astype(np.float32)[:, :, ::2, ::2]
+    out = np.empty(3, np.float32)
+    _fast.channel_sum(np, a, out)
+    np.testing.assert_allclose(out, a.sum(axis=(0, 2, 3)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("op,kernel", [("Convolution", (3,)), ("Convolution", (3, 3)),
+                                       ("Convolution", (1, 2, 2)), ("Deconvolution", (3, 3))])
+def test_convolution_bias_gradient(op, kernel):
+    rs = np.random.RandomState(7)
+    nd_ = len(kernel)
+    x = nd.array(rs.randn(*((5, 3) + (8,) * nd_)))
+    w = nd.array(rs.randn(*((3, 4) if op == "Deconvolution" else (4, 3)) + kernel))
+    b = nd.zeros(4)
+    for a in (x, w, b):
+        a.attach_grad()
+    with mx.autograd.record():
+        y = getattr(nd, op)(x, w, b, kernel=kernel, num_filter=4, no_bias=False)
+    h = rs.randn(*y.shape).astype(np.float32)
+    y.backward(nd.array(h))
+    want = h.astype(np.float64).sum(axis=(0,) + tuple(range(2, h.ndim)))
+    np.testing.assert_allclose(b.grad.asnumpy(), want, rtol=1e-5, atol=1e-4)
+
+
+def test_bias_gradient_has_a_gradient_of_its_own():
+    g = nd.array(np.random.RandomState(8).randn(2, 3, 4, 4))
+    g.attach_grad()
+    with mx.autograd.record():
+        s = nd._internal._backward_Convolution_bias(g)
+        z = (s * nd.array([1.0, 2.0, 3.0])).sum()
+    z.backward()
+    want = np.broadcast_to(np.array([1.0, 2.0, 3.0]).reshape(1, 3, 1, 1), (2, 3, 4, 4))
+    np.testing.assert_array_equal(g.grad.asnumpy(), want)
+
+
+def test_bias_gradient_refuses_arrays_without_spatial_axes():
+    with pytest.raises(mx.base.MXNetError, match="ograd must be one"):
+        nd._internal._backward_Convolution_bias(nd.ones((2, 3)))
