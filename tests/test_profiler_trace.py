@@ -339,3 +339,27 @@ def test_one_arrow_per_producer_and_writes_wait_for_readers(tmp_path):
     into_set = {(k, by_op[s]["name"]) for k, s, d in deps if d == setter["args"]["op"]}
     assert ("write-after-read", "broadcast_add") in into_set
     assert not [k for k, _ in into_set if k == "write-after-write"]
+
+
+def test_a_one_op_segment_is_not_counted_as_its_member(tmp_path):
+    """A bulk segment of one op (the Trainer's fused update, a one-layer
+    forward) is its own span: the aggregate counts the member once per
+    step, under its name, and the segment under ``name[member]``."""
+    net = mx.gluon.nn.Dense(4, in_units=3)
+    net.initialize()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    x = mx.nd.ones((2, 3))
+
+    def body():
+        for _ in range(3):
+            with mx.autograd.record():
+                loss = net(x).sum()
+            loss.backward()
+            trainer.step(2)
+
+    _, stats, _ = _record(tmp_path, body)
+    ops = stats["Time"]["operator"]
+    assert ops["multi_sgd_update"]["Count"] == 3
+    assert ops["FullyConnected"]["Count"] == 3
+    segs = {k: v["Count"] for k, v in ops.items() if k.endswith("[multi_sgd_update]")}
+    assert list(segs.values()) == [3], ops.keys()

@@ -616,7 +616,8 @@ class Engine:
                     reads[v] = None
         runner = Runner(members, seg.origin, self)
         if len(members) == 1:
-            name = members[0].name
+            # not the member's own name: a profile would count that op twice
+            name = "%s[%s]" % (seg.name or "bulk", members[0].name)
         else:
             name = "%s[%d ops]" % (seg.name or "bulk", len(members))
         _tls.seg = None         # the segment op itself is pushed, not captured
