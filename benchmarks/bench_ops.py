@@ -8,6 +8,9 @@ conv   3x3 Convolution forward + backward (gradients w.r.t. data, weight and
        the forward's columns (no recompute), weight grad = per-sample GEMMs
        accumulated (the fastest numpy variant measured), data grad =
        matmul to gradient columns + col2im (9 clipped strided adds).
+act    Activation(relu) forward + backward on a LeNet first-layer output
+       (64, 20, 24, 24) float32 under record() + backward(head); numpy:
+       np.maximum(x, 0) and head * (x > 0).
 fc     FullyConnected forward + backward, data (128, 784), weight (256, 784),
        bias (256,): numpy does x @ W.T + b, g @ W, g.T @ x, g.sum(0).
 overhead  a small FullyConnected (8x32 . 32x16): ITERS x [record(); y = FC;
@@ -105,6 +108,31 @@ def conv_case(mx, be, p):
             g = got.asnumpy()
             err = float(np.abs(g - want).max() / (np.abs(want).max() + 1e-12))
             check(err < 1e-4, "%s: conv %s differs from numpy (rel err %.2e)" % (be, name, err))
+    return run_mx, run_np, verify
+
+
+def act_case(mx, be, p):
+    rs = np.random.RandomState(3)
+    x = rs.randn(*p["act_shape"]).astype(np.float32)
+    g = rs.randn(*p["act_shape"]).astype(np.float32)
+    X, G = mx.nd.array(x), mx.nd.array(g)
+    X.attach_grad()
+    mx.nd.waitall()
+
+    def run_mx():
+        with mx.autograd.record():
+            y = mx.nd.Activation(X, act_type="relu")
+        y.backward(G)
+        mx.nd.waitall()
+        return y
+
+    def run_np():
+        return np.maximum(x, 0), g * (x > 0)
+
+    def verify(y):
+        want_y, want_dx = run_np()
+        check(np.array_equal(y.asnumpy(), want_y), "%s: relu differs from numpy" % be)
+        check(np.array_equal(X.grad.asnumpy(), want_dx), "%s: relu gradient differs" % be)
     return run_mx, run_np, verify
 
 
@@ -230,6 +258,13 @@ def measure(mx, backend, p):
     res["conv"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
                    "ratio_vs_numpy": ratio(tm, tn)}
 
+    log("ops[%s]: relu fwd+bwd %s" % (backend, p["act_shape"]))
+    run_mx, run_np, verify = act_case(mx, backend, p)
+    tm, tn, y = timed_pair(run_mx, run_np, R, p["act_inner"])
+    verify(y)
+    res["act"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
+                  "ratio_vs_numpy": ratio(tm, tn)}
+
     log("ops[%s]: fc fwd+bwd" % backend)
     run_mx, run_np, verify = fc_case(mx, backend, p)
     tm, tn, y = timed_pair(run_mx, run_np, R, p["fc_inner"])
@@ -270,10 +305,12 @@ def main():
     p.add_argument("--conv-f", type=int, default=16)
     p.add_argument("--conv-inner", type=int, default=3, help="calls per timed repeat")
     p.add_argument("--fc-inner", type=int, default=20)
+    p.add_argument("--act-inner", type=int, default=20)
     p.add_argument("--small-iters", type=int, default=2000)
     args = parse(p)
     params = {"repeats": args.repeats, "conv_n": args.conv_n, "conv_c": args.conv_c,
               "conv_hw": args.conv_hw, "conv_f": args.conv_f, "conv_inner": args.conv_inner,
+              "act_shape": (64, 20, 24, 24), "act_inner": args.act_inner,
               "fc_m": 128, "fc_k": 784, "fc_n": 256, "fc_inner": args.fc_inner,
               "small_m": 8, "small_k": 32, "small_n": 16, "small_iters": args.small_iters}
     import aiond as mx
@@ -295,6 +332,11 @@ def main():
                note="numpy: im2col + matmul, col2im; mxnet's ratio is vs its own numpy"),
         target("conv3x3 fwd+bwd ms", med(A, "conv", "aiond", "ms"), unit="ms",
                numpy=med(A, "conv", "numpy", "ms"), mxnet=med(M, "conv", "mxnet", "ms")),
+        target("relu 64x20x24x24 fwd+bwd time ratio aiond/numpy",
+               med(A, "act", "ratio_vs_numpy"), "<=", 1.2, "x",
+               mxnet=med(M, "act", "ratio_vs_numpy")),
+        target("relu 64x20x24x24 fwd+bwd ms", med(A, "act", "aiond", "ms"), unit="ms",
+               numpy=med(A, "act", "numpy", "ms"), mxnet=med(M, "act", "mxnet", "ms")),
         target("FC 128x784.784x256 fwd+bwd time ratio aiond/numpy",
                med(A, "fc", "ratio_vs_numpy"), "<=", 1.2, "x",
                mxnet=med(M, "fc", "ratio_vs_numpy")),
