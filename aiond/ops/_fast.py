@@ -1,4 +1,5 @@
-"""numpy fast paths for elementwise kernels that every network runs.
+"""numpy fast paths for kernels that every conv net runs: ReLU and the
+per-channel sums of bias gradients.
 
 numpy 2.x's ``maximum`` of a float array against a scalar (a stride-0
 operand) takes a loop without SIMD: ``maximum(x, 0)`` over a LeNet
@@ -53,7 +54,7 @@ def _ones(dt, n):
 
 
 def channel_sum(xp, a, out):
-    """``out[c] = a[:, c, ...].sum()``: a bias or BatchNorm-beta gradient.
+    """``out[c] = a[:, c, ...].sum()``: a convolution's bias gradient.
 
     numpy reduces over axes (0, 2, 3) of a contiguous float array 4-6x
     slower than BLAS multiplies its (N*C, H*W) view by a vector of ones and

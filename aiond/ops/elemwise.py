@@ -405,7 +405,7 @@ _rows.update({
     "arctan": _un(lambda F, x, y, g: g / (1 + x * x)),
     "sinh": _un(lambda F, x, y, g: g * F.cosh(x)),
     "cosh": _un(lambda F, x, y, g: g * F.sinh(x)),
-    "tanh": _un(lambda F, x, y, g: g * (1 - y * y)),
+    "tanh": _un(lambda F, x, y, g: F._internal._backward_Activation(g, y, act_type="tanh")),
     "arcsinh": _un(lambda F, x, y, g: g / F.sqrt(x * x + 1)),
     "arccosh": _un(lambda F, x, y, g: g / F.sqrt(x * x - 1)),
     "arctanh": _un(lambda F, x, y, g: g / (1 - x * x)),
@@ -413,7 +413,8 @@ _rows.update({
     "radians": _un(lambda F, x, y, g: g * (_math.pi / 180.0)),
     # x > 0 exactly where relu(x) > 0: Activation's one-op gradient serves
     "relu": _un(lambda F, x, y, g: F._internal._backward_Activation(g, x, act_type="relu")),
-    "sigmoid": _un(lambda F, x, y, g: g * y * (1 - y)),
+    "sigmoid": _un(lambda F, x, y, g: F._internal._backward_Activation(g, y,
+                                                                    act_type="sigmoid")),
     "softsign": _un(lambda F, x, y, g: g / F.square(1 + F.abs(x))),
     "_copy": _un(lambda F, x, y, g: g),
     "_identity_with_attr_like_rhs": lambda F, at, ins, outs, og: [og[0],

@@ -88,13 +88,14 @@ def test_backward_activation_equals_the_composed_formula_bitwise(act, dtype):
     assert np.array_equal(_bits(got.asnumpy()), _bits(want))
 
 
+@pytest.mark.parametrize("form", ["Activation", "unary op"])
 @pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
-def test_activation_gradient_through_autograd(act):
+def test_activation_gradient_through_autograd(act, form):
     x = np.linspace(-3, 3, 13).astype(np.float64)
     xa = nd.array(x, dtype="float64")
     xa.attach_grad()
     with mx.autograd.record():
-        y = nd.Activation(xa, act_type=act)
+        y = nd.Activation(xa, act_type=act) if form == "Activation" else getattr(nd, act)(xa)
     y.backward(nd.array(np.full(13, 0.5), dtype="float64"))
     if act == "relu":
         d = (x > 0).astype(np.float64)
@@ -106,13 +107,14 @@ def test_activation_gradient_through_autograd(act):
     np.testing.assert_allclose(xa.grad.asnumpy(), 0.5 * d, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("form", ["Activation", "unary op"])
 @pytest.mark.parametrize("act", ["relu", "sigmoid", "tanh"])
-def test_second_order_gradient_of_activation(act):
+def test_second_order_gradient_of_activation(act, form):
     x = np.array([-1.7, -0.4, 0.3, 0.9, 2.2])
     xa = nd.array(x, dtype="float64")
     xa.attach_grad()
     with mx.autograd.record():
-        y = nd.Activation(xa, act_type=act)
+        y = nd.Activation(xa, act_type=act) if form == "Activation" else getattr(nd, act)(xa)
         (dx,) = mx.autograd.grad([y], [xa], create_graph=True)
         z = (dx * dx).sum()
     z.backward()
