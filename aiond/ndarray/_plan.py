@@ -31,6 +31,7 @@ from ..engine.segments import TraceError
 from ..engine.var import Failure, user_origin
 from ..engine.storage import Storage
 from ..engine.cpu import SPLIT_MIN
+from . import _invoke as _inv
 from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
 
 __all__ = ["Plan", "placeholder", "TraceError", "trace", "enabled"]
@@ -111,8 +112,8 @@ def _elemwise_rows(kernel):
 
 def handle(st, shape, off=None):
     """A fresh NDArray handle over Storage ``st`` (``off``: a flat view's start)."""
-    from ._invoke import _NDArray
-    h = _NDArray.__new__(_NDArray)
+    cls = _inv._NDArray         # set once ndarray.py has loaded
+    h = cls.__new__(cls)
     h._st = st
     h._shape = shape
     h._dtype = st.dtype
