@@ -53,8 +53,9 @@ def _ones(dt, n):
     return o[:n]
 
 
-def channel_sum(xp, a, out):
-    """``out[c] = a[:, c, ...].sum()``: a convolution's bias gradient.
+def channel_sum(xp, a, out=None):
+    """``out[c] = a[:, c, ...].sum()`` (a new array when ``out`` is None): a
+    convolution's bias gradient, BatchNorm's per-channel sums.
 
     numpy reduces over axes (0, 2, 3) of a contiguous float array 4-6x
     slower than BLAS multiplies its (N*C, H*W) view by a vector of ones and
@@ -63,8 +64,11 @@ def channel_sum(xp, a, out):
     n, c = a.shape[0], a.shape[1]
     b = a.size // (n * c) if n * c else 0
     if (xp is np and b >= 16 and a.dtype.kind == "f" and a.dtype.itemsize >= 4
-            and a.flags.c_contiguous and out.dtype == a.dtype):
+            and a.flags.c_contiguous and (out is None or out.dtype == a.dtype)):
         r = np.matmul(a.reshape(n * c, b), _ones(a.dtype, b))
-        np.sum(r.reshape(n, c), axis=0, out=out)
-        return
-    out[...] = xp.sum(a, axis=(0,) + tuple(range(2, a.ndim))).astype(out.dtype, copy=False)
+        return np.sum(r.reshape(n, c), axis=0, out=out)
+    r = xp.sum(a, axis=(0,) + tuple(range(2, a.ndim)))
+    if out is None:
+        return r
+    out[...] = r.astype(out.dtype, copy=False)
+    return out

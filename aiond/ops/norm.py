@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ..base import OpError, ShapeError
+from ._fast import channel_sum
 from ._rules import fmt, norm_axis
 from .registry import Param, p_bool, p_float, p_int, register
 
@@ -116,7 +117,7 @@ def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, 
     if _train and not use_global_stats:
         m = A * B
         xa = x3 if x3.dtype == acc else x3.astype(acc)
-        mean = xp.sum(xa, axis=(0, 2)) / m
+        mean = channel_sum(xp, xa) / m
         xc = xa - mean.reshape(1, C, 1)
         var = xp.einsum("acb,acb->c", xc, xc) / m
         invstd = 1.0 / xp.sqrt(var + eps)
@@ -171,7 +172,7 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
     w = xp.ones_like(istd) if fix_gamma else gamma.astype(acc, copy=False)
     ga = g3 if g3.dtype == acc else g3.astype(acc)
     xc = (x3 if x3.dtype == acc else x3.astype(acc)) - mu.reshape(1, C, 1)
-    sum_g = xp.sum(ga, axis=(0, 2))
+    sum_g = channel_sum(xp, ga)
     dotp = xp.einsum("acb,acb->c", xc, ga)
     dx3 = dx.reshape(A, C, B)
     iw = (istd * w).reshape(1, C, 1)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 
 from ..base import OpError, ShapeError
+from ._fast import channel_sum
 from ._grad import set_grads
 from ._rules import fmt
 from .norm import _acc_dtype, _check_param, _float_data
@@ -92,7 +93,7 @@ def sync_batch_norm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=
     b = beta.astype(acc, copy=False)
     if _train and not use_global_stats:
         m = A * B
-        mean = xp.sum(x3, axis=(0, 2)) / m
+        mean = channel_sum(xp, x3) / m
         var = xp.sum(x3 * x3, axis=(0, 2)) / m - mean * mean
         scale = w / xp.sqrt(var + eps)
         y3[...] = (x3 - mean.reshape(1, C, 1)) * scale.reshape(1, C, 1) + b.reshape(1, C, 1)
@@ -126,7 +127,7 @@ def _backward_sync_batch_norm(xp, ograd, data, gamma, mean, var, moving_mean, mo
     g3 = ograd.reshape(A, C, B).astype(acc, copy=False)
     dx3 = dx.reshape(A, C, B)
     w = xp.ones(C, dtype=acc) if fix_gamma else gamma.astype(acc, copy=False)
-    sum_g = xp.sum(g3, axis=(0, 2))
+    sum_g = channel_sum(xp, g3)
     if _train and not use_global_stats:
         mu = mean.astype(acc, copy=False)
         v = var.astype(acc, copy=False)

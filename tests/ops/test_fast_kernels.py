@@ -6,7 +6,8 @@ what the plain numpy formulas give, on the values where fast paths usually
 go wrong (NaNs of both signs, signed zeros, infinities), across chunk
 edges, dtypes and layouts; the gradient's own gradient (second order)
 matches calculus. The channel sum behind convolution bias gradients
-(``_backward_Convolution_bias``) matches a float64 sum."""
+(``_backward_Convolution_bias``) and BatchNorm's statistics matches a
+float64 sum."""
 from __future__ import annotations
 
 import numpy as np
@@ -202,3 +203,33 @@ def test_bias_gradient_has_a_gradient_of_its_own():
 def test_bias_gradient_refuses_arrays_without_spatial_axes():
     with pytest.raises(mx.base.MXNetError, match="ograd must be one"):
         nd._internal._backward_Convolution_bias(nd.ones((2, 3)))
+
+
+def test_batchnorm_training_with_channel_sums_matches_float64():
+    """BatchNorm's per-channel sums go through channel_sum once each plane
+    has 16 cells or more: forward and backward against a float64 reference."""
+    rs = np.random.RandomState(9)
+    x = rs.randn(8, 4, 6, 6).astype(np.float32)
+    head = rs.randn(8, 4, 6, 6).astype(np.float32)
+    gamma = rs.rand(4).astype(np.float32) + 0.5
+    beta = rs.randn(4).astype(np.float32)
+    X, G, B = nd.array(x), nd.array(gamma), nd.array(beta)
+    for a in (X, G, B):
+        a.attach_grad()
+    with mx.autograd.record():
+        y = nd.BatchNorm(X, G, B, nd.zeros(4), nd.ones(4), fix_gamma=False, eps=1e-5)
+    y.backward(nd.array(head))
+    xd, hd = x.astype(np.float64), head.astype(np.float64)
+    mu = xd.mean(axis=(0, 2, 3), keepdims=True)
+    var = xd.var(axis=(0, 2, 3), keepdims=True)
+    xhat = (xd - mu) / np.sqrt(var + 1e-5)
+    g4 = gamma.astype(np.float64).reshape(1, 4, 1, 1)
+    want_y = xhat * g4 + beta.reshape(1, 4, 1, 1)
+    dxhat = hd * g4
+    want_dx = (dxhat - dxhat.mean(axis=(0, 2, 3), keepdims=True)
+               - xhat * (dxhat * xhat).mean(axis=(0, 2, 3), keepdims=True)) / np.sqrt(var + 1e-5)
+    np.testing.assert_allclose(y.asnumpy(), want_y, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(X.grad.asnumpy(), want_dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(B.grad.asnumpy(), hd.sum(axis=(0, 2, 3)), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(G.grad.asnumpy(), (hd * xhat).sum(axis=(0, 2, 3)),
+                               rtol=1e-5, atol=1e-4)
