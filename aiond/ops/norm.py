@@ -118,7 +118,10 @@ def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, 
         m = A * B
         xa = x3 if x3.dtype == acc else x3.astype(acc)
         mean = channel_sum(xp, xa) / m
-        xc = xa - mean.reshape(1, C, 1)
+        # x - mean goes straight into the output when it has the working
+        # dtype: one full-size temporary and one pass fewer, the same bits
+        in_place = y3.dtype == acc
+        xc = xp.subtract(xa, mean.reshape(1, C, 1), out=y3 if in_place else None)
         var = xp.einsum("acb,acb->c", xc, xc) / m
         invstd = 1.0 / xp.sqrt(var + eps)
         scale = invstd if fix_gamma else invstd * gamma.astype(acc, copy=False)
@@ -171,14 +174,25 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
         istd = 1.0 / xp.sqrt(moving_var.astype(acc, copy=False) + eps)
     w = xp.ones_like(istd) if fix_gamma else gamma.astype(acc, copy=False)
     ga = g3 if g3.dtype == acc else g3.astype(acc)
-    xc = (x3 if x3.dtype == acc else x3.astype(acc)) - mu.reshape(1, C, 1)
+    dx3 = dx.reshape(A, C, B)
+    # x - mean is built in the gradient's buffer when it has the working
+    # dtype (and ograd is not that buffer), then turned into the gradient
+    # in place: the same operations in the same order, fewer temporaries
+    in_place = (dx3.dtype == acc and not xp.may_share_memory(dx3, ga)
+                and not xp.may_share_memory(dx3, x3))
+    xc = xp.subtract(x3 if x3.dtype == acc else x3.astype(acc), mu.reshape(1, C, 1),
+                     out=dx3 if in_place else None)
     sum_g = channel_sum(xp, ga)
     dotp = xp.einsum("acb,acb->c", xc, ga)
-    dx3 = dx.reshape(A, C, B)
     iw = (istd * w).reshape(1, C, 1)
     if batch:
         k = (dotp * istd * istd / m).reshape(1, C, 1)
-        dx3[...] = (ga - (sum_g / m).reshape(1, C, 1) - xc * k) * iw
+        if in_place:
+            xc *= k
+            xp.subtract(ga - (sum_g / m).reshape(1, C, 1), xc, out=dx3)
+            dx3 *= iw
+        else:       # a narrower gradient is rounded once, at the end
+            dx3[...] = (ga - (sum_g / m).reshape(1, C, 1) - xc * k) * iw
     else:
         dx3[...] = ga * iw
     dbeta[...] = sum_g

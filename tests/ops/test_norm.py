@@ -339,3 +339,45 @@ def test_batchnorm_v1_is_batchnorm():
     np.testing.assert_allclose(y1.asnumpy(), y2.asnumpy(), rtol=1e-6)
     s = mx.sym.BatchNorm_v1(mx.sym.var("data"), name="bn")
     assert s.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_batchnorm_training_is_bitwise_its_formula(dtype):
+    """The kernels build x - mean in the output (forward) and gradient
+    (backward) buffers and finish in place; the result must be the plain
+    formula's, op for op, in the working dtype (float32 for float16 data,
+    rounded once at the end)."""
+    from aiond.ops._fast import channel_sum
+    rs = np.random.RandomState(12)
+    x = rs.randn(6, 3, 5, 7).astype(dtype)
+    head = rs.randn(6, 3, 5, 7).astype(dtype)
+    gamma = (rs.rand(3) + 0.5).astype(dtype)
+    beta = rs.randn(3).astype(dtype)
+    X, G, B = nd.array(x, dtype=dtype), nd.array(gamma, dtype=dtype), nd.array(beta, dtype=dtype)
+    for a in (X, G, B):
+        a.attach_grad()
+    with mx.autograd.record():
+        y = nd.BatchNorm(X, G, B, nd.zeros(3, dtype=dtype), nd.ones(3, dtype=dtype),
+                         fix_gamma=False, eps=1e-3)
+    y.backward(nd.array(head, dtype=dtype))
+    acc = np.float64 if dtype == "float64" else np.float32
+    m = 6 * 35
+    x3 = x.reshape(6, 3, 35).astype(acc)
+    g3 = head.reshape(6, 3, 35).astype(acc)
+    mean = channel_sum(np, x3) / m
+    xc = x3 - mean.reshape(1, 3, 1)
+    var = np.einsum("acb,acb->c", xc, xc) / m
+    invstd = 1.0 / np.sqrt(var + 1e-3)
+    scale = invstd * gamma.astype(acc)
+    want_y = (xc * scale.reshape(1, 3, 1)).astype(dtype) + beta.reshape(1, 3, 1)
+    # the backward reads the mean and inverse std the forward saved (in the data's dtype)
+    mu, istd = mean.astype(dtype).astype(acc), invstd.astype(dtype).astype(acc)
+    xc = x3 - mu.reshape(1, 3, 1)
+    sum_g = channel_sum(np, g3)
+    dotp = np.einsum("acb,acb->c", xc, g3)
+    iw = (istd * gamma.astype(acc)).reshape(1, 3, 1)
+    k = (dotp * istd * istd / m).reshape(1, 3, 1)
+    want_dx = ((g3 - (sum_g / m).reshape(1, 3, 1) - xc * k) * iw).astype(dtype)
+    bits = "u%d" % np.dtype(dtype).itemsize
+    assert np.array_equal(y.asnumpy().reshape(6, 3, 35).view(bits), want_y.view(bits))
+    assert np.array_equal(X.grad.asnumpy().reshape(6, 3, 35).view(bits), want_dx.view(bits))
