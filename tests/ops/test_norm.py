@@ -346,20 +346,22 @@ def test_batchnorm_training_is_bitwise_its_formula(dtype):
     """The kernels build x - mean in the output (forward) and gradient
     (backward) buffers and finish in place; the result must be the plain
     formula's, op for op, in the working dtype (float32 for float16 data,
-    rounded once at the end)."""
+    rounded once at the end). The numpy kernels' arithmetic: on the CPU
+    whatever the test run's default context."""
     from aiond.ops._fast import channel_sum
     rs = np.random.RandomState(12)
     x = rs.randn(6, 3, 5, 7).astype(dtype)
     head = rs.randn(6, 3, 5, 7).astype(dtype)
     gamma = (rs.rand(3) + 0.5).astype(dtype)
     beta = rs.randn(3).astype(dtype)
-    X, G, B = nd.array(x, dtype=dtype), nd.array(gamma, dtype=dtype), nd.array(beta, dtype=dtype)
-    for a in (X, G, B):
-        a.attach_grad()
-    with mx.autograd.record():
-        y = nd.BatchNorm(X, G, B, nd.zeros(3, dtype=dtype), nd.ones(3, dtype=dtype),
-                         fix_gamma=False, eps=1e-3)
-    y.backward(nd.array(head, dtype=dtype))
+    with mx.cpu():
+        X, G, B = (nd.array(a, dtype=dtype) for a in (x, gamma, beta))
+        for a in (X, G, B):
+            a.attach_grad()
+        with mx.autograd.record():
+            y = nd.BatchNorm(X, G, B, nd.zeros(3, dtype=dtype), nd.ones(3, dtype=dtype),
+                             fix_gamma=False, eps=1e-3)
+        y.backward(nd.array(head, dtype=dtype))
     acc = np.float64 if dtype == "float64" else np.float32
     m = 6 * 35
     x3 = x.reshape(6, 3, 35).astype(acc)
