@@ -14,16 +14,18 @@ import numpy as np
 
 _CHUNK = 1 << 17        # elements: a float32 block of zeros is 512 KB (L2-sized)
 _MIN = 1 << 12          # below this the scalar loop's cost does not matter
-_ZEROS = {}
+_FILLED = {}
 
 
-def _zeros(dt):
-    z = _ZEROS.get(dt)
-    if z is None:
-        z = np.zeros(_CHUNK, dt)
-        z.flags.writeable = False
-        _ZEROS[dt] = z
-    return z
+def _filled(value, dt, n):
+    """A read-only array of ``n`` ``value``s of dtype ``dt``, from a cache
+    that grows to the largest ``n`` asked for."""
+    a = _FILLED.get((value, dt))
+    if a is None or a.size < n:
+        a = np.full(max(n, 1024), value, dt)
+        a.flags.writeable = False
+        _FILLED[value, dt] = a
+    return a[:n]
 
 
 def relu_into(xp, x, out):
@@ -31,7 +33,7 @@ def relu_into(xp, x, out):
     n = x.size
     if (xp is np and n >= _MIN and x.dtype == out.dtype and x.dtype.kind == "f"
             and x.shape == out.shape and x.flags.c_contiguous and out.flags.c_contiguous):
-        z = _zeros(x.dtype)
+        z = _filled(0, x.dtype, _CHUNK)
         xf = x.reshape(-1)
         of = out.reshape(-1)
         for lo in range(0, n, _CHUNK):
@@ -39,18 +41,6 @@ def relu_into(xp, x, out):
             np.maximum(xf[lo:hi], z[:hi - lo], out=of[lo:hi])
         return
     xp.maximum(x, out.dtype.type(0), out=out)
-
-
-_ONES = {}
-
-
-def _ones(dt, n):
-    o = _ONES.get(dt)
-    if o is None or o.size < n:
-        o = np.ones(max(n, 1024), dt)
-        o.flags.writeable = False
-        _ONES[dt] = o
-    return o[:n]
 
 
 def channel_sum(xp, a, out=None):
@@ -65,7 +55,7 @@ def channel_sum(xp, a, out=None):
     b = a.size // (n * c) if n * c else 0
     if (xp is np and b >= 16 and a.dtype.kind == "f" and a.dtype.itemsize >= 4
             and a.flags.c_contiguous and (out is None or out.dtype == a.dtype)):
-        r = np.matmul(a.reshape(n * c, b), _ones(a.dtype, b))
+        r = np.matmul(a.reshape(n * c, b), _filled(1, a.dtype, b))
         return np.sum(r.reshape(n, c), axis=0, out=out)
     r = xp.sum(a, axis=(0,) + tuple(range(2, a.ndim)))
     if out is None:
