@@ -180,6 +180,12 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if (not self._from_logits and self._sparse_label and sample_weight is None
+                and self._weight is None
+                and _has_op(F._internal, "_sparse_softmax_cross_entropy")):
+            # the ops below in one op each way, bit for bit (ops/loss_fused.py)
+            return F._internal._sparse_softmax_cross_entropy(
+                pred, label, axis=self._axis, batch_axis=self._batch_axis)
         if not self._from_logits:
             pred = F.log_softmax(pred, self._axis)
         if self._sparse_label:
