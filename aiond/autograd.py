@@ -337,9 +337,11 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             raise MXNetError("backward: a head (shape %s) is not part of a recorded graph; "
                              "compute it inside autograd.record() from arrays that called "
                              "attach_grad()" % (h.shape,))
-    if variables is None and not create_graph and _grad_plans.tape_via_plan(
-            F, heads, head_grads, _topo(heads), retain_graph, train_mode):
-        return None
+    order = None
+    if variables is None and not create_graph:
+        order = _topo(heads)
+        if _grad_plans.tape_via_plan(F, heads, head_grads, order, retain_graph, train_mode):
+            return None
     grads = {}          # id(entry or leaf) -> accumulated gradient
 
     def add(key, g):
@@ -365,7 +367,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
     _set_rec(create_graph)
     _state.training = bool(train_mode)
     try:
-        order = _topo(heads)
+        if order is None:
+            order = _topo(heads)
         # a leaf that gets its whole gradient from one node has it computed
         # in its grad buffer (MXNet's kWriteTo), with no copy after
         direct = None
