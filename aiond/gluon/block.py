@@ -962,19 +962,21 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run ``hybrid_forward`` on NDArrays (or the cached graph when
         hybridized), or build the graph on Symbols."""
-        if self._active and isinstance(x, NDArray):
-            if not args and self._fast is not None:
+        if isinstance(x, NDArray):
+            if self._active and not args and self._fast is not None:
                 out = self._fast(self, x)
                 if out is not None:
                     return out
-            # the serving / training-loop call: NDArrays on one context
+            # the serving / training-loop call: NDArrays (or None) on one context
             ctx = x._st.ctx
             for a in args:
-                if not isinstance(a, NDArray) or a._st.ctx is not ctx:
+                if a is not None and (not isinstance(a, NDArray) or a._st.ctx is not ctx):
                     break
             else:
-                with ctx:
-                    return self._call_cached_op(x, *args)
+                if self._active:
+                    with ctx:
+                        return self._call_cached_op(x, *args)
+                return self._forward_nd(ctx, x, args)
         has_symbol, has_ndarray, ctx_set, first_ctx = _gather_type_ctx_info([x] + list(args))
         if has_symbol and has_ndarray:
             raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols"
@@ -993,31 +995,35 @@ class HybridBlock(Block):
                                      "Find all contexts = {}".format(ctx_set))
                 with ctx:
                     return self._call_cached_op(x, *args)
-            with ctx:
-                try:
-                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-                except DeferredInitializationError:
-                    self._deferred_infer_shape(x, *args)
-                    for _, v in self.params.items():
-                        v._finish_deferred_init()
-                    params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-                try:
-                    # a block's ops go out as one bulk segment (nested blocks
-                    # join their parent's), as a hybridized call's do
-                    with _engine.bulk_scope("forward" if _autograd.is_recording() else "inference",
-                                            "forward"):
-                        return self.hybrid_forward(ndarray, x, *args, **params)
-                except DeferredInitializationError:
-                    raise
-                except MXNetError as e:
-                    if getattr(e, "_gluon_block", None) is not None:
-                        raise
-                    new = _renamed(e, "%s (%s): %s" % (self.name, type(self).__name__, e))
-                    new._gluon_block = self.name
-                    raise new from None
+            return self._forward_nd(ctx, x, args)
         params = {i: j.var() for i, j in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(_symbol(), x, *args, **params)
+
+    def _forward_nd(self, ctx, x, args):
+        """``hybrid_forward`` on NDArrays, op by op (not hybridized)."""
+        with ctx:
+            try:
+                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+            except DeferredInitializationError:
+                self._deferred_infer_shape(x, *args)
+                for _, v in self.params.items():
+                    v._finish_deferred_init()
+                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
+            try:
+                # a block's ops go out as one bulk segment (nested blocks
+                # join their parent's), as a hybridized call's do
+                with _engine.bulk_scope("forward" if _autograd.is_recording() else "inference",
+                                        "forward"):
+                    return self.hybrid_forward(ndarray, x, *args, **params)
+            except DeferredInitializationError:
+                raise
+            except MXNetError as e:
+                if getattr(e, "_gluon_block", None) is not None:
+                    raise
+                new = _renamed(e, "%s (%s): %s" % (self.name, type(self).__name__, e))
+                new._gluon_block = self.name
+                raise new from None
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override: the computation, with ``F`` being ``mx.nd`` or ``mx.sym``."""
