@@ -11,6 +11,9 @@ conv   3x3 Convolution forward + backward (gradients w.r.t. data, weight and
 act    Activation(relu) forward + backward on a LeNet first-layer output
        (64, 20, 24, 24) float32 under record() + backward(head); numpy:
        np.maximum(x, 0) and head * (x > 0).
+ce     gluon.loss.SoftmaxCrossEntropyLoss forward + backward on (128, 10)
+       logits with class labels (a classifier's loss, every step); numpy:
+       max-shifted log-softmax, the picked loss, softmax - onehot.
 fc     FullyConnected forward + backward, data (128, 784), weight (256, 784),
        bias (256,): numpy does x @ W.T + b, g @ W, g.T @ x, g.sum(0).
 overhead  a small FullyConnected (8x32 . 32x16): ITERS x [record(); y = FC;
@@ -133,6 +136,43 @@ def act_case(mx, be, p):
         want_y, want_dx = run_np()
         check(np.array_equal(y.asnumpy(), want_y), "%s: relu differs from numpy" % be)
         check(np.array_equal(X.grad.asnumpy(), want_dx), "%s: relu gradient differs" % be)
+    return run_mx, run_np, verify
+
+
+def ce_case(mx, be, p):
+    rs = np.random.RandomState(5)
+    n, c = p["ce_shape"]
+    x = (rs.randn(n, c) * 3).astype(np.float32)
+    lab = rs.randint(0, c, n)
+    X, Y = mx.nd.array(x), mx.nd.array(lab.astype(np.float32))
+    X.attach_grad()
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    mx.nd.waitall()
+
+    def run_mx():
+        with mx.autograd.record():
+            loss = loss_fn(X, Y)
+        loss.backward()
+        mx.nd.waitall()
+        return loss
+
+    rows = np.arange(n)
+
+    def run_np():
+        z = x - x.max(1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(1, keepdims=True)
+        loss = np.log(s[:, 0]) - z[rows, lab]
+        grad = e / s
+        grad[rows, lab] -= 1
+        return loss, grad
+
+    def verify(y):
+        want, want_dx = run_np()
+        check(np.allclose(y.asnumpy(), want, rtol=1e-5, atol=2e-5),
+              "%s: softmax CE differs from numpy" % be)
+        check(np.allclose(X.grad.asnumpy(), want_dx, rtol=1e-5, atol=2e-5),
+              "%s: softmax CE gradient differs from numpy" % be)
     return run_mx, run_np, verify
 
 
@@ -265,6 +305,13 @@ def measure(mx, backend, p):
     res["act"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
                   "ratio_vs_numpy": ratio(tm, tn)}
 
+    log("ops[%s]: softmax CE fwd+bwd %s" % (backend, p["ce_shape"]))
+    run_mx, run_np, verify = ce_case(mx, backend, p)
+    tm, tn, y = timed_pair(run_mx, run_np, R, p["ce_inner"])
+    verify(y)
+    res["ce"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
+                 "ratio_vs_numpy": ratio(tm, tn)}
+
     log("ops[%s]: fc fwd+bwd" % backend)
     run_mx, run_np, verify = fc_case(mx, backend, p)
     tm, tn, y = timed_pair(run_mx, run_np, R, p["fc_inner"])
@@ -306,11 +353,13 @@ def main():
     p.add_argument("--conv-inner", type=int, default=3, help="calls per timed repeat")
     p.add_argument("--fc-inner", type=int, default=20)
     p.add_argument("--act-inner", type=int, default=20)
+    p.add_argument("--ce-inner", type=int, default=200)
     p.add_argument("--small-iters", type=int, default=2000)
     args = parse(p)
     params = {"repeats": args.repeats, "conv_n": args.conv_n, "conv_c": args.conv_c,
               "conv_hw": args.conv_hw, "conv_f": args.conv_f, "conv_inner": args.conv_inner,
               "act_shape": (64, 20, 24, 24), "act_inner": args.act_inner,
+              "ce_shape": (128, 10), "ce_inner": args.ce_inner,
               "fc_m": 128, "fc_k": 784, "fc_n": 256, "fc_inner": args.fc_inner,
               "small_m": 8, "small_k": 32, "small_n": 16, "small_iters": args.small_iters}
     import aiond as mx
@@ -326,6 +375,10 @@ def main():
     def med(res, *path):
         return dig(res, *path, "median")
 
+    def us(res, *path):
+        v = med(res, *path, "ms")
+        return None if v is None else round(v * 1e3, 1)
+
     targets = [
         target("conv3x3 fwd+bwd time ratio aiond/numpy", med(A, "conv", "ratio_vs_numpy"),
                "<=", 2.0, "x", mxnet=med(M, "conv", "ratio_vs_numpy"),
@@ -337,6 +390,8 @@ def main():
                mxnet=med(M, "act", "ratio_vs_numpy")),
         target("relu 64x20x24x24 fwd+bwd ms", med(A, "act", "aiond", "ms"), unit="ms",
                numpy=med(A, "act", "numpy", "ms"), mxnet=med(M, "act", "mxnet", "ms")),
+        target("softmax CE loss 128x10 fwd+bwd us", us(A, "ce", "aiond"), unit="us",
+               numpy=us(A, "ce", "numpy"), mxnet=us(M, "ce", "mxnet")),
         target("FC 128x784.784x256 fwd+bwd time ratio aiond/numpy",
                med(A, "fc", "ratio_vs_numpy"), "<=", 1.2, "x",
                mxnet=med(M, "fc", "ratio_vs_numpy")),
