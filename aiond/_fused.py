@@ -236,6 +236,20 @@ class _Backward:
                 res.append(None)
         return res
 
+    def replay_entry(self, ograds, inputs, saved):
+        """What ``_backward_entry`` computes, pushed op by op (``Plan.replay``)
+        on ``inputs`` and the forward's ``saved`` arrays (placeholders, as the
+        tape around this node is traced into one plan)."""
+        comp = self.comp
+        for g, (shape, dt), unread in zip(ograds, comp.out_meta, comp.unread):
+            if not unread and (g._shape != shape or g._dtype != dt):
+                raise TraceError("a head gradient of another shape or dtype")
+        for a in inputs:
+            if a._st.ctx != self.ctx:
+                raise TraceError("the tape runs on another context")
+        grads = iter(comp.bwd.replay(list(ograds) + list(inputs) + list(saved)))
+        return [next(grads) if n else None for n in comp.need]
+
     def ignores_ograd(self, index):
         return self.comp.unread[index]
 

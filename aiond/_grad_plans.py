@@ -203,7 +203,19 @@ def _signature(heads, head_grads, order, training):
             else:
                 raise _NoPlan
         op = n.op
-        if n.freed or op.grad is None:
+        if n.freed:
+            raise _NoPlan
+        if op is None:
+            # a hybridized graph: its compiled backward (one per graph
+            # signature) on its inputs and the intermediates its forward saved
+            saved = n.fn.saved
+            if saved is None:
+                raise _NoPlan
+            parts.append((n.fn.comp, tuple([b(x) for x in n.inputs]),
+                          tuple([b(y) for y in n.outputs]), tuple([b(x) for x in saved]),
+                          tuple(edges)))
+            continue
+        if op.grad is None:
             raise _NoPlan
         # attrs come from the op's parser, in its parameters' order
         attrs = n.attrs
@@ -237,8 +249,8 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     if not order or not _enabled[0] or _sched_tls.seg is not None:
         return False        # (an open segment or trace takes the ops one by one)
     for n in order:
-        if n.fn is not None:
-            return False    # a fused graph or a Function: walked node by node
+        if n.fn is not None and not getattr(n.fn, "fused", False):
+            return False    # a custom Function: walked node by node
     try:
         key, wiring, ctx = _signature(heads, head_grads, order, training)
         entry = _tapes.get(key)     # (tuples do not cache their hash: one lookup)
@@ -265,6 +277,8 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     if not retain_graph:
         for n in order:
             n.freed = True
+            if n.fn is not None:
+                n.fn.release()      # a hybridized graph's saved intermediates
     return True
 
 
@@ -315,8 +329,11 @@ def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
             outs = [p(y) for y in n.outputs]
             ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, outs)]
             ins = [p(x) for x in n.inputs]
-            igrads = apply_rule(n.op.grad, F, n.attrs, ins, outs, ograds,
-                                [e is not None for e in n.edges])
+            if n.op is None:
+                igrads = n.fn.replay_entry(ograds, ins, [p(x) for x in n.fn.saved])
+            else:
+                igrads = apply_rule(n.op.grad, F, n.attrs, ins, outs, ograds,
+                                    [e is not None for e in n.edges])
             if not isinstance(igrads, (list, tuple)):
                 igrads = [igrads]
             if len(igrads) != len(n.edges):

@@ -71,9 +71,10 @@ def trace(fn, *args):
 
 
 class _Step:
-    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host")
+    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host", "op")
 
     def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
+        self.op = None          # the registry op (replay() pushes it again)
         self.kernel, self.attrs, self.ins, self.outs = kernel, attrs, ins, outs
         self.rng, self.name, self.fresh = rng, name, fresh
         # rows(xp, ins, out, attrs) -> (n, run(lo, hi)): a step big enough to
@@ -215,6 +216,7 @@ class Plan:
                 outs.append(_ref(h, slot_of))
             step = _Step(call.op.kernel, call.attrs, tuple(ins), tuple(outs),
                          call.rng is not None, call.op.name, tuple(fresh))
+            step.op = call.op
             step.rows = _rows_of(call)
             step.host = call.op.host_kernel
             steps.append(step)
@@ -311,6 +313,51 @@ class Plan:
 
     def __repr__(self):
         return "<Plan %s: %d steps>" % (self.name, len(self.steps))
+
+    def replay(self, inputs):
+        """Push this plan's steps op by op on NDArrays ``inputs`` (whole
+        arrays, as the placeholders were); returns the outputs. Inside
+        ``trace()`` the steps become members of the plan being traced: a
+        hybridized graph's backward joins the backward of the tape around it
+        with the same kernels, attributes and order. Raises ``TraceError``
+        for what it cannot push again as it ran (a random step, one in the
+        other training mode, one writing into an array it did not make)."""
+        inv = _inv
+        if len(inputs) != self.nin:
+            raise TraceError("plan %s takes %d inputs, got %d" % (self.name, self.nin, len(inputs)))
+        bufs = list(inputs) + [None] * (self.nslots - self.nin)
+        for s, st in enumerate(self.keep):
+            if st is not None:
+                bufs[s] = handle(st, st.shape)
+
+        def ref(r):
+            s, off, shape = r
+            h = bufs[s]
+            if h is None:
+                raise TraceError("plan %s reads a slot before it is written" % self.name)
+            if off is None and shape is None:
+                return h
+            return handle(h._st, h._shape if shape is None else shape, (h._off or 0) + (off or 0))
+        training = inv.hooks.is_training()
+        for step in self.steps:
+            op = step.op
+            if step.rng or op is None or op.needs_rng:
+                raise TraceError("%s draws random numbers" % step.name)
+            attrs = step.attrs
+            if op.train_aware and attrs.get("_train", False) != training:
+                raise TraceError("%s ran in the other training mode" % step.name)
+            ins = [ref(r) for r in step.ins]
+            if len(step.fresh) != len(step.outs) or any(r[1] is not None or r[2] is not None
+                                                        for r in step.outs):
+                raise TraceError("%s writes into an array it did not make" % step.name)
+            got = inv.invoke(op, ins, attrs)
+            got = got if isinstance(got, (list, tuple)) else [got]
+            if len(got) != len(step.outs):
+                raise TraceError("%s returned %d outputs, the plan has %d"
+                                 % (step.name, len(got), len(step.outs)))
+            for r, h in zip(step.outs, got):
+                bufs[r[0]] = h
+        return [ref(r) for r in self.outputs]
 
     def push(self, inputs, ctx, targets=None):
         """Push one op running the plan on NDArrays ``inputs``; returns the
