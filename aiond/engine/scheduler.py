@@ -147,11 +147,16 @@ class Engine:
         opr = Opr(fn, reads, writes, name, nbytes, rw)
         if bulk is not None:
             opr.bulk = bulk
+        return self._submit(opr, inline, split, executor, bulk)
+
+    def _submit(self, opr, inline, split, executor, bulk):
+        """``push`` of the ``Opr`` made (or captured by a segment) already."""
         if self.naive_depth:
             opr.split = split
             opr.executor = executor
             return self._push_naive(opr)
         lock = self.lock
+        reads, writes = opr.reads, opr.writes
         caller = False
         if inline is CALLER or inline is CALLER_SPLIT:
             # A serial loop on a plain thread (a training step, a script)
@@ -204,7 +209,7 @@ class Engine:
                     opr.tiny = inline is True and executor is None and bulk is None
                 opr.counted = True
                 self.pending += 1
-                self.bytes += nbytes
+                self.bytes += opr.nbytes
                 self.ops_pushed += 1
                 if self.pending > self.peak_pending:
                     self.peak_pending = self.pending
@@ -614,6 +619,15 @@ class Engine:
             for v in m.reads:
                 if v not in writes:
                     reads[v] = None
+        if len(members) == 1 and self.prof is None:
+            # a segment of one op costs more than the op: push the op itself
+            # (the same Opr, which its caller may wait on)
+            _tls.seg = None
+            try:
+                self._submit(members[0], inline, members[0].split, None, None)
+            finally:
+                _tls.seg = seg
+            return
         runner = Runner(members, seg.origin, self)
         if len(members) == 1:
             # not the member's own name: a profile would count that op twice

@@ -71,6 +71,40 @@ def test_wait_inside_a_segment_pushes_it_first():
     np.testing.assert_array_equal(c.asnumpy(), [5, 5, 5])
 
 
+def test_a_segment_of_one_op_is_that_op():
+    """A one-op segment is pushed as its member (no wrapper op): counted
+    once, held by a gate like any op, the Opr its push returned is the one
+    that completes, and a failure names the op and the user's line."""
+    a = mx.nd.ones((3,))
+    mx.nd.waitall()
+    before = mx.engine.statistics()
+    with mx.engine.segment():
+        c = a + 1
+    after = mx.engine.statistics()
+    assert (after.ops_pushed + after.ops_inline) - (before.ops_pushed + before.ops_inline) == 1
+    np.testing.assert_array_equal(c.asnumpy(), [2, 2, 2])
+
+    with mx.engine.segment():
+        opr = E.push(lambda: 42, (), (), "answer")
+    E.wait_opr(opr, "the test")
+    assert opr.done and opr.result == 42
+
+    src = mx.nd.zeros((4,))
+    with Gate("gate", body=lambda: src._st.get().__setitem__(slice(None), 5)) as g:
+        g.push(writes=[src])
+        g.wait_started()
+        with mx.engine.segment():
+            y = src + 1
+        assert not y._st.var.version        # held behind the gate
+    np.testing.assert_array_equal(y.asnumpy(), np.full(4, 6.0))
+
+    with mx.engine.segment():
+        bad = mx.nd.linalg.potrf(-mx.nd.ones((2, 2)))
+    with pytest.raises(mx.base.MXNetError) as ei:
+        bad.asnumpy()
+    assert "potrf" in str(ei.value) and "test_segments.py" in str(ei.value)
+
+
 def test_a_failing_member_poisons_only_what_depends_on_it():
     a = mx.nd.ones((2, 2))
     with mx.engine.segment():
