@@ -71,10 +71,14 @@ def trace(fn, *args):
 
 
 class _Step:
-    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host", "op")
+    __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host", "op",
+                 "whole")
 
     def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
         self.op = None          # the registry op (replay() pushes it again)
+        # the input slots when every input is a whole slot (no view to make)
+        self.whole = None if any(r[1] is not None or r[2] is not None for r in ins) \
+            else tuple(r[0] for r in ins)
         self.kernel, self.attrs, self.ins, self.outs = kernel, attrs, ins, outs
         self.rng, self.name, self.fresh = rng, name, fresh
         # rows(xp, ins, out, attrs) -> (n, run(lo, hi)): a step big enough to
@@ -489,7 +493,11 @@ class _Run:
         try:
             ws = plan.workspaces.pop()
         except IndexError:
-            ws = [None] * len(plan.phys_bytes)
+            # raw buffers by physical index, and the typed views of them made
+            # so far (a workspace serves one run at a time; reusing its views
+            # saves making them again at every step of every run)
+            ws = ([None] * len(plan.phys_bytes), {})
+        raws, views = ws
         phys = plan.phys
         prof = _engine.prof if cpu is not None else None
         step = None
@@ -507,15 +515,22 @@ class _Run:
                     st = stores.get(s)
                     if st is not None:
                         bufs[s] = st.get()
-                    else:
+                        continue
+                    v = views.get(s)
+                    if v is None:
                         p = phys[s]
-                        raw = ws[p]
+                        raw = raws[p]
                         if raw is None:
-                            raw = ws[p] = empty(plan.phys_bytes[p], _np.uint8)
+                            raw = raws[p] = empty(plan.phys_bytes[p], _np.uint8)
                         shape, dt = shapes[s]
-                        bufs[s] = raw[:_prod(shape) * dt.itemsize].view(dt).reshape(shape)
-                ins = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
-                       for s, off, shape in step.ins]
+                        v = views[s] = raw[:_prod(shape) * dt.itemsize].view(dt).reshape(shape)
+                    bufs[s] = v
+                whole = step.whole
+                if whole is not None:
+                    ins = [bufs[s] for s in whole]
+                else:
+                    ins = [bufs[s] if off is None and shape is None else _view(bufs[s], off, shape)
+                           for s, off, shape in step.ins]
                 outs = step.outs
                 if len(outs) == 1:
                     s, off, shape = outs[0]
