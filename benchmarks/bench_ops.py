@@ -290,34 +290,18 @@ def measure(mx, backend, p):
     also the entry point of the MXNet subprocess (see _common.run_mxnet)."""
     R = p["repeats"]
     res = {}
-    log("ops[%s]: conv fwd+bwd %s" % (backend, (p["conv_n"], p["conv_c"], p["conv_hw"],
-                                                p["conv_hw"])))
-    run_mx, run_np, verify = conv_case(mx, backend, p)
-    tm, tn, y = timed_pair(run_mx, run_np, R, p["conv_inner"])
-    verify(y)
-    res["conv"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
-                   "ratio_vs_numpy": ratio(tm, tn)}
-
-    log("ops[%s]: relu fwd+bwd %s" % (backend, p["act_shape"]))
-    run_mx, run_np, verify = act_case(mx, backend, p)
-    tm, tn, y = timed_pair(run_mx, run_np, R, p["act_inner"])
-    verify(y)
-    res["act"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
-                  "ratio_vs_numpy": ratio(tm, tn)}
-
-    log("ops[%s]: softmax CE fwd+bwd %s" % (backend, p["ce_shape"]))
-    run_mx, run_np, verify = ce_case(mx, backend, p)
-    tm, tn, y = timed_pair(run_mx, run_np, R, p["ce_inner"])
-    verify(y)
-    res["ce"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
-                 "ratio_vs_numpy": ratio(tm, tn)}
-
-    log("ops[%s]: fc fwd+bwd" % backend)
-    run_mx, run_np, verify = fc_case(mx, backend, p)
-    tm, tn, y = timed_pair(run_mx, run_np, R, p["fc_inner"])
-    verify(y)
-    res["fc"] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
-                 "ratio_vs_numpy": ratio(tm, tn)}
+    cases = [("conv", "conv fwd+bwd %s" % ((p["conv_n"], p["conv_c"], p["conv_hw"],
+                                              p["conv_hw"]),), conv_case),
+             ("act", "relu fwd+bwd %s" % (p["act_shape"],), act_case),
+             ("ce", "softmax CE fwd+bwd %s" % (p["ce_shape"],), ce_case),
+             ("fc", "fc fwd+bwd", fc_case)]
+    for name, what, case in cases:
+        log("ops[%s]: %s" % (backend, what))
+        run_mx, run_np, verify = case(mx, backend, p)
+        tm, tn, y = timed_pair(run_mx, run_np, R, p[name + "_inner"])
+        verify(y)
+        res[name] = {backend: {"ms": summary(tm, 1e3)}, "numpy": {"ms": summary(tn, 1e3)},
+                     "ratio_vs_numpy": ratio(tm, tn)}
 
     log("ops[%s]: small FC autograd overhead" % backend)
     fns, verify = overhead_case(mx, backend, p)
