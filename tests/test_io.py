@@ -206,6 +206,36 @@ def test_shuffle_roll_over_three_epochs_and_reproducible():
     assert run() == got
 
 
+def test_reshuffles_follow_mxnet_and_reuse_the_buffers():
+    """Each reset reorders the current arrays by the reshuffled idx (MXNet's
+    recurrence, checked over 6 epochs); the rows come from the first
+    shuffle's arrays and the previous epoch's buffers serve the next, so
+    after the first reset no reshuffle allocates a fresh copy."""
+    from aiond.engine import storage
+    rs = np.random.RandomState(3)
+    x = rs.rand(500, 40).astype(np.float32)     # 80 kB: pooled buffers
+    y = np.arange(500, dtype=np.float32)
+    np.random.seed(11)
+    idx = np.arange(500)
+    want = []
+    wx, wy = x, y
+    for _ in range(6):
+        np.random.shuffle(idx)
+        wx, wy = wx[idx], wy[idx]
+        want.append((wx, wy))
+    np.random.seed(11)
+    it = io.NDArrayIter(x, y, batch_size=100, shuffle=True, last_batch_handle='discard')
+    misses = []
+    for wx, wy in want:
+        got = [(b.data[0].asnumpy(), b.label[0].asnumpy()) for b in it]
+        np.testing.assert_array_equal(np.concatenate([g[0] for g in got]), wx)
+        np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), wy)
+        it.reset()
+        mx.nd.waitall()
+        misses.append(storage.pool.misses)
+    assert misses == [misses[0]] * 6, misses
+
+
 def test_shuffle_keeps_data_and_label_together():
     np.random.seed(7)
     it = io.NDArrayIter({'x': np.arange(6), 'y': np.arange(6) * 2}, {'lab': np.arange(6) * 10},

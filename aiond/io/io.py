@@ -406,6 +406,9 @@ class NDArrayIter(DataIter):
 
         self.data_list = [x[1] for x in self.data] + [x[1] for x in self.label]
         self.num_source = len(self.data_list)
+        # later shuffles gather from these arrays (which data_list keeps
+        # anyway) by the composed order, see _shuffle_data
+        self._base = (self.data, self.label, None)
         # used for 'roll_over'
         self._cache_data = None
         self._cache_label = None
@@ -542,8 +545,21 @@ class NDArrayIter(DataIter):
 
     def _shuffle_data(self):
         np.random.shuffle(self.idx)
-        self.data = _getdata_by_idx(self.data, self.idx)
-        self.label = _getdata_by_idx(self.label, self.idx)
+        base = getattr(self, "_base", None)
+        if base is None:
+            self.data = _getdata_by_idx(self.data, self.idx)
+            self.label = _getdata_by_idx(self.label, self.idx)
+            return
+        # MXNet reorders the current (already shuffled) arrays by idx; the
+        # same rows come from the arrays of the first shuffle by the composed
+        # order, and the current arrays go first: their buffers serve the
+        # new ones instead of a fresh copy of the dataset every epoch
+        data, label, order = base
+        order = self.idx.copy() if order is None else order[self.idx]
+        self._base = (data, label, order)
+        self.data = self.label = ()
+        self.data = _getdata_by_idx(data, order)
+        self.label = _getdata_by_idx(label, order)
 
 
 class CSVIter(DataIter):
