@@ -147,9 +147,9 @@ class Engine:
         opr = Opr(fn, reads, writes, name, nbytes, rw)
         if bulk is not None:
             opr.bulk = bulk
-        return self._submit(opr, inline, split, executor, bulk)
+        return self._submit(opr, inline, split, executor)
 
-    def _submit(self, opr, inline, split, executor, bulk):
+    def _submit(self, opr, inline, split, executor):
         """``push`` of the ``Opr`` made (or captured by a segment) already."""
         if self.naive_depth:
             opr.split = split
@@ -206,7 +206,7 @@ class Engine:
                 if inline or caller:
                     opr.origin = user_origin(2)
                     # a tiny kernel that waits: whoever frees it runs it
-                    opr.tiny = inline is True and executor is None and bulk is None
+                    opr.tiny = inline is True and executor is None and opr.bulk is None
                 opr.counted = True
                 self.pending += 1
                 self.bytes += opr.nbytes
@@ -624,7 +624,7 @@ class Engine:
             # (the same Opr, which its caller may wait on)
             _tls.seg = None
             try:
-                self._submit(members[0], inline, members[0].split, None, None)
+                self._submit(members[0], inline, members[0].split, None)
             finally:
                 _tls.seg = seg
             return

@@ -401,6 +401,7 @@ class NDArrayIter(DataIter):
         self.batch_size = batch_size
         self.cursor = -self.batch_size
         self.num_data = self.idx.shape[0]
+        self._base = None       # set below, after the first shuffle
         # shuffle
         self.reset()
 
@@ -545,7 +546,7 @@ class NDArrayIter(DataIter):
 
     def _shuffle_data(self):
         np.random.shuffle(self.idx)
-        base = getattr(self, "_base", None)
+        base = self._base
         if base is None:
             self.data = _getdata_by_idx(self.data, self.idx)
             self.label = _getdata_by_idx(self.label, self.idx)

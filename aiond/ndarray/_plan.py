@@ -326,7 +326,6 @@ class Plan:
         with the same kernels, attributes and order. Raises ``TraceError``
         for what it cannot push again as it ran (a random step, one in the
         other training mode, one writing into an array it did not make)."""
-        inv = _inv
         if len(inputs) != self.nin:
             raise TraceError("plan %s takes %d inputs, got %d" % (self.name, self.nin, len(inputs)))
         bufs = list(inputs) + [None] * (self.nslots - self.nin)
@@ -342,10 +341,10 @@ class Plan:
             if off is None and shape is None:
                 return h
             return handle(h._st, h._shape if shape is None else shape, (h._off or 0) + (off or 0))
-        training = inv.hooks.is_training()
+        training = _inv.hooks.is_training()
         for step in self.steps:
             op = step.op
-            if step.rng or op is None or op.needs_rng:
+            if step.rng or op.needs_rng:
                 raise TraceError("%s draws random numbers" % step.name)
             attrs = step.attrs
             if op.train_aware and attrs.get("_train", False) != training:
@@ -354,7 +353,7 @@ class Plan:
             if len(step.fresh) != len(step.outs) or any(r[1] is not None or r[2] is not None
                                                         for r in step.outs):
                 raise TraceError("%s writes into an array it did not make" % step.name)
-            got = inv.invoke(op, ins, attrs)
+            got = _inv.invoke(op, ins, attrs)
             got = got if isinstance(got, (list, tuple)) else [got]
             if len(got) != len(step.outs):
                 raise TraceError("%s returned %d outputs, the plan has %d"

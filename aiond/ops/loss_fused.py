@@ -70,7 +70,7 @@ def sparse_softmax_cross_entropy(xp, pred, label, out, axis=-1, batch_axis=0):
             np.subtract(picked, np.log(s.reshape(-1)), out=picked)
             np.negative(picked, out=out.reshape(-1))
         return
-    ax, kept, axes, _ = _shapes({"axis": axis, "batch_axis": batch_axis}, pred.shape)
+    ax, _, axes, _ = _shapes({"axis": axis, "batch_axis": batch_axis}, pred.shape)
     y = _log_softmax(xp, pred, ax)
     _, idx = _pick_index(xp, y, label, ax, "clip")
     picked = xp.take_along_axis(y, idx, axis=ax)
