@@ -104,6 +104,19 @@ def cpu_seconds():
     return r.ru_utime + r.ru_stime
 
 
+def np_softmax_ce(logits, labels):
+    """numpy's softmax cross-entropy of (n, classes) logits against class
+    indices: (per-row loss, its gradient softmax - onehot), max-shifted."""
+    import numpy as np
+    rows = np.arange(logits.shape[0])
+    z = logits - logits.max(1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(1, keepdims=True)
+    grad = e / s
+    grad[rows, labels] -= 1
+    return np.log(s[:, 0]) - z[rows, labels], grad
+
+
 def check(cond, msg):
     """Fail loudly (AssertionError) when a benchmark computed a wrong result."""
     if not cond:

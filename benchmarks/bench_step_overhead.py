@@ -26,7 +26,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import check, dig, emit, log, parse, parser, run_mxnet, summary, target  # noqa: E402
+from _common import (check, dig, emit, log, np_softmax_ce, parse, parser, run_mxnet,  # noqa: E402
+                     summary, target)
 
 perf = time.perf_counter
 D, H, C, B, LR = 8, 16, 4, 4, 0.1
@@ -52,7 +53,6 @@ def np_steps(n, bce):
     x, y = _data(bce)
     W1, b1, W2, b2 = _weights()
     lab = y.astype(int)
-    rows = np.arange(B)
     loss = None
     t0 = perf()
     for _ in range(n):
@@ -64,12 +64,7 @@ def np_steps(n, bce):
             loss = (np.maximum(o, 0) - o * y + np.log1p(np.exp(-np.abs(o)))).mean(1)
             g = (p - y) / C / B
         else:
-            z = o - o.max(1, keepdims=True)
-            e = np.exp(z)
-            s = e.sum(1, keepdims=True)
-            loss = np.log(s[:, 0]) - z[rows, lab]
-            g = e / s
-            g[rows, lab] -= 1
+            loss, g = np_softmax_ce(o, lab)
             g /= B
         gW2, gb2 = g.T @ a, g.sum(0)
         ga = g @ W2

@@ -70,28 +70,29 @@ def _check_same(got, want):
             np.testing.assert_array_equal(a, b)
 
 
+def _same_as_the_walk(request, run, planned=True):
+    """``run()`` on the CPU with the whole-tape plan, then with the walk:
+    one tape cached (a plan, or refused when not ``planned``), and the same
+    values bit for bit."""
+    with mx.cpu():                  # (device tapes keep the node-by-node walk)
+        _grad_plans._tapes.clear()
+        got = run()
+        # one tape, built once and replayed after (or refused, and walked)
+        assert [bool(e) for e in _grad_plans._tapes.values()] == [planned]
+        request.getfixturevalue("node_by_node")
+        want = run()
+    _check_same(got, want)
+
+
 @pytest.mark.parametrize("loss_name", sorted(_LOSSES))
 @pytest.mark.parametrize("bn,dropout", [(False, False), (True, False), (False, True)])
 def test_a_hybridized_net_and_an_imperative_loss_match_the_walk(loss_name, bn, dropout,
                                                                  request):
-    with mx.cpu():                  # (device tapes keep the node-by-node walk)
-        _grad_plans._tapes.clear()
-        got = _train(loss_name, bn, dropout)
-        # one tape, built once and replayed, as a plan (not refused)
-        assert [bool(e) for e in _grad_plans._tapes.values()] == [True]
-        request.getfixturevalue("node_by_node")
-        want = _train(loss_name, bn, dropout)
-    _check_same(got, want)
+    _same_as_the_walk(request, lambda: _train(loss_name, bn, dropout))
 
 
 def test_grad_req_add_through_a_hybridized_net(request):
-    with mx.cpu():
-        _grad_plans._tapes.clear()
-        got = _train("l2", grad_req="add")
-        assert [bool(e) for e in _grad_plans._tapes.values()] == [True]
-        request.getfixturevalue("node_by_node")
-        want = _train("l2", grad_req="add")
-    _check_same(got, want)
+    _same_as_the_walk(request, lambda: _train("l2", grad_req="add"))
 
 
 def _siamese():
@@ -108,13 +109,7 @@ def _siamese():
 
 
 def test_one_graph_called_three_times_in_a_tape(request):
-    with mx.cpu():
-        _grad_plans._tapes.clear()
-        got = _siamese()
-        assert [bool(e) for e in _grad_plans._tapes.values()] == [True]
-        request.getfixturevalue("node_by_node")
-        want = _siamese()
-    _check_same(got, want)
+    _same_as_the_walk(request, _siamese)
 
 
 def test_backward_through_a_hybridized_net_is_one_engine_op():
@@ -191,13 +186,7 @@ def test_backward_in_the_other_training_mode_takes_the_walk(request):
         return [[p.grad().asnumpy() for p in net.collect_params().values()
                  if p.grad_req != "null"],
                 [p.data().asnumpy() for p in net.collect_params().values()]]
-    with mx.cpu():
-        _grad_plans._tapes.clear()
-        got = run()
-        assert [bool(e) for e in _grad_plans._tapes.values()] == [False]
-        request.getfixturevalue("node_by_node")
-        want = run()
-    _check_same(got, want)
+    _same_as_the_walk(request, run, planned=False)
 
 
 def test_a_custom_function_in_the_tape_keeps_the_walk():
