@@ -548,7 +548,19 @@ _POOL_PARAMS = [
     Param("layout", p_any, None, choices=(None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"))]
 
 
-@register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check, inline=window_cost)
+def _pool_cost(attrs, shapes, oshapes):
+    """Work of Pooling or its gradient, in ``window_cost``'s units: the
+    larger array (the input) once per window cell, over 2. Not
+    ``window_cost`` itself, which would count the gradient's data as a
+    weight's channels. With it, a pooling splits over the workers from
+    about 0.4 ms of one thread's work (a 64x20x24x24 LeNet layer, not the
+    64x50x8x8 one, whose halves cost more to hand off than they save)."""
+    n = max(_prod(s) for s in tuple(shapes) + tuple(oshapes))
+    return n if attrs.get("global_pool") else n * _prod(attrs.get("kernel") or ()) // 2
+
+
+@register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check,
+          inline=_pool_cost)
 def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
             pooling_convention="valid", stride=(), pad=(), p_value=None,
             count_include_pad=None, layout=None, **_ignored):
@@ -597,7 +609,7 @@ def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
 @register("_backward_Pooling", inputs=("ograd", "data", "output"),
           params=_POOL_PARAMS,
           infer=lambda attrs, shapes, dtypes: ((shapes[1],), (dtypes[1],)),
-          attr_check=_pool_check, inline=window_cost)
+          attr_check=_pool_check, inline=_pool_cost)
 def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max",
                       global_pool=False, pooling_convention="valid", stride=(), pad=(),
                       p_value=None, count_include_pad=None, layout=None, **_ignored):
@@ -844,8 +856,9 @@ def _install():
         # on a plain pushing thread, split by rows over idle workers rather
         # than widen BLAS: the im2col around each GEMM scales with them too
         op.caller = CALLER_SPLIT
-    get("Pooling").rows = _pool_rows
-    get("_backward_Pooling").rows = _pool_rows
+    for name in ("Pooling", "_backward_Pooling"):
+        op = get(name)
+        op.rows, op.caller = _pool_rows, CALLER_SPLIT
 
 
 _install()

@@ -39,6 +39,7 @@ _prod = math.prod
 _CHUNK_BYTES = 4 << 20      # columns per chunk: cache-sized, not batch-sized
 _SCRATCH_KEEP = 64 << 20    # larger scratch requests are not kept between calls
 _local = threading.local()
+_PARTIALS_BYTES = 1 << 20  # weight gradient: per-sample partials held at once
 _FILTER_SPLIT = True       # False: never split the forward by filters (A/B timing)
 
 
@@ -380,6 +381,14 @@ def bwd_weight_plan(xp, dy, x, dw, k, s, d, p, g, workspace):
             c = cols.get(a, b, r0, r1)
             n, RP = b - a, c.shape[-1]
             g_ = dy[a:b, :, r0:r1].reshape(n, g, Fg, RP)
+            if n > 1 and n * g * Fg * K * dw.itemsize <= _PARTIALS_BYTES:
+                # small weights: one batched product and one sum (no Python
+                # loop holding the GIL against the other ranges); an axis-0
+                # sum adds the partials in sample order, as the loop below
+                t = scratch(xp, "wtmp", (n, g, Fg, K), dw.dtype)
+                xp.matmul(g_, xp.swapaxes(c, -1, -2), out=t)
+                acc += t.sum(axis=0)
+                continue
             # one GEMM per sample into an (F, K)-sized buffer: a batched
             # product would hold n weight-sized partials (deep layers: MBs each)
             t = scratch(xp, "wtmp", (g, Fg, K), dw.dtype)

@@ -123,6 +123,29 @@ def test_weight_gradient_does_not_depend_on_the_split():
         np.testing.assert_array_equal(a, got[0])
 
 
+@pytest.mark.parametrize("parts", PARTITIONS)
+@pytest.mark.parametrize("shape,F,k,g", [((16, 1, 14, 14), 6, (5, 5), 1),    # LeNet's first layer
+                                         ((9, 4, 7, 6), 6, (3, 2), 2)])
+def test_weight_gradient_batched_partials_are_the_per_sample_sum(shape, F, k, g, parts,
+                                                                  monkeypatch):
+    """Small weights take one batched product per block and an axis-0 sum:
+    bit for bit the per-sample loop (partials added in sample order)."""
+    x = RNG.standard_normal(shape).astype(np.float32)
+    o = tuple(L - ki + 1 for L, ki in zip(shape[2:], k))
+    dy = RNG.standard_normal((shape[0], F) + o).astype(np.float32)
+    args = (k, (1,) * len(k), (1,) * len(k), (0,) * len(k), g, 1024)
+    wshape = (F, shape[1] // g) + k
+    batched = np.full(wshape, np.nan, np.float32)
+    _run(conv_gemm.bwd_weight_plan(np, dy, x, batched, *args), parts)
+    monkeypatch.setattr(conv_gemm, "_PARTIALS_BYTES", 0)
+    loop = np.full(wshape, np.nan, np.float32)
+    _run(conv_gemm.bwd_weight_plan(np, dy, x, loop, *args), parts)
+    np.testing.assert_array_equal(batched, loop)
+    np.testing.assert_allclose(batched, grads_ref(x, np.zeros(wshape, np.float32), dy,
+                                                  args[1], args[2], args[3], g),
+                               rtol=1e-4, atol=1e-3)
+
+
 def test_empty_batch_weight_gradient_is_zero():
     dw = np.full((2, 1, 3, 3), np.nan, np.float32)
     conv_gemm.run_all(conv_gemm.bwd_weight_plan(
@@ -238,3 +261,46 @@ def test_pooling_rows_hook_any_split(parts):
     dx = np.full(x.shape, np.nan, np.float32)
     _run(conv._pool_rows(np, [dy, x, whole], dx, attrs), parts)
     np.testing.assert_array_equal(dx, want)
+
+
+@pytest.mark.parametrize("shape,splits", [((64, 20, 24, 24), True),    # LeNet's first pooling
+                                          ((64, 50, 8, 8), False)])    # and its second
+def test_pooling_from_a_plain_thread_splits_large_layers_only(shape, splits, monkeypatch):
+    """A plain thread runs a ready Pooling (and its gradient) itself, sharing
+    a large one with the idle workers by planes; a small one is not worth the
+    hand-off. Either way the result is the unsplit kernel's, bit for bit."""
+    import time
+    from aiond.engine import cpu as cpu_mod
+    from aiond.ops import registry
+    x = np.maximum(RNG.standard_normal(shape), 0).astype(np.float32)  # ties at 0
+    attrs = registry.get("Pooling").parse({"kernel": (2, 2), "stride": (2, 2)})
+    want_y = np.empty(shape[:2] + (shape[2] // 2, shape[3] // 2), np.float32)
+    registry.get("Pooling").kernel(np, x, out=want_y, **attrs)
+    dy = RNG.standard_normal(want_y.shape).astype(np.float32)
+    want_dx = np.empty(shape, np.float32)
+    registry.get("_backward_Pooling").kernel(np, dy, x, want_y, out=want_dx, **attrs)
+    X, DY = mx.nd.array(x, ctx=mx.cpu()), mx.nd.array(dy, ctx=mx.cpu())     # the CPU's workers
+    mx.nd.waitall()
+    ranges = []
+    orig = cpu_mod.CPUExecutor._run_chunk
+
+    def run_chunk(self, chunk):
+        ranges.append(chunk.hi - chunk.lo)
+        return orig(self, chunk)
+    monkeypatch.setattr(cpu_mod.CPUExecutor, "_run_chunk", run_chunk)
+    cpu = mx.engine.get().cpu
+    y = None
+    for fn in (lambda: mx.nd.Pooling(X, kernel=(2, 2), stride=(2, 2)),
+               lambda: mx.nd._internal._backward_Pooling(DY, X, y, kernel=(2, 2), stride=(2, 2))):
+        deadline = time.monotonic() + 10    # ranges go only to idle workers
+        while (cpu.busy or not cpu._q.empty()) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        del ranges[:]
+        r = fn()
+        r.wait_to_read()
+        if cpu.nworkers > 1:
+            assert (sum(ranges) == shape[0] * shape[1]) if splits else not ranges
+        if y is None:
+            y = r
+    np.testing.assert_array_equal(y.asnumpy(), want_y)
+    np.testing.assert_array_equal(r.asnumpy(), want_dx)
