@@ -640,8 +640,6 @@ class Engine:
                              True, None, None, runner)
         finally:
             _tls.seg = seg
-        for m in members:
-            m.seg = sopr
 
     # ---------------------------------------------------------------- waits
     def in_engine_thread(self) -> bool:

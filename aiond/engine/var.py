@@ -72,7 +72,7 @@ class Opr:
     """
     __slots__ = ("fn", "reads", "writes", "rw", "name", "nbytes", "wait", "origin",
                  "split", "executor", "done", "failure", "result", "on_done", "counted",
-                 "bulk", "seg", "tiny")
+                 "bulk", "tiny")
 
     def __init__(self, fn, reads, writes, name, nbytes=0, rw=False):
         self.fn = fn
@@ -90,10 +90,11 @@ class Opr:
         self.result = None
         self.on_done = None
         self.counted = False
-        # a segment's combined op: its runner (per-var failures, members);
-        # a member op: the segment op that ran it, once pushed
+        # a segment's combined op: its runner (per-var failures, members).
+        # (Its members do not refer back to it: a training step makes
+        # segments by the dozen, and each would be a reference cycle left
+        # to the cyclic collector.)
         self.bulk = None
-        self.seg = None
         # a tiny kernel (pushed inline=True) that found its vars busy: whoever
         # finishes the op it waited for runs it too, without a queue hop
         # (set at registration, under the lock, before anyone can grant it)

@@ -225,30 +225,34 @@ def _flatten(args, inout_str):
 
 def _regroup(args, fmt):
     """Rebuild the nested structure ``fmt`` from the flat ``args``."""
-    def _merger(args, fmt):
-        if isinstance(fmt, int):
-            if fmt < -1:
-                raise ValueError("Unsupported encoded format {}.".format(fmt))
-            if fmt == 0:
-                return args[0], args[1:]
-            if fmt == -1:
-                if args[0] is not None:
-                    raise ValueError("We do not support passing types that are not None"
-                                     " when the initial HybridBlock has received NoneType and"
-                                     " has been hybridized."
-                                     " Received arg = {}, fmt = {}.".format(args[0], fmt))
-                return None, args[1:]
-            return args[:fmt], args[fmt:]
-        if not isinstance(args, (list, tuple)):
-            raise ValueError("When hybridized, the output of HybridBlock must be (nested)"
-                             " list of Symbol or NDArray, "
-                             "but got {} of type {}".format(args, type(args)))
-        ret = []
-        for i in fmt:
-            res, args = _merger(args, i)
-            ret.append(res)
-        return ret, args
     return _merger(args, fmt)[0]
+
+
+def _merger(args, fmt):
+    # a module function, not a closure: a recursive closure refers to itself
+    # (a reference cycle at every call of a hybridized block)
+    if isinstance(fmt, int):
+        if fmt < -1:
+            raise ValueError("Unsupported encoded format {}.".format(fmt))
+        if fmt == 0:
+            return args[0], args[1:]
+        if fmt == -1:
+            if args[0] is not None:
+                raise ValueError("We do not support passing types that are not None"
+                                 " when the initial HybridBlock has received NoneType and"
+                                 " has been hybridized."
+                                 " Received arg = {}, fmt = {}.".format(args[0], fmt))
+            return None, args[1:]
+        return args[:fmt], args[fmt:]
+    if not isinstance(args, (list, tuple)):
+        raise ValueError("When hybridized, the output of HybridBlock must be (nested)"
+                         " list of Symbol or NDArray, "
+                         "but got {} of type {}".format(args, type(args)))
+    ret = []
+    for i in fmt:
+        res, args = _merger(args, i)
+        ret.append(res)
+    return ret, args
 
 
 def _renamed(e, msg):

@@ -55,6 +55,10 @@ def _lit(v):
         s = v.strip()
         if s in ("None", ""):
             return None
+        if s.isidentifier() and s not in ("True", "False"):
+            # a bare word ('NCHW', 'max') is never a literal: literal_eval
+            # would raise after ~10 us, and leave a reference cycle behind
+            return v
         try:
             return ast.literal_eval(s)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
