@@ -636,8 +636,8 @@ class Engine:
             name = "%s[%d ops]" % (seg.name or "bulk", len(members))
         _tls.seg = None         # the segment op itself is pushed, not captured
         try:
-            sopr = self.push(runner, tuple(reads), tuple(writes), name, nbytes, inline,
-                             True, None, None, runner)
+            self.push(runner, tuple(reads), tuple(writes), name, nbytes, inline,
+                      True, None, None, runner)
         finally:
             _tls.seg = seg
 

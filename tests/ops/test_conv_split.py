@@ -265,12 +265,10 @@ def test_pooling_rows_hook_any_split(parts):
 
 @pytest.mark.parametrize("shape,splits", [((64, 20, 24, 24), True),    # LeNet's first pooling
                                           ((64, 50, 8, 8), False)])    # and its second
-def test_pooling_from_a_plain_thread_splits_large_layers_only(shape, splits, monkeypatch):
+def test_pooling_from_a_plain_thread_splits_large_layers_only(shape, splits, split_ranges):
     """A plain thread runs a ready Pooling (and its gradient) itself, sharing
     a large one with the idle workers by planes; a small one is not worth the
     hand-off. Either way the result is the unsplit kernel's, bit for bit."""
-    import time
-    from aiond.engine import cpu as cpu_mod
     from aiond.ops import registry
     x = np.maximum(RNG.standard_normal(shape), 0).astype(np.float32)  # ties at 0
     attrs = registry.get("Pooling").parse({"kernel": (2, 2), "stride": (2, 2)})
@@ -281,21 +279,12 @@ def test_pooling_from_a_plain_thread_splits_large_layers_only(shape, splits, mon
     registry.get("_backward_Pooling").kernel(np, dy, x, want_y, out=want_dx, **attrs)
     X, DY = mx.nd.array(x, ctx=mx.cpu()), mx.nd.array(dy, ctx=mx.cpu())     # the CPU's workers
     mx.nd.waitall()
-    ranges = []
-    orig = cpu_mod.CPUExecutor._run_chunk
-
-    def run_chunk(self, chunk):
-        ranges.append(chunk.hi - chunk.lo)
-        return orig(self, chunk)
-    monkeypatch.setattr(cpu_mod.CPUExecutor, "_run_chunk", run_chunk)
-    cpu = mx.engine.get().cpu
+    ranges = split_ranges
+    cpu = ranges.cpu
     y = None
     for fn in (lambda: mx.nd.Pooling(X, kernel=(2, 2), stride=(2, 2)),
                lambda: mx.nd._internal._backward_Pooling(DY, X, y, kernel=(2, 2), stride=(2, 2))):
-        deadline = time.monotonic() + 10    # ranges go only to idle workers
-        while (cpu.busy or not cpu._q.empty()) and time.monotonic() < deadline:
-            time.sleep(0.001)
-        del ranges[:]
+        ranges.idle()
         r = fn()
         r.wait_to_read()
         if cpu.nworkers > 1:

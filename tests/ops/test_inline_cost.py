@@ -101,13 +101,11 @@ def test_whole_array_assignment_fast_path_keeps_semantics():
     assert (a.asnumpy() == 1).all()
 
 
-def test_large_matmuls_split_by_rows_give_numpy_results(monkeypatch):
+def test_large_matmuls_split_by_rows_give_numpy_results(split_ranges):
     """Big dot/FullyConnected pushed from a coroutine run on a worker as one
     row range per worker (when nothing else is queued); from a plain thread
     they run there whole, with BLAS on every core. Every transpose
     combination must be exact either way."""
-    import time
-    from aiond.engine import cpu as cpu_mod
     rng = np.random.RandomState(3)
     a = rng.rand(130, 784).astype(np.float32)       # odd row count: uneven chunks
     w = rng.rand(256, 784).astype(np.float32)
@@ -121,21 +119,12 @@ def test_large_matmuls_split_by_rows_give_numpy_results(monkeypatch):
     for fn, want in cases:
         np.testing.assert_allclose(fn().asnumpy(), want, rtol=1e-4)
 
-    ranges = []
-    orig = cpu_mod.CPUExecutor._run_chunk
-
-    def run_chunk(self, chunk):
-        ranges.append(chunk.hi - chunk.lo)
-        return orig(self, chunk)
-    monkeypatch.setattr(cpu_mod.CPUExecutor, "_run_chunk", run_chunk)
-    cpu = mx.engine.get().cpu
+    ranges = split_ranges
+    cpu = ranges.cpu
 
     async def on_loop():
         for fn, want in cases:
-            deadline = time.monotonic() + 10    # ranges go only to idle workers
-            while (cpu.busy or not cpu._q.empty()) and time.monotonic() < deadline:
-                time.sleep(0.001)
-            del ranges[:]
+            ranges.idle()
             got = await fn().read()
             np.testing.assert_allclose(got, want, rtol=1e-4)
             if cpu.nworkers > 1:
