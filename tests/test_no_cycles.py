@@ -4,8 +4,6 @@ it, a recursive closure, an exception caught inside a parser) waits for
 Python's cyclic collector, whose full passes stop the whole process for
 milliseconds (~20 ms measured under a server's load), and keeps buffers
 alive until then."""
-import gc
-
 import numpy as np
 import pytest
 
@@ -14,30 +12,17 @@ from aiond import autograd, gluon, nd
 from aiond.ops.registry import _lit
 
 
-def _left_by(step, n=3):
-    """The aiond objects that ``n`` calls of ``step`` left unreachable (in
-    cycles, or held only by such), after one warm-up call."""
+def _left_by(cyclic_garbage, step, n=3):
+    """What ``n`` calls of ``step`` left to the cyclic collector, after one
+    warm-up call."""
     step()
     nd.waitall()
-    gc.collect()
-    # held meanwhile: what earlier tests left (a failure the engine keeps until
-    # it is reported, say) cannot be freed now and counted as this step's
-    before = gc.get_objects()
-    gc.disable()
-    try:
-        gc.set_debug(gc.DEBUG_SAVEALL)
+
+    def steps():
         for _ in range(n):
             step()
         nd.waitall()
-        gc.collect()
-        old = {id(o) for o in before}
-        return sorted({type(o).__module__ + "." + type(o).__name__ for o in gc.garbage
-                       if id(o) not in old and (type(o).__module__.startswith("aiond")
-                                                or type(o).__name__ in ("function", "cell"))})
-    finally:
-        gc.set_debug(0)
-        del gc.garbage[:]
-        gc.enable()
+    return cyclic_garbage(steps)[1]
 
 
 def _lenet(hybridize):
@@ -55,7 +40,7 @@ def _lenet(hybridize):
 
 @pytest.mark.parametrize("hybridize", [False, True])
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
-def test_a_gluon_training_step_leaves_no_cycles(hybridize, optimizer):
+def test_a_gluon_training_step_leaves_no_cycles(hybridize, optimizer, cyclic_garbage):
     net = _lenet(hybridize)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = gluon.Trainer(net.collect_params(), optimizer, {"learning_rate": 0.01})
@@ -70,14 +55,14 @@ def test_a_gluon_training_step_leaves_no_cycles(hybridize, optimizer):
         loss.backward()
         trainer.step(8)
         losses.append(float(loss.mean().asscalar()))
-    assert _left_by(step) == []
+    assert _left_by(cyclic_garbage, step) == []
     assert len(losses) == 4 and all(np.isfinite(losses))
 
 
-def test_inference_and_a_module_step_leave_no_cycles():
+def test_inference_and_a_module_step_leave_no_cycles(cyclic_garbage):
     net = _lenet(True)
     x = nd.array(np.random.RandomState(1).rand(2, 1, 26, 26), ctx=mx.cpu())
-    assert _left_by(lambda: net(x).asnumpy()) == []
+    assert _left_by(cyclic_garbage, lambda: net(x).asnumpy()) == []
     data = mx.sym.Variable("data")
     fc = mx.sym.FullyConnected(data, num_hidden=8, name="fc1")
     out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.relu(fc), num_hidden=3, name="fc2"),
@@ -93,7 +78,7 @@ def test_inference_and_a_module_step_leave_no_cycles():
         mod.forward_backward(batch)
         mod.update()
         mod.update_metric(metric, batch.label)
-    assert _left_by(step) == []
+    assert _left_by(cyclic_garbage, step) == []
 
 
 @pytest.mark.parametrize("text", ["NCHW", "max", "valid", "relu", " relu ", "_x1", "True",

@@ -472,13 +472,12 @@ def test_no_call_joins_a_batch_that_waits_for_another_op():
 
 
 @pytest.mark.parametrize("attached", [True, False])
-def test_a_finished_batch_leaves_nothing_for_the_cyclic_collector(attached):
+def test_a_finished_batch_leaves_nothing_for_the_cyclic_collector(attached, cyclic_garbage):
     """A server makes thousands of batches a second: each must be freed by
     reference counting. A cycle per batch (the op keeps its kernel, the
     group; the group its op; an attached read's callback the group) left
     every member's buffers and vars to the collector, whose full passes
     stalled the event loop ~20 ms at a time."""
-    import gc
     net = _mlp()
     xs = _inputs(6)
     net(_arr(xs[0])).wait_to_read()
@@ -492,23 +491,8 @@ def test_a_finished_batch_leaves_nothing_for_the_cyclic_collector(attached):
         if reads is None:
             reads = [y.read() for y in ys]
         return [await r for r in reads], joined
-    gc.collect()
-    # held meanwhile: what earlier tests left (a failure the engine keeps until
-    # it is reported, say) cannot be freed now and counted as this test's
-    before = gc.get_objects()
-    gc.disable()
-    try:
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        outs, joined = asyncio.run(go())
-        asyncio.run(go())     # the net's coalescer keeps its last batch: not the first
-        gc.collect()
-        old = {id(o) for o in before}
-        left = [type(o).__name__ for o in gc.garbage
-                if type(o).__module__.startswith("aiond.") and id(o) not in old]
-    finally:
-        gc.set_debug(0)
-        del gc.garbage[:]
-        gc.enable()
+    # the net's coalescer keeps its last batch: the first is the one checked
+    (outs, joined), left = cyclic_garbage(lambda: [asyncio.run(go()) for _ in range(2)][0])
     assert joined == len(xs) - 1
     for x, out in zip(xs, outs):
         np.testing.assert_allclose(out, _ref(net, x), rtol=1e-5, atol=1e-6)
