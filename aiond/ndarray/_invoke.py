@@ -14,7 +14,7 @@ from ..context import Context, current_context
 from ..engine.cpu import SPLIT_MIN
 from ..engine.storage import Storage
 
-__all__ = ["invoke", "data_of", "new_array", "INLINE_MAX", "hooks"]
+__all__ = ["invoke", "prepare", "PreparedCall", "data_of", "new_array", "INLINE_MAX", "hooks"]
 
 INLINE_MAX = 1 << 14          # elements touched; below this a thread hop costs more
 ROWS_SPLIT_MIN = 1 << 19      # estimated work above which a matmul is split by rows
@@ -279,6 +279,51 @@ def _sparse(op, inputs, attrs, out, ctx):
 
 
 def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
+    pc = _prepare(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
+    rec = hooks.record
+    if rec is not None:
+        rec(op, inputs, attrs, pc.outs)
+    pc.push()
+    return result_of(op, attrs, out, pc.outs)
+
+
+class PreparedCall:
+    """An op call with its checks done and its vars worked out: ``push()``
+    pushes it again, on the same arrays with the same attrs (an optimizer's
+    update of the same weights every step)."""
+    __slots__ = ("inputs", "outs", "call", "reads", "writes", "rw", "nbytes", "inline", "split",
+                 "name")
+
+    def push(self):
+        _push(self.call, self.reads, self.writes, self.name, self.nbytes, self.inline, self.rw,
+              self.split)
+
+
+def prepare(op, inputs, attrs, out):
+    """A ``PreparedCall`` of ``invoke(op, inputs, attrs, out)`` for ``out``
+    given (an NDArray or list), or None for a call that only ``invoke`` can
+    push (sparse arrays, a device, an op drawing random numbers or reading
+    the training mode). Raises as ``invoke`` would for bad input."""
+    if out is None or op.invoke_hook is not None or op.needs_rng or op.train_aware \
+            or not inputs or _sparse_out(out):
+        return None
+    ctx = inputs[0]._st.ctx
+    for x in inputs:
+        if x._sparse:
+            return None
+        if x._st.ctx is not ctx:
+            raise _ctx_error(op, inputs)
+    if ctx.device_typeid == 2:
+        return None
+    shapes = [x._shape for x in inputs]
+    try:
+        oshapes, odtypes = op.infer(attrs, shapes, [x._dtype for x in inputs])
+    except OpError as e:
+        raise type(e)("%s: %s" % (op.name, e)) from None
+    return _prepare(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
+
+
+def _prepare(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     if out is None:
         outs = [new_array(s, d, ctx) for s, d in zip(oshapes, odtypes)]
         fresh = True
@@ -301,9 +346,6 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
         work += _prod(s)
     split = call.split if (op.elemwise and len(outs) == 1
                            and _prod(oshapes[0]) >= SPLIT_MIN) else None
-    rec = hooks.record
-    if rec is not None:
-        rec(op, inputs, attrs, outs)
     inline = op.inline
     if inline is True:
         # split across the workers: theirs
@@ -315,8 +357,11 @@ def _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
             split = call.split_rows
     else:
         inline = op.caller
-    _push(call, tuple(reads), tuple(writes), op.name, nbytes, inline, rw, split)
-    return result_of(op, attrs, out, outs)
+    pc = PreparedCall()
+    pc.inputs, pc.outs, pc.call, pc.name = list(inputs), outs, call, op.name
+    pc.reads, pc.writes, pc.rw = tuple(reads), tuple(writes), rw
+    pc.nbytes, pc.inline, pc.split = nbytes, inline, split
+    return pc
 
 
 def result_of(op, attrs, out, outs):

@@ -104,24 +104,36 @@ class Updater(object):
         return _states.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
 
 
+_FUSED_FOR = ('update', 'update_multi_precision', '_update_impl', '_prepare', '_push_multi',
+              '_push_single')
+_FUSABLE = {}     # (class, its update methods) -> whether _update_fused stands for them
+
+
 def _fused_update(optimizer):
     """``optimizer._update_fused`` (SGD: the chunks of one dtype pushed as few ops,
     with the numbers of one ``update_multi_precision`` call per chunk), unless
     MXNET_OPTIMIZER_AGGREGATION_SIZE was set or a subclass overrides the update
     methods that path stands for."""
-    # an SGD unpickled from MXNet's states has no flag: the environment decides
-    if not getattr(optimizer, '_fuse_groups',
-                   'MXNET_OPTIMIZER_AGGREGATION_SIZE' not in os.environ):
+    flag = getattr(optimizer, '_fuse_groups', None)
+    if flag is None:
+        # an SGD unpickled from MXNet's states has no flag: the environment decides
+        flag = 'MXNET_OPTIMIZER_AGGREGATION_SIZE' not in os.environ
+    if not flag:
         return None
     cls = type(optimizer)
+    # (the methods are in the key: a class patched since is judged again)
+    key = (cls,) + tuple([getattr(cls, name, None) for name in _FUSED_FOR])
+    ok = _FUSABLE.get(key)
+    if ok is None:
+        ok = _FUSABLE[key] = _fusable(cls)
+    return optimizer._update_fused if ok else None
+
+
+def _fusable(cls):
     owner = next((k for k in cls.__mro__ if '_update_fused' in k.__dict__), None)
     if owner is None:
-        return None
-    for name in ('update', 'update_multi_precision', '_update_impl', '_prepare',
-                 '_push_multi', '_push_single'):
-        if getattr(cls, name, None) is not getattr(owner, name, None):
-            return None
-    return optimizer._update_fused
+        return False
+    return all(getattr(cls, name, None) is getattr(owner, name, None) for name in _FUSED_FOR)
 
 
 def get_updater(optimizer):

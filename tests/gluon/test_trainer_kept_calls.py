@@ -1,0 +1,176 @@
+"""Trainer.step pushes the update call it checked at the last step again
+when the weights, gradients and numbers are the same (no attribute parse,
+no shape rule): bit for bit what a fresh call computes, and a fresh call
+whenever anything it depends on changed."""
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond import autograd, gluon, nd
+from aiond.gluon import nn
+from aiond.ops import registry
+from aiond.optimizer import updater as _updater
+
+X = np.sin(np.arange(48, dtype=np.float32)).reshape(8, 6)
+Y = np.array([0, 2, 1, 2, 0, 1, 1, 2], dtype=np.float32)
+
+
+def _net(dtype="float32"):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(6, activation="relu", in_units=6), nn.Dense(3, in_units=6))
+    net.initialize(mx.init.Xavier(rnd_type="gaussian"))
+    for k, p in enumerate(net.collect_params().values()):
+        p.set_data(nd.array(np.cos(np.arange(np.prod(p.shape)) + k).reshape(p.shape) * 0.3))
+    if dtype != "float32":
+        net.cast(dtype)
+    return net
+
+
+def _train(net, trainer, steps, x=X, y=Y, on_step=None):
+    ce = gluon.loss.SoftmaxCrossEntropyLoss()
+    dt = net[0].weight.dtype
+    for i in range(steps):
+        if on_step is not None:
+            on_step(i, net, trainer)
+        with autograd.record():
+            loss = ce(net(nd.array(x, dtype=dt)), nd.array(y, dtype=dt))
+        loss.backward()
+        trainer.step(len(x))
+    return [p.data().asnumpy() for p in net.collect_params().values()]
+
+
+@pytest.mark.parametrize("opt", [
+    {"learning_rate": 0.1},
+    {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01},
+    {"learning_rate": 0.1, "clip_gradient": 0.05},
+])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_kept_calls_update_bit_for_bit_as_fresh_calls(opt, dtype):
+    opt = dict(opt, multi_precision=dtype == "float16")
+
+    def run(keep):
+        net = _net(dtype)
+        tr = gluon.Trainer(net.collect_params(), "sgd", dict(opt))
+        if not keep:
+            tr._optimizer._call_cache = lambda: None
+        return _train(net, tr, 5)
+    for a, b in zip(run(True), run(False)):
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(a, b)
+
+
+def test_after_the_first_step_nothing_is_parsed_or_shape_checked(monkeypatch):
+    op = registry.get("multi_sgd_update")
+    counts = {"parse": 0, "infer": 0}
+    parse, infer = registry.parse_attrs, op.infer
+
+    def counting_parse(o, kwargs):
+        if o is op:
+            counts["parse"] += 1
+        return parse(o, kwargs)
+
+    def counting_infer(*a):
+        counts["infer"] += 1
+        return infer(*a)
+    monkeypatch.setattr(registry, "parse_attrs", counting_parse)
+    monkeypatch.setattr(op, "infer", counting_infer)
+    net = _net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    _train(net, tr, 1)
+    assert counts == {"parse": 1, "infer": 1}
+    _train(net, tr, 4)
+    assert counts == {"parse": 1, "infer": 1}
+    tr.set_learning_rate(0.05)          # new numbers: one fresh call, kept again
+    _train(net, tr, 3)
+    assert counts == {"parse": 2, "infer": 2}
+
+
+def test_changed_numbers_and_new_arrays_get_a_fresh_call():
+    """The learning rate changes, a scheduler moves it every step, and the
+    parameters are replaced by new arrays (cast): each step computes what a
+    trainer with no kept calls computes."""
+    def changes(i, net, tr):
+        if i == 2:
+            tr.set_learning_rate(0.03)
+        if i == 4:
+            net.cast("float64")
+            net.cast("float32")         # new arrays of the old dtype and values
+        if i == 5:
+            net[1].cast("float64")      # the first weight stays, the others are new
+            net[1].cast("float32")
+
+    def run(keep, sched):
+        net = _net()
+        opt = {"learning_rate": 0.1, "momentum": 0.5}
+        if sched:
+            opt["lr_scheduler"] = mx.lr_scheduler.FactorScheduler(step=1, factor=0.9)
+        tr = gluon.Trainer(net.collect_params(), "sgd", opt)
+        if not keep:
+            tr._optimizer._call_cache = lambda: None
+        return _train(net, tr, 8, on_step=None if sched else changes)
+    for sched in (False, True):
+        for a, b in zip(run(True, sched), run(False, sched)):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_a_step_while_recording_is_still_refused():
+    """Under record the update goes through invoke, which refuses to write
+    arrays that need gradients, as MXNet does: a kept call must not slip by."""
+    net = _net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    before = _train(net, tr, 2)         # the call is kept
+    ce = gluon.loss.SoftmaxCrossEntropyLoss()
+    with autograd.record():
+        loss = ce(net(nd.array(X)), nd.array(Y))
+        loss.backward()
+        with pytest.raises(mx.base.MXNetError, match="Inplace operations"):
+            tr.step(len(X))
+    for b, p in zip(before, net.collect_params().values()):
+        np.testing.assert_array_equal(b, p.data().asnumpy())
+
+
+def test_a_poisoned_gradient_poisons_the_weights_through_a_kept_call():
+    net = _net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    _train(net, tr, 2)                  # the call is kept
+    w = net[0].weight                   # (6, 6)
+    nd.linalg.potrf(-nd.array(np.eye(6)), out=w.grad())     # fails in its kernel
+    for p in net.collect_params().values():
+        p.data()._fresh_grad = True
+    tr.step(len(X))
+    with pytest.raises(mx.base.MXNetError, match="potrf"):
+        w.data().asnumpy()
+    # the other weights of the same fused call were poisoned with it, as MXNet's
+    # multi_sgd_update fails as one op
+    with pytest.raises(mx.base.MXNetError, match="potrf"):
+        net[1].bias.data().asnumpy()
+    mx.nd.waitall()
+
+
+def test_saved_states_hold_no_kept_calls(tmp_path):
+    net = _net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    _train(net, tr, 2)
+    assert tr._optimizer._calls
+    assert "_calls" not in tr._optimizer.__getstate__()
+    f = str(tmp_path / "t.states")
+    tr.save_states(f)
+    tr2 = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    tr2.load_states(f)
+    assert not getattr(tr2._optimizer, "_calls", None)
+    _train(net, tr2, 2)                 # a loaded optimizer keeps calls of its own
+    assert tr2._optimizer._calls
+
+
+def test_a_subclass_that_overrides_update_is_judged_again_when_patched():
+    class MySGD(mx.optimizer.SGD):
+        pass
+    opt = MySGD(learning_rate=0.1)
+    assert _updater._fused_update(opt) is not None
+
+    def update(self, index, weight, grad, state):
+        mx.optimizer.SGD.update(self, index, weight, grad, state)
+    MySGD.update = update
+    assert _updater._fused_update(opt) is None
+    del MySGD.update
+    assert _updater._fused_update(opt) is not None
