@@ -28,7 +28,7 @@ from .util import is_np_shape
 from .ndarray import _plan
 from .ndarray._plan import Plan, TraceError, enabled, handle, placeholder
 
-__all__ = ["FusedGraph", "enabled"]
+__all__ = ["FusedGraph", "enabled", "live"]
 
 
 class _Compiled:
@@ -67,8 +67,13 @@ class FusedGraph:
         comp = self._compiled(args, ctx, training, need)
         if comp is False:
             return None
+        return self.run(comp, args, ctx)
+
+    def run(self, comp, args, ctx):
+        """Push the plans ``comp`` compiled for ``args`` (see ``_compiled``)
+        on ``args``; when it records, put the call's node on the tape."""
         outs = comp.fwd.push(args, ctx)
-        if not need:
+        if not comp.need:
             return outs
         heads = outs[:comp.nheads]
         saved = outs[comp.nheads:]
@@ -187,6 +192,9 @@ def _live(ag):
     if isinstance(ag, _ag._Entry) and ag.node.freed:
         return None
     return ag
+
+
+live = _live
 
 
 class _Backward:

@@ -26,6 +26,7 @@ from .. import name as _name
 from ..util import is_np_shape as _is_np_shape
 from ..ndarray import _coalesce
 from ..ndarray._plan import placeholder as _placeholder
+from .._fused import live as _live
 from ..base import MXNetError
 from ..ndarray import NDArray
 from . import _cached_op
@@ -81,6 +82,64 @@ class _FastCall:
         if outs is None:
             outs = self.plan.push(args, self.ctx)
         return outs[0] if self.single else _regroup(outs, blk._out_format)
+
+
+class _FastRecord:
+    """A hybridized block's recorded call on one NDArray that needs no
+    gradient itself (a training step's batch), as its last such call ran:
+    the recording plans and tape node of ``FusedGraph``, without the general
+    path's walk. ``None`` from a call: something changed, take that path."""
+    __slots__ = ("cop", "graph", "comp", "shape", "dtype", "ctx", "training", "np_shape",
+                 "params", "args", "pos", "single")
+
+    def __call__(self, blk, x):
+        st = x._st
+        c = st.ctx
+        if (blk._cached_op is not self.cop or x._shape != self.shape
+                or (c is not self.ctx and c != self.ctx) or x._dtype != self.dtype or x._sparse):
+            return None
+        ag = _autograd._state
+        if not ag.recording or ag.training != self.training or _is_np_shape() != self.np_shape:
+            return None
+        for p, data in self.params:
+            if p._data is not data:
+                return None
+        args = list(self.args)
+        args[self.pos] = x
+        # which inputs need gradients picks the plans (the batch's own, or a
+        # parameter's): the same as compiled
+        for a, n in zip(args, self.comp.need):
+            if (a._ag is not None and _live(a._ag) is not None) is not n:
+                return None
+        outs = self.graph.run(self.comp, args, self.ctx)
+        return outs[0] if self.single else _regroup(outs, blk._out_format)
+
+
+def _fast_record(blk, fmt, cargs, ctx):
+    """The _FastRecord repeating a recorded call that pushed ``cargs``, or None."""
+    if fmt != [0] or blk._in_format != [0] or blk._shape_dependent:
+        return None
+    pos = [k for k, (is_arg, _) in enumerate(blk._cached_op_args) if is_arg]
+    cop = blk._cached_op
+    graph = cop._fused
+    if len(pos) != 1 or graph is None or not cop._fusable(cargs):
+        return None
+    need = tuple(a._ag is not None and _live(a._ag) is not None for a in cargs)
+    if need[pos[0]] or not any(need):
+        return None
+    training = _autograd._state.training
+    comp = graph._compiled(cargs, ctx, training, need)
+    if comp is False:
+        return None
+    x = cargs[pos[0]]
+    f = _FastRecord()
+    f.cop, f.graph, f.comp, f.pos = cop, graph, comp, pos[0]
+    f.shape, f.dtype, f.ctx = x._shape, x._dtype, x._st.ctx
+    f.training, f.np_shape = training, _is_np_shape()
+    f.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
+    f.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
+    f.single = blk._out_format == 0
+    return f
 
 
 def _fast_call(blk, fmt, cargs, ctx):
@@ -691,6 +750,7 @@ class HybridBlock(Block):
         self._cached_sig = None
         self._sig_cache = OrderedDict()
         self._fast = None
+        self._fast_rec = None
         self._coalesce_ok = True
         self._shape_dependent = False
         self._out_format = None
@@ -844,10 +904,13 @@ class HybridBlock(Block):
         out = self._cached_op(*cargs, ctx=ctx)
         if not _autograd._state.recording:
             self._fast = _fast_call(self, fmt, cargs, ctx)
+        else:
+            self._fast_rec = _fast_record(self, fmt, cargs, ctx)
         return _regroup(out, self._out_format)
 
     def _clear_cached_op(self):
         self._fast = None
+        self._fast_rec = None
         self._cached_graph = ()
         self._cached_op = None
         self._cached_op_args = []
@@ -876,6 +939,7 @@ class HybridBlock(Block):
             raise MXNetError("hybridize(backend=%r): aiond has no subgraph backends" % backend)
         self._coalesce_ok = bool(kwargs.pop("coalesce", True))
         self._fast = None
+        self._fast_rec = None
         if len(kwargs) > 0:
             self._backend_opts = kwargs
         self._backend = backend
@@ -967,10 +1031,12 @@ class HybridBlock(Block):
         """Run ``hybrid_forward`` on NDArrays (or the cached graph when
         hybridized), or build the graph on Symbols."""
         if isinstance(x, NDArray):
-            if self._active and not args and self._fast is not None:
-                out = self._fast(self, x)
-                if out is not None:
-                    return out
+            if self._active and not args:
+                f = self._fast_rec if _autograd._state.recording else self._fast
+                if f is not None:
+                    out = f(self, x)
+                    if out is not None:
+                        return out
             # the serving / training-loop call: NDArrays (or None) on one context
             ctx = x._st.ctx
             for a in args:
@@ -1126,10 +1192,12 @@ class SymbolBlock(HybridBlock):
 
     def forward(self, x, *args):
         if isinstance(x, NDArray):
-            if not args and self._fast is not None:
-                out = self._fast(self, x)
-                if out is not None:
-                    return out
+            if not args:
+                f = self._fast_rec if _autograd._state.recording else self._fast
+                if f is not None:
+                    out = f(self, x)
+                    if out is not None:
+                        return out
             with x.context:
                 return self._call_cached_op(x, *args)
         assert _is_symbol(x), \

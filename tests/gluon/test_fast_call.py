@@ -157,3 +157,84 @@ def test_threads_and_coroutines_share_one_net():
     for t in threads:
         t.join()
     assert errors == []
+
+
+# ------------------------------------------------ the recorded (training) call
+
+def _grads(net):
+    return [p.grad().asnumpy().copy() for p in net.collect_params().values()]
+
+
+def _step(net, x, train_mode=True, head=None):
+    with autograd.record(train_mode=train_mode):
+        out = net(x)
+        loss = (out * out).sum() if head is None else (out * head).sum()
+    loss.backward()
+    return out
+
+
+def test_recorded_calls_take_the_short_path_bit_for_bit(monkeypatch):
+    """Steps after the first skip the general path (no flatten, no format or
+    signature check) and give the gradients the general path gives."""
+    nets = [_mlp(), _mlp()]
+    for a, b in zip(nets[0].collect_params().values(), nets[1].collect_params().values()):
+        b.set_data(a.data())
+    calls = []
+    general = type(nets[0])._call_cached_op
+
+    def counting(self, *args):
+        calls.append(self)
+        return general(self, *args)
+    monkeypatch.setattr(type(nets[0]), "_call_cached_op", counting)
+    for seed in range(4):
+        x = _x(seed=seed)
+        _step(nets[0], _arr(x))
+        nets[1]._fast_rec = None        # the twin always takes the general path
+        _step(nets[1], _arr(x))
+        for g0, g1 in zip(_grads(nets[0]), _grads(nets[1])):
+            np.testing.assert_array_equal(g0, g1)
+    assert nets[0]._fast_rec is not None
+    assert calls.count(nets[0]) == 1 and calls.count(nets[1]) == 4
+
+
+def test_what_changes_a_recorded_call_sends_it_back():
+    """An input that needs its own gradient, the other training mode, a
+    parameter that stops needing gradients, new parameter arrays and a new
+    shape each take the general path, with the general path's results."""
+    net = _mlp()
+    x = _x()
+    _step(net, _arr(x))
+    assert net._fast_rec is not None
+    # the input needs a gradient: the plans that compute it
+    xa = _arr(x)
+    xa.attach_grad()
+    _step(net, xa)
+    w = net[0].weight.data().asnumpy()
+    b = net[0].bias.data().asnumpy()
+    h = x @ w.T + b
+    y = np.maximum(h, 0) @ net[1].weight.data().asnumpy().T + net[1].bias.data().asnumpy()
+    dx = ((2 * y) @ net[1].weight.data().asnumpy() * (h > 0)) @ w
+    np.testing.assert_allclose(xa.grad.asnumpy(), dx, rtol=1e-4, atol=1e-5)
+    net = _mlp(dropout=0.5)
+    _step(net, _arr(x))
+    assert net._fast_rec is not None
+    # predict mode (no dropout) against the numpy forward, then train mode again
+    out = _step(net, _arr(x), train_mode=False)
+    np.testing.assert_allclose(out.asnumpy(), _ref(net, x), rtol=1e-5, atol=1e-6)
+    out = _step(net, _arr(x), train_mode=True)
+    assert (out.asnumpy() != _ref(net, x)).any()       # dropout drew a mask
+    # a parameter that stops needing gradients keeps its old gradient buffer
+    net[0].bias.grad_req = "null"
+    before = net[0].weight.grad().asnumpy().copy()
+    _step(net, _arr(_x(seed=3)), train_mode=False)
+    assert not np.array_equal(before, net[0].weight.grad().asnumpy())
+    # new arrays, then a new batch size
+    net.initialize(mx.init.Uniform(1.0), ctx=CPU, force_reinit=True)
+    for n in (3, 5):
+        xs = _x(n=n, seed=n)
+        out = _step(net, _arr(xs), train_mode=False)
+        np.testing.assert_allclose(out.asnumpy(), _ref(net, xs), rtol=1e-5, atol=1e-6)
+        y = _ref(net, xs)
+        h = xs @ net[0].weight.data().asnumpy().T + net[0].bias.data().asnumpy()
+        gw2 = (2 * y).T @ np.maximum(h, 0)
+        np.testing.assert_allclose(net[2].weight.grad().asnumpy(), gw2, rtol=1e-4, atol=1e-4)
