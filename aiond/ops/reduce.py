@@ -14,9 +14,32 @@ _RED = [Param("axis", p_axis, None, "axis or axes to reduce; None: all"),
         Param("exclude", p_bool, False, "reduce over the axes NOT in axis")]
 
 
+_AXES = {}
+
+
+def _axes(axis, exclude, ndim):
+    """``reduce_axes`` of these attributes, remembered (a training loop sums
+    the same axes every step)."""
+    key = (axis, exclude, ndim)
+    axes = _AXES.get(key)
+    if axes is None:
+        axes = reduce_axes({"axis": axis, "exclude": exclude}, ndim)
+        if len(_AXES) < 4096:
+            _AXES[key] = axes
+    return axes
+
+
 def _reducer(fname):
+    # a float sum into an output of numpy's result shape reduces straight into
+    # it: the same ufunc loop as np.sum, without its wrapper and a copy
+    direct = np.add.reduce if fname == "sum" else None
+
     def kernel(xp, data, out, axis=None, keepdims=False, exclude=False):
-        axes = reduce_axes({"axis": axis, "exclude": exclude}, data.ndim)
+        axes = _axes(axis, exclude, data.ndim)
+        if (direct is not None and xp is np and data.dtype == out.dtype and data.dtype.kind == "f"
+                and (keepdims or out.ndim == data.ndim - len(axes))):
+            direct(data, axis=axes, keepdims=keepdims, out=out)
+            return
         r = getattr(xp, fname)(data, axis=axes, keepdims=keepdims)
         out[...] = xp.reshape(r, out.shape)
     return kernel

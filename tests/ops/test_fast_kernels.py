@@ -233,3 +233,34 @@ def test_batchnorm_training_with_channel_sums_matches_float64():
     np.testing.assert_allclose(B.grad.asnumpy(), hd.sum(axis=(0, 2, 3)), rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(G.grad.asnumpy(), (hd * xhat).sum(axis=(0, 2, 3)),
                                rtol=1e-5, atol=1e-4)
+
+
+# ---------------------------------------------------- sum into its output
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "int32"])
+@pytest.mark.parametrize("shape,axis,keepdims,exclude", [
+    ((128, 10), 0, False, False), ((128, 256), (0,), False, False), ((4, 5, 6), 1, True, False),
+    ((4, 5, 6), (0, 2), False, False), ((4, 5, 6), 1, False, True), ((7,), None, False, False),
+    ((3, 4, 5), None, True, False), ((3, 4, 5), -1, False, False)])
+def test_sum_is_bitwise_numpys_sum(dtype, shape, axis, keepdims, exclude):
+    """The direct reduction into the output (float sums whose output has
+    numpy's result shape) and the general path give np.sum's values, bit
+    for bit, NaNs and infinities included; integer sums wrap as MXNet's do
+    in the input dtype."""
+    rs = np.random.RandomState(1)
+    if dtype.startswith("float"):
+        a = (rs.randn(*shape) * 100).astype(dtype)
+        a.reshape(-1)[:3] = [np.nan, np.inf, -0.0][:a.size]
+    else:
+        a = rs.randint(-100, 100, shape).astype(dtype)
+    for src in (a, np.ascontiguousarray(a.transpose())):
+        got = nd.sum(nd.array(src, dtype=dtype), axis=axis, keepdims=keepdims,
+                     exclude=exclude).asnumpy()
+        nd_ax = tuple(range(src.ndim)) if axis is None else (
+            (axis,) if isinstance(axis, int) else axis)
+        nd_ax = tuple(sorted(i % src.ndim for i in nd_ax))
+        if exclude:
+            nd_ax = tuple(i for i in range(src.ndim) if i not in nd_ax)
+        want = np.sum(src, axis=nd_ax, keepdims=keepdims).astype(dtype)
+        assert got.shape == (want.shape or (1,))
+        np.testing.assert_array_equal(_bits(got.reshape(-1)), _bits(want.reshape(-1)))
