@@ -16,6 +16,7 @@ import numpy as np
 from ..base import ShapeError
 from ._common import _axis, _n_inputs
 from ._rules import fmt, reduce_axes
+from ._fast import last_axis_max
 from .elemwise import cast_scalar
 from .indexing import _pick_index
 from .nn import _errstate, _need_float, _softmax_core
@@ -94,7 +95,7 @@ def _rows_case(xp, pred, axis, batch_axis):
 def _rows_softmax(pred, label):
     """_softmax_core's z = x - max and s = sum(exp(z)) along rows, and the
     clipped class index of each row."""
-    z = np.subtract(pred, np.maximum.reduce(pred, axis=1, keepdims=True))
+    z = np.subtract(pred, last_axis_max(np, pred))
     s = np.add.reduce(np.exp(z), axis=1, keepdims=True)
     idx = label.reshape(-1)
     if idx.dtype.kind not in "iub":

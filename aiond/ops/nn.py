@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from ..base import OpError, ShapeError
-from ._fast import relu_into
+from ._fast import last_axis_max, relu_into
 from ._rules import fmt, same_dtype
 from .random import uniform01
 from .registry import Null, Param, p_bool, p_dtype, p_float, p_int, p_shape, p_str, register
@@ -384,6 +384,8 @@ def _softmax_core(xp, data, axis, temperature, length=None, log=False):
             mask = xp.arange(x.shape[axis]).reshape(shp) < xp.expand_dims(length, axis)
             m = xp.max(xp.where(mask, x, -xp.inf), axis=axis, keepdims=True)
             m = xp.where(xp.isfinite(m), m, 0)
+        elif axis == x.ndim - 1:
+            m = last_axis_max(xp, x)
         else:
             m = xp.max(x, axis=axis, keepdims=True)
         z = x - m

@@ -264,3 +264,43 @@ def test_sum_is_bitwise_numpys_sum(dtype, shape, axis, keepdims, exclude):
         want = np.sum(src, axis=nd_ax, keepdims=keepdims).astype(dtype)
         assert got.shape == (want.shape or (1,))
         np.testing.assert_array_equal(_bits(got.reshape(-1)), _bits(want.reshape(-1)))
+
+
+# ---------------------------------------------------- the row maximum of softmax
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(128, 10), (31, 10), (32, 10), (1280, 10), (64, 64),
+                                   (64, 65), (40, 1), (8, 16, 10)])
+@pytest.mark.parametrize("values", ["normal", "specials"])
+def test_last_axis_max_is_bitwise_numpys(dtype, shape, values):
+    """Bit for bit np.max(x, axis=-1, keepdims=True), also where the two
+    orders of comparison differ: rows whose maximum is a zero of either sign
+    or a NaN of either sign."""
+    rs = np.random.RandomState(sum(shape))
+    if values == "normal":
+        x = rs.randn(*shape).astype(dtype)
+    else:
+        x = rs.choice(SPECIALS, size=shape).astype(dtype)
+        x.reshape(-1, shape[-1])[::3] = rs.choice([-0.0, 0.0, -1.0], size=shape[-1])
+    got = _fast.last_axis_max(np, x)
+    want = np.max(x, axis=-1, keepdims=True)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_of_logits_is_bitwise_the_formula(op):
+    """softmax/log_softmax over a classifier's (batch, classes) logits, rows
+    of zeros and NaNs included: exp(x - max) / sum, x - max - log(sum)."""
+    rs = np.random.RandomState(3)
+    x = (rs.randn(256, 10) * 4).astype(np.float32)
+    x[5] = 0.0
+    x[6, 3] = np.nan
+    x[7] = -0.0
+    with np.errstate(all="ignore"):
+        z = x - np.max(x, axis=-1, keepdims=True)
+        e = np.exp(z)
+        s = np.sum(e, axis=-1, keepdims=True)
+        want = z - np.log(s) if op == "log_softmax" else e / s
+    got = getattr(nd, op)(nd.array(x), axis=-1).asnumpy()
+    np.testing.assert_array_equal(_bits(got), _bits(want))
