@@ -13,6 +13,7 @@ from .. import optimizer as opt
 from ..kvstore import create as _kv_create
 from ..kvstore import KVStore
 from ..kvstore.base import KVStoreBase
+from ..optimizer.updater import _fused_update
 from .parameter import Parameter, ParameterDict, _clear_fresh, _fresh_grad
 
 __all__ = ["Trainer"]
@@ -102,6 +103,7 @@ class Trainer(object):
         self._scale = self._optimizer.rescale_grad
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kv_initialized = False
+        self._express = None
         self._kvstore = None
         self._update_on_kvstore = None
         self._distributed = None
@@ -339,6 +341,12 @@ class Trainer(object):
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        ex = self._express
+        if ex is not None and ex.ready(self):
+            with _engine.bulk_scope("update", "update"):
+                ex.fused(ex.chunks)
+            return
+        self._express = None
         updates = [[] for _ in self._updaters]
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
@@ -366,6 +374,7 @@ class Trainer(object):
                     if upd:
                         i, g, w = zip(*upd)
                         updater(list(i), list(g), list(w))
+            self._express = _Express.make(self, updates)
 
     def save_states(self, fname):
         """Save the optimizer states (and the optimizer) to ``fname``."""
@@ -400,3 +409,68 @@ class Trainer(object):
             self._optimizer = self._updaters[0].optimizer
         param_dict = {i: param for i, param in enumerate(self._params)}
         self._optimizer.param_dict = param_dict
+
+
+class _Express:
+    """The update of a one-context, no-store Trainer whose optimizer updates
+    groups of weights in fused ops (SGD), repeated: the groups that the
+    Updater formed at the last step, handed to the optimizer's fused update
+    directly. The optimizer still counts the updates and works out the
+    learning rates, weight decays and rescaling every step; what is skipped
+    is re-deriving the groups from the parameters. Any change to what the
+    groups were made from (a parameter's arrays or grad_req, a stale
+    gradient, the updater, its states or optimizer) takes the general path,
+    which raises or skips as it always did."""
+    __slots__ = ("items", "updater", "opt", "states", "chunks", "fused", "device_id")
+
+    @staticmethod
+    def make(trainer, updates):
+        if trainer._kvstore is not None or len(trainer._updaters) != 1 or not updates[0]:
+            return None
+        updater = trainer._updaters[0]
+        opt_ = updater.optimizer
+        fused = _fused_update(opt_)
+        if fused is None or not updater.aggregate_updates:
+            return None
+        items = []
+        for param in trainer._params:
+            if param.grad_req == "null":
+                continue
+            data, grad = param._data, param._grad
+            if data is None or grad is None or len(data) != 1 or param._stype != "default":
+                return None
+            items.append((param, param.grad_req, data, grad, data[0]))
+        indices = [i for i, _, _ in updates[0]]
+        weights = [w for _, _, w in updates[0]]
+        if len(indices) != len(items) or len({w._dtype for w in weights}) != 1 \
+                or any(w._sparse or g._sparse for _, g, w in updates[0]):
+            return None
+        n = opt_.aggregate_num
+        chunks = []
+        for k in range(0, len(indices), n):
+            idx = tuple(indices[k:k + n])
+            chunks.append((idx, tuple(weights[k:k + n]),
+                           tuple(g for _, g, _ in updates[0][k:k + n]),
+                           [updater.states[j] for j in idx]))
+        ex = _Express()
+        ex.items, ex.updater, ex.opt, ex.states = items, updater, opt_, updater.states
+        ex.chunks, ex.fused, ex.device_id = chunks, fused, weights[0].context.device_id
+        return ex
+
+    def ready(self, trainer):
+        """Whether the kept groups still stand; if so, clears the gradients'
+        fresh flags as the general path does."""
+        updater = self.updater
+        if (trainer._updaters[0] is not updater or updater.optimizer is not self.opt
+                or updater.states is not self.states or trainer._kvstore is not None
+                or _fused_update(self.opt) is None):
+            return False
+        for param, req, data, grad, arr in self.items:
+            if param._data is not data or param._grad is not grad or param.grad_req != req:
+                return False
+            if not _fresh_grad(arr):
+                return False
+        for item in self.items:
+            _clear_fresh(item[4])
+        self.opt._set_current_context(self.device_id)
+        return True

@@ -181,3 +181,131 @@ def test_a_subclass_that_overrides_update_is_judged_again_when_patched():
     assert _updater._fused_update(opt) is None
     del MySGD.update
     assert _updater._fused_update(opt) is not None
+
+
+# ------------------------------------------- the Trainer's repeated update groups
+
+def _deep_net():
+    """Six parameters (more than MXNET_OPTIMIZER_AGGREGATION_SIZE's 4): two groups."""
+    net = nn.HybridSequential()
+    net.add(nn.Dense(7, activation="relu", in_units=6), nn.Dense(5, activation="relu", in_units=7),
+            nn.Dense(3, in_units=5))
+    net.initialize(mx.init.Xavier(rnd_type="gaussian"))
+    for k, p in enumerate(net.collect_params().values()):
+        p.set_data(nd.array(np.sin(np.arange(np.prod(p.shape)) + k).reshape(p.shape) * 0.4))
+    return net
+
+
+def _twin_runs(events, steps=7, opt=None, make=_deep_net):
+    """The same training with the Trainer's repeated groups and without
+    them (every step derives the groups anew); ``events(i, net, trainer)``
+    changes things before step i. Returns both runs' parameters."""
+    out = []
+    for express in (True, False):
+        net = make()
+        tr = gluon.Trainer(net.collect_params(), "sgd",
+                           dict(opt or {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}))
+        out.append(_train_ev(net, tr, steps, events, express))
+    return out
+
+
+def _train_ev(net, tr, steps, events, express):
+    from aiond.gluon import trainer as _tr
+    ce = gluon.loss.SoftmaxCrossEntropyLoss()
+    for i in range(steps):
+        if not express:
+            tr._express = None
+        events(i, net, tr)
+        with autograd.record():
+            loss = ce(net(nd.array(X)), nd.array(Y))
+        loss.backward()
+        tr.step(len(X))
+        if express and i == 1:
+            assert isinstance(tr._express, _tr._Express)
+    return [p.data().asnumpy() for p in net.collect_params().values()]
+
+
+def test_repeated_groups_update_bit_for_bit_as_the_general_path(tmp_path):
+    f = str(tmp_path / "t.states")
+    saved = {}
+
+    def events(i, net, tr):
+        if i == 2:
+            tr.set_learning_rate(0.05)
+        if i == 3:
+            net[1].weight.lr_mult = 0.5
+            net[2].bias.wd_mult = 3.0
+        if i == 4:
+            tr.save_states(f)
+            saved[id(tr)] = tr._updaters[0].get_states()    # the momenta alone
+        if i == 5:
+            tr._updaters[0].set_states(saved[id(tr)])       # back a step: new states
+        if i == 6:
+            tr.load_states(f)       # a new optimizer too
+    a, b = _twin_runs(events, steps=8)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_the_general_path_runs_only_when_something_changed(monkeypatch):
+    from aiond.optimizer.updater import Updater
+    calls = []
+    orig = Updater.__call__
+
+    def counting(self, *a):
+        calls.append(1)
+        return orig(self, *a)
+    monkeypatch.setattr(Updater, "__call__", counting)
+    net = _deep_net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    _train(net, tr, 4)
+    assert len(calls) == 1
+    net[0].bias.grad_req = "add"        # new gradient arrays
+    _train(net, tr, 1)
+    assert len(calls) == 2
+    _train(net, tr, 2)
+    assert len(calls) == 2
+
+
+def test_a_stale_gradient_still_raises_or_is_skipped():
+    net = _deep_net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    _train(net, tr, 2)
+    before = [p.data().asnumpy().copy() for p in net.collect_params().values()]
+    with pytest.raises(UserWarning, match="has not been updated by backward"):
+        tr.step(len(X))             # no backward since the last step
+    after = [p.data().asnumpy() for p in net.collect_params().values()]
+    for x, y in zip(before, after):
+        np.testing.assert_array_equal(x, y)
+    # a backward through part of the net: the rest is skipped when asked
+    ce = gluon.loss.SoftmaxCrossEntropyLoss()
+    with autograd.record():
+        h = net[0](nd.array(X))
+        loss = ce(h[:, :3], nd.array(Y))
+    loss.backward()
+    tr.step(len(X), ignore_stale_grad=True)
+    after2 = [p.data().asnumpy() for p in net.collect_params().values()]
+    assert not np.array_equal(after2[0], after[0])
+    for x, y in zip(after[2:], after2[2:]):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_mixed_dtypes_take_the_general_path():
+    def make():
+        net = _deep_net()
+        net[2].cast("float64")
+        return net
+
+    def run(net, tr):
+        ce = gluon.loss.SoftmaxCrossEntropyLoss()
+        for _ in range(3):
+            with autograd.record():
+                h = net[1](net[0](nd.array(X)))
+                loss = ce(net[2](h.astype("float64")), nd.array(Y, dtype="float64"))
+            loss.backward()
+            tr.step(len(X))
+        return tr
+    net = make()
+    tr = run(net, gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}))
+    assert tr._express is None
+    assert net[2].weight.data().dtype == np.float64
