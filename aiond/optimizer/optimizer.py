@@ -32,14 +32,47 @@ __all__ = [
 ]
 
 
-_MAX_CALLS = 4096
+class _KeptCalls:
+    """An optimizer's update calls, kept for pushing again (see ``_update``).
+    ``new_step()`` at the start of each fused update: a call that no update
+    of the last ``_KEEP_STEPS`` used is dropped, so the arrays of a
+    re-initialized or recast model are not kept alive (a Trainer with a
+    copy per device updates once per device each step)."""
+    __slots__ = ("d", "n")
+
+    def __init__(self):
+        self.d, self.n = {}, 0
+
+    def new_step(self):
+        self.n += 1
+        if len(self.d) > 1:
+            n = self.n - _KEEP_STEPS
+            self.d = {k: v for k, v in self.d.items() if v[3] >= n}
+
+    def get(self, key):
+        v = self.d.get(key)
+        if v is not None:
+            v[3] = self.n
+        return v
+
+    def put(self, key, ids, akey, pc):
+        self.d[key] = [ids, akey, pc, self.n]
+
+    def __len__(self):
+        return len(self.d)
+
+    def entries(self):
+        return list(self.d.values())
+
+
+_KEEP_STEPS = 8
 
 
 def _update(opname, inputs, out, calls=None, **kwargs):
     """Push fused update op ``opname`` on NDArray ``inputs`` (kwargs are op
-    params). ``calls`` (an optimizer's dict) keeps the checked call: the
-    next update of the same arrays with the same numbers pushes it again,
-    without parsing its attributes and running its shape rule anew."""
+    params). ``calls`` (an optimizer's ``_KeptCalls``) keeps the checked
+    call: the next update of the same arrays with the same numbers pushes
+    it again, without parsing its attributes and running its shape rule anew."""
     op = _reg.get(opname)
     if calls is None or _invoke_hooks.record is not None:
         return invoke(op, inputs, op.parse(kwargs), out)
@@ -56,9 +89,7 @@ def _update(opname, inputs, out, calls=None, **kwargs):
     pc = prepare(op, inputs, attrs, out)
     if pc is None:
         return invoke(op, inputs, attrs, out)
-    if len(calls) >= _MAX_CALLS:
-        calls.clear()
-    calls[key] = (ids, akey, pc)
+    calls.put(key, ids, akey, pc)
     pc.push()
     return out
 
@@ -301,6 +332,7 @@ class Optimizer(object):
         # param_dict is not saved (the trainer sets it again), nor the kept calls
         del ret['param_dict']
         ret.pop('_calls', None)
+        ret.pop('_fusing', None)
         return ret
 
     def __setstate__(self, state):
@@ -311,7 +343,7 @@ class Optimizer(object):
         """The update calls kept for pushing again (see ``_update``)."""
         calls = self.__dict__.get('_calls')
         if calls is None:
-            calls = self._calls = {}
+            calls = self._calls = _KeptCalls()
         return calls
 
 
@@ -409,7 +441,8 @@ class SGD(Optimizer):
     def _push_multi(self, weights, grads, states, lrs, wds, kwargs, multi_precision):
         """One multi_(mp_)sgd(_mom)_update op for the dense ``weights``."""
         n = len(weights)
-        calls = self._call_cache()
+        # kept calls only inside _update_fused, whose call is one step
+        calls = self.__dict__.get('_fusing')
         if not multi_precision:
             if self.momentum > 0:
                 _update('multi_sgd_mom_update', _flatten_list(zip(weights, grads, states)),
@@ -445,6 +478,16 @@ class SGD(Optimizer):
         numbers are MXNet's); consecutive dense groups then share one op of up
         to about ``_FUSE_ELEMS`` elements."""
         mp = self.multi_precision and groups[0][1][0].dtype == numpy.float16
+        calls = self._call_cache()
+        if calls is not None:
+            calls.new_step()
+        self._fusing = calls
+        try:
+            self._update_groups(groups, mp)
+        finally:
+            self._fusing = None
+
+    def _update_groups(self, groups, mp):
         kwargs = self._kwargs()
         pending = ([], [], [], [], [])
         size = 0

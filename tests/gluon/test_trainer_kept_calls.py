@@ -309,3 +309,64 @@ def test_mixed_dtypes_take_the_general_path():
     tr = run(net, gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}))
     assert tr._express is None
     assert net[2].weight.data().dtype == np.float64
+
+
+def test_a_reinitialized_models_old_arrays_are_let_go():
+    """Kept calls hold their arrays; one that no update used for
+    _KEEP_STEPS updates is dropped, so replaced parameters are freed."""
+    import gc
+    import weakref
+    from aiond.optimizer import optimizer as _opt
+    net = _deep_net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    _train(net, tr, 2)
+    old = weakref.ref(net[0].weight.data())
+    net.initialize(mx.init.Xavier(), force_reinit=True)      # new arrays
+    _train(net, tr, _opt._KEEP_STEPS + 1)
+    mx.nd.waitall()
+    gc.collect()
+    assert old() is None
+    assert len(tr._optimizer._calls) <= 2       # this model's calls only
+
+
+def test_a_trainer_with_a_copy_per_device_keeps_hitting():
+    """Two contexts, updated outside the store: one fused update per device
+    each step; both devices' calls stay kept and give the general path's
+    numbers."""
+    op = registry.get("multi_sgd_update")
+    ctxs = [mx.cpu(0), mx.cpu(1)]
+
+    def run(keep):
+        net = _net()
+        net.collect_params().reset_ctx(ctxs)
+        tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1},
+                           update_on_kvstore=False)
+        if not keep:
+            tr._optimizer._call_cache = lambda: None
+        ce = gluon.loss.SoftmaxCrossEntropyLoss()
+        xs = gluon.utils.split_and_load(nd.array(X), ctxs)
+        ys = gluon.utils.split_and_load(nd.array(Y), ctxs)
+        infers = []
+        for i in range(_KEEP := 12):
+            before = counts[0]
+            with autograd.record():
+                losses = [ce(net(x), y) for x, y in zip(xs, ys)]
+            autograd.backward(losses)
+            tr.step(len(X))
+            infers.append(counts[0] - before)
+        return [p.data(c).asnumpy() for p in net.collect_params().values() for c in ctxs], infers
+    counts = [0]
+    infer = op.infer
+
+    def counting(*a):
+        counts[0] += 1
+        return infer(*a)
+    op.infer = counting
+    try:
+        a, infers = run(True)
+        b, _ = run(False)
+    finally:
+        op.infer = infer
+    assert infers[0] == 2 and sum(infers[1:]) == 0
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
