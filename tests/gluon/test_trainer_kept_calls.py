@@ -347,7 +347,7 @@ def test_a_trainer_with_a_copy_per_device_keeps_hitting():
         xs = gluon.utils.split_and_load(nd.array(X), ctxs)
         ys = gluon.utils.split_and_load(nd.array(Y), ctxs)
         infers = []
-        for i in range(_KEEP := 12):
+        for _ in range(12):
             before = counts[0]
             with autograd.record():
                 losses = [ce(net(x), y) for x, y in zip(xs, ys)]
