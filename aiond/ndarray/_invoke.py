@@ -291,8 +291,7 @@ class PreparedCall:
     """An op call with its checks done and its vars worked out: ``push()``
     pushes it again, on the same arrays with the same attrs (an optimizer's
     update of the same weights every step)."""
-    __slots__ = ("inputs", "outs", "call", "reads", "writes", "rw", "nbytes", "inline", "split",
-                 "name")
+    __slots__ = ("outs", "call", "reads", "writes", "rw", "nbytes", "inline", "split", "name")
 
     def push(self):
         _push(self.call, self.reads, self.writes, self.name, self.nbytes, self.inline, self.rw,
@@ -358,7 +357,7 @@ def _prepare(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes):
     else:
         inline = op.caller
     pc = PreparedCall()
-    pc.inputs, pc.outs, pc.call, pc.name = list(inputs), outs, call, op.name
+    pc.outs, pc.call, pc.name = outs, call, op.name
     pc.reads, pc.writes, pc.rw = tuple(reads), tuple(writes), rw
     pc.nbytes, pc.inline, pc.split = nbytes, inline, split
     return pc

@@ -61,9 +61,6 @@ class _KeptCalls:
     def __len__(self):
         return len(self.d)
 
-    def entries(self):
-        return list(self.d.values())
-
 
 _KEEP_STEPS = 8
 

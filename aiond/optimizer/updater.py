@@ -125,6 +125,8 @@ def _fused_update(optimizer):
     key = (cls,) + tuple([getattr(cls, name, None) for name in _FUSED_FOR])
     ok = _FUSABLE.get(key)
     if ok is None:
+        if len(_FUSABLE) >= 256:    # classes made on the fly: do not keep them all
+            _FUSABLE.clear()
         ok = _FUSABLE[key] = _fusable(cls)
     return optimizer._update_fused if ok else None
 
