@@ -31,7 +31,7 @@ from ._fast import channel_sum
 from ._rules import fmt
 from .conv_gemm import (bwd_data_plan, bwd_weight_plan, col2im as _col2im, fwd_plan,  # noqa: F401
                         run_all, windows)
-from .registry import window_cost, Param, p_any, p_bool, p_int, p_shape, register
+from .registry import window_cost, Param, memo_rule, p_any, p_bool, p_int, p_shape, register
 
 _prod = math.prod
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
@@ -290,7 +290,7 @@ from .registry import optional as _optional  # noqa: E402
 
 
 @register("Convolution", inputs=("data", "weight", "bias"),
-          params=_conv_params(1024, False), infer=_conv_rule, attr_check=_conv_check,
+          params=_conv_params(1024, False), infer=memo_rule(_conv_rule), attr_check=_conv_check,
           inline=window_cost)
 @_optional("bias")
 def Convolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad, num_filter,
@@ -351,7 +351,7 @@ def _deconv_geom(attrs, dshape):
 
 
 @register("Deconvolution", inputs=("data", "weight", "bias"),
-          params=_conv_params(512, True, deconv=True), infer=_deconv_rule,
+          params=_conv_params(512, True, deconv=True), infer=memo_rule(_deconv_rule),
           attr_check=_conv_check, inline=window_cost)
 @_optional("bias")
 def Deconvolution(xp, data, weight, bias=None, *, out, kernel, stride, dilate, pad, adj,
@@ -559,7 +559,7 @@ def _pool_cost(attrs, shapes, oshapes):
     return n if attrs.get("global_pool") else n * _prod(attrs.get("kernel") or ()) // 2
 
 
-@register("Pooling", params=_POOL_PARAMS, infer=_pool_rule, attr_check=_pool_check,
+@register("Pooling", params=_POOL_PARAMS, infer=memo_rule(_pool_rule), attr_check=_pool_check,
           inline=_pool_cost)
 def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
             pooling_convention="valid", stride=(), pad=(), p_value=None,

@@ -20,7 +20,7 @@ from ._fast import last_axis_max
 from .elemwise import cast_scalar
 from .indexing import _pick_index
 from .nn import _errstate, _need_float, _softmax_core
-from .registry import Param, p_int, register
+from .registry import Param, memo_rule, p_int, register
 
 _PARAMS = [Param("axis", p_int, -1, "The class axis of pred."),
            Param("batch_axis", p_int, 0, "The axis the loss is kept along (the mean is "
@@ -58,7 +58,7 @@ def _log_softmax(xp, data, ax):
 
 
 @register("_sparse_softmax_cross_entropy", inputs=("pred", "label"), params=_PARAMS,
-          infer=_ce_rule)
+          infer=memo_rule(_ce_rule))
 def sparse_softmax_cross_entropy(xp, pred, label, out, axis=-1, batch_axis=0):
     """_sparse_softmax_cross_entropy(pred, label, axis=-1, batch_axis=0): per
     sample, the mean over every axis but batch_axis of

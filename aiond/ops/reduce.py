@@ -7,7 +7,7 @@ import numpy as np
 
 from ..base import OpError
 from ._rules import norm_axis, reduce_axes, reduce_rule
-from .registry import Param, p_axis, p_bool, p_int, p_str, register
+from .registry import Param, memo_rule, p_axis, p_bool, p_int, p_str, register
 
 _RED = [Param("axis", p_axis, None, "axis or axes to reduce; None: all"),
         Param("keepdims", p_bool, False, "keep reduced axes with size 1"),
@@ -57,7 +57,8 @@ for _name, _f in (("sum", "sum"), ("mean", "mean"), ("prod", "prod"), ("max", "m
                   ("min", "min"), ("nansum", "nansum"), ("nanprod", "nanprod")):
     _k = _reducer(_f)
     _k.__doc__ = "%s(data, axis=None, keepdims=False, exclude=False)" % _name
-    register(_name, params=_RED, infer=_extreme_rule if _name in ("max", "min") else reduce_rule,
+    register(_name, params=_RED,
+             infer=memo_rule(_extreme_rule if _name in ("max", "min") else reduce_rule),
              aliases={"sum": ("sum_axis",), "max": ("max_axis",), "min": ("min_axis",)}.get(_name, ()))(_k)
 
 

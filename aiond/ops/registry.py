@@ -21,7 +21,8 @@ import numpy as np
 from ..base import OpError, _Null, _NullType  # noqa: F401
 from ..engine.scheduler import CALLER
 
-__all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels"]
+__all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels",
+           "memo_rule"]
 
 
 Null = _Null  # MXNet's ``_Null``: an argument the caller did not give
@@ -253,6 +254,31 @@ def parse_attrs(op, kwargs) -> dict:
     if op.attr_check is not None:
         op.attr_check(op, attrs)
     return attrs
+
+
+def memo_rule(rule, size=64):
+    """``rule`` remembering its last ``size`` results by (shapes, dtypes,
+    attrs), for a shape rule of many small steps (a convolution's, a loss's)
+    that a loop calls with the same arguments every step. Only a rule that
+    reads nothing but its arguments may be wrapped; errors are never kept."""
+    memo = {}
+
+    def memoized(attrs, shapes, dtypes):
+        try:
+            key = (tuple(shapes), tuple(dtypes), tuple(attrs.items()))
+            hit = memo.get(key)
+        except TypeError:           # an attribute value that does not hash
+            return rule(attrs, shapes, dtypes)
+        if hit is not None:
+            return hit
+        res = rule(attrs, shapes, dtypes)
+        if type(res) is tuple and all(type(r) is tuple for r in res):
+            if len(memo) >= size:
+                memo.clear()
+            memo[key] = res
+        return res
+    memoized.rule = rule
+    return memoized
 
 
 def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_outputs=1,
