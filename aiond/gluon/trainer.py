@@ -13,10 +13,13 @@ from .. import optimizer as opt
 from ..kvstore import create as _kv_create
 from ..kvstore import KVStore
 from ..kvstore.base import KVStoreBase
+from ..optimizer.optimizer import _FUSE_ELEMS
 from ..optimizer.updater import _fused_update
 from .parameter import Parameter, ParameterDict, _clear_fresh, _fresh_grad
 
 __all__ = ["Trainer"]
+
+_eng = _engine.get()
 
 
 def _create_sparse_kvstore(kvstore):
@@ -343,8 +346,13 @@ class Trainer(object):
     def _update(self, ignore_stale_grad=False):
         ex = self._express
         if ex is not None and ex.ready(self):
-            with _engine.bulk_scope("update", "update"):
+            if ex.single and _eng.prof is None:
+                # one op: a segment around it would only cost (the profiler
+                # still shows the step's update as its segment span)
                 ex.fused(ex.chunks)
+            else:
+                with _engine.bulk_scope("update", "update"):
+                    ex.fused(ex.chunks)
             return
         self._express = None
         updates = [[] for _ in self._updaters]
@@ -421,7 +429,7 @@ class _Express:
     groups were made from (a parameter's arrays or grad_req, a stale
     gradient, the updater, its states or optimizer) takes the general path,
     which raises or skips as it always did."""
-    __slots__ = ("items", "updater", "opt", "states", "chunks", "fused", "device_id")
+    __slots__ = ("items", "updater", "opt", "states", "chunks", "fused", "device_id", "single")
 
     @staticmethod
     def make(trainer, updates):
@@ -455,6 +463,8 @@ class _Express:
         ex = _Express()
         ex.items, ex.updater, ex.opt, ex.states = items, updater, opt_, updater.states
         ex.chunks, ex.fused, ex.device_id = chunks, fused, weights[0].context.device_id
+        # weights that fit one fused op (see SGD._update_fused) push one op
+        ex.single = sum(w.size for w in weights) < _FUSE_ELEMS
         return ex
 
     def ready(self, trainer):

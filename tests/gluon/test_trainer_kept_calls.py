@@ -370,3 +370,28 @@ def test_a_trainer_with_a_copy_per_device_keeps_hitting():
     assert infers[0] == 2 and sum(infers[1:]) == 0
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
+
+
+def test_weights_past_one_fused_op_update_as_the_general_path():
+    """Over _FUSE_ELEMS elements the update is several ops in one segment."""
+    from aiond.gluon import trainer as _tr
+    from aiond.optimizer.optimizer import _FUSE_ELEMS
+
+    def make():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(1024, activation="relu", in_units=6), nn.Dense(1024, in_units=1024),
+                nn.Dense(3, in_units=1024))
+        net.initialize(mx.init.Xavier(rnd_type="gaussian"))
+        return net
+    mx.random.seed(7)
+    runs = []
+    for express in (True, False):
+        mx.random.seed(7)
+        net = make()
+        tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01, "momentum": 0.9})
+        runs.append(_train_ev(net, tr, 3, lambda i, n, t: None, express))
+        if express:
+            assert isinstance(tr._express, _tr._Express) and not tr._express.single
+            assert sum(p.data().size for p in net.collect_params().values()) >= _FUSE_ELEMS
+    for x, y in zip(*runs):
+        np.testing.assert_array_equal(x, y)
