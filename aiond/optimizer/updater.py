@@ -23,9 +23,22 @@ class Updater(object):
         self.states = {}
         self.states_synced = {}
         self.aggregate_updates = optimizer.aggregate_num > 0
+        self._express = None
 
     def __call__(self, index, grad, weight):
         """Updates ``weight`` (or a list of weights) given gradient(s) and index(es)."""
+        ex = self.__dict__.get('_express')
+        if ex is not None and isinstance(index, (list, tuple)):
+            # the same weights, gradients and indices as the last fused call:
+            # its groups again (the optimizer still counts and schedules)
+            if (ex[0] == (tuple(index), tuple(map(id, weight)), tuple(map(id, grad)))
+                    and ex[1] is self.states and ex[2] is self.optimizer):
+                fused = _fused_update(self.optimizer)
+                if fused is not None:
+                    self.optimizer._set_current_context(ex[4])
+                    fused(ex[3])
+                    return
+        self._express = None
         if not isinstance(index, (list, tuple)):
             indices = [index]
             grads = [grad]
@@ -70,6 +83,12 @@ class Updater(object):
                     current_index += n
                 if chunks:
                     fused(chunks)
+                    if len(type_map) == 1 and isinstance(index, (list, tuple)):
+                        # (chunks hold the weights, gradients and states by
+                        # identity; the key holds them by id: same objects)
+                        self._express = ((tuple(index), tuple(map(id, weights)),
+                                          tuple(map(id, grads))), self.states,
+                                         self.optimizer, chunks, weights[0].context.device_id)
         else:
             for i, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(i, w, g, self.states[i])

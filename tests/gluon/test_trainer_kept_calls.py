@@ -395,3 +395,65 @@ def test_weights_past_one_fused_op_update_as_the_general_path():
             assert sum(p.data().size for p in net.collect_params().values()) >= _FUSE_ELEMS
     for x, y in zip(*runs):
         np.testing.assert_array_equal(x, y)
+
+
+# --------------------------------------------- the Updater's repeated groups (Module)
+
+def _module(keep):
+    data = mx.sym.Variable("data")
+    h = mx.sym.FullyConnected(data, num_hidden=7, name="fc1")
+    h = mx.sym.Activation(h, act_type="relu")
+    out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name="fc2"),
+                               name="softmax")
+    mod = mx.mod.Module(out, context=mx.cpu())
+    it = mx.io.NDArrayIter(X, Y, batch_size=4)
+    mod.bind(it.provide_data, it.provide_label)
+    rs = np.random.RandomState(5)
+    mod.init_params(arg_params={
+        "fc1_weight": nd.array(rs.randn(7, 6) * 0.3), "fc1_bias": nd.zeros((7,)),
+        "fc2_weight": nd.array(rs.randn(3, 7) * 0.3), "fc2_bias": nd.zeros((3,))})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9,
+                                                          "wd": 0.001})
+    chunks = []
+    for epoch in range(3):
+        it.reset()
+        for batch in it:
+            if not keep:
+                mod._updater._express = None
+            mod.forward(batch, is_train=True)
+            mod.backward()
+            mod.update()
+            if keep:
+                chunks.append(mod._updater._express[3])
+        if epoch == 1:
+            mod._optimizer.lr = 0.05
+    args, _ = mod.get_params()
+    return {k: v.asnumpy() for k, v in args.items()}, chunks
+
+
+def test_module_updates_repeat_the_updaters_groups_bit_for_bit():
+    """Module.update calls the Updater with the same weights every batch: its
+    groups are formed once and handed to the optimizer again, which still
+    counts and schedules (the learning rate changes after epoch 2)."""
+    a, chunks = _module(True)
+    b, _ = _module(False)
+    assert all(c is chunks[0] for c in chunks)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_an_updater_with_new_states_forms_its_groups_again():
+    net = _deep_net()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    upd = tr._updaters[0]
+    ws = [p.data() for p in net.collect_params().values()]
+    gs = [p.grad() for p in net.collect_params().values()]
+    idx = list(range(len(ws)))
+    upd(idx, gs, ws)
+    first = upd._express[3]
+    upd(idx, gs, ws)
+    assert upd._express[3] is first
+    upd.set_states(upd.get_states())        # new states dict: new groups
+    upd(idx, gs, ws)
+    assert upd._express[3] is not first
+    assert upd._express[3][0][3][0] is upd.states[0]
