@@ -51,23 +51,33 @@ def _is_symbol(x):
     return isinstance(x, Symbol)
 
 
-class _FastCall:
-    """A hybridized block's call on one NDArray, not recording, as its last
-    such call ran: the checks that choose the cached graph's plan, without
-    the general path's walk (flatten, formats, parameter lookups, signature
-    keys). A server calls its model this way once per request, on the loop.
-    ``None`` from a call: something changed, take the general path."""
-    __slots__ = ("cop", "plan", "shape", "dtype", "ctx", "training", "np_shape", "params",
-                 "args", "pos", "single", "co")
+class _Repeat:
+    """What a hybridized block's short call paths check before repeating
+    its last call on one NDArray: the same cached graph, input shape, dtype
+    and context, recording state, training mode, NumPy-shape semantics and
+    parameter arrays."""
+    __slots__ = ("cop", "shape", "dtype", "ctx", "training", "np_shape", "params", "args",
+                 "pos", "single")
 
-    def __call__(self, blk, x):
+    def _fill(self, blk, cargs, pos, training):
+        x = cargs[pos]
+        self.cop, self.pos = blk._cached_op, pos
+        self.shape, self.dtype, self.ctx = x._shape, x._dtype, x._st.ctx
+        self.training, self.np_shape = training, _is_np_shape()
+        self.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
+        self.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
+        self.single = blk._out_format == 0
+
+    def _args(self, blk, x, recording):
+        """The call's arguments with ``x`` in place, or None if anything changed."""
         st = x._st
         c = st.ctx
         if (blk._cached_op is not self.cop or x._shape != self.shape
                 or (c is not self.ctx and c != self.ctx) or x._dtype != self.dtype or x._sparse):
             return None
         ag = _autograd._state
-        if ag.recording or ag.training != self.training or _is_np_shape() != self.np_shape:
+        if (bool(ag.recording) is not recording or ag.training != self.training
+                or _is_np_shape() != self.np_shape):
             return None
         for p, data in self.params:
             # parameters swap their arrays whole (initialize, reset_ctx, cast)
@@ -75,6 +85,21 @@ class _FastCall:
                 return None
         args = list(self.args)
         args[self.pos] = x
+        return args
+
+
+class _FastCall(_Repeat):
+    """A hybridized block's call on one NDArray, not recording, as its last
+    such call ran: the checks that choose the cached graph's plan, without
+    the general path's walk (flatten, formats, parameter lookups, signature
+    keys). A server calls its model this way once per request, on the loop.
+    ``None`` from a call: something changed, take the general path."""
+    __slots__ = ("plan", "co")
+
+    def __call__(self, blk, x):
+        args = self._args(blk, x, False)
+        if args is None:
+            return None
         outs = None
         if self.co is not None:
             # a coroutine's call joins the same call waiting in the queue
@@ -84,28 +109,17 @@ class _FastCall:
         return outs[0] if self.single else _regroup(outs, blk._out_format)
 
 
-class _FastRecord:
+class _FastRecord(_Repeat):
     """A hybridized block's recorded call on one NDArray that needs no
     gradient itself (a training step's batch), as its last such call ran:
     the recording plans and tape node of ``FusedGraph``, without the general
     path's walk. ``None`` from a call: something changed, take that path."""
-    __slots__ = ("cop", "graph", "comp", "shape", "dtype", "ctx", "training", "np_shape",
-                 "params", "args", "pos", "single")
+    __slots__ = ("graph", "comp")
 
     def __call__(self, blk, x):
-        st = x._st
-        c = st.ctx
-        if (blk._cached_op is not self.cop or x._shape != self.shape
-                or (c is not self.ctx and c != self.ctx) or x._dtype != self.dtype or x._sparse):
+        args = self._args(blk, x, True)
+        if args is None:
             return None
-        ag = _autograd._state
-        if not ag.recording or ag.training != self.training or _is_np_shape() != self.np_shape:
-            return None
-        for p, data in self.params:
-            if p._data is not data:
-                return None
-        args = list(self.args)
-        args[self.pos] = x
         # which inputs need gradients picks the plans (the batch's own, or a
         # parameter's): the same as compiled
         for a, n in zip(args, self.comp.need):
@@ -131,14 +145,9 @@ def _fast_record(blk, fmt, cargs, ctx):
     comp = graph._compiled(cargs, ctx, training, need)
     if comp is False:
         return None
-    x = cargs[pos[0]]
     f = _FastRecord()
-    f.cop, f.graph, f.comp, f.pos = cop, graph, comp, pos[0]
-    f.shape, f.dtype, f.ctx = x._shape, x._dtype, x._st.ctx
-    f.training, f.np_shape = training, _is_np_shape()
-    f.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
-    f.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
-    f.single = blk._out_format == 0
+    f._fill(blk, cargs, pos[0], training)
+    f.graph, f.comp = graph, comp
     return f
 
 
@@ -152,14 +161,9 @@ def _fast_call(blk, fmt, cargs, ctx):
     plan = blk._cached_op.inference_plan(cargs, ctx)
     if plan is None:
         return None
-    x = cargs[pos[0]]
     f = _FastCall()
-    f.cop, f.plan, f.pos = blk._cached_op, plan, pos[0]
-    f.shape, f.dtype, f.ctx = x._shape, x._dtype, x._st.ctx
-    f.training, f.np_shape = _autograd._state.training, _is_np_shape()
-    f.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
-    f.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
-    f.single = blk._out_format == 0
+    f._fill(blk, cargs, pos[0], _autograd._state.training)
+    f.plan = plan
     f.co = None
     if _coalesce.enabled() and blk._coalesce_ok and not f.training and \
             f.ctx.device_typeid != 2 and \
