@@ -77,11 +77,21 @@ def last_axis_max(xp, x):
     in ~1/5 of that. Only a maximum that is a zero (of either sign) or a NaN
     can differ in its sign bit between the two orders: then numpy's own
     reduction decides."""
+    return _last_axis_extreme(xp, x, np.maximum)
+
+
+def last_axis_min(xp, x):
+    """``min(x, axis=-1, keepdims=True)``, bit for bit (see ``last_axis_max``)."""
+    return _last_axis_extreme(xp, x, np.minimum)
+
+
+def _last_axis_extreme(xp, x, uf):
     n = x.shape[-1] if x.ndim else 0
     if (xp is np and x.ndim >= 2 and 0 < n <= _ROW_MAX_COLS and x.dtype.kind == "f"
             and x.flags.c_contiguous and x.size >= _ROW_MAX_ROWS * n):
-        m = np.maximum.reduce(np.ascontiguousarray(x.reshape(-1, n).T), axis=0)
-        # (the smallest |maximum| is NaN if one is, 0 if one is a zero)
+        m = uf.reduce(np.ascontiguousarray(x.reshape(-1, n).T), axis=0)
+        # (the smallest |extreme| is NaN if one is, 0 if one is a zero)
         if np.minimum.reduce(np.abs(m)) > 0:
             return m.reshape(x.shape[:-1] + (1,))
-    return xp.max(x, axis=-1, keepdims=True)
+    return uf.reduce(x, axis=-1, keepdims=True) if xp is np else \
+        (xp.max if uf is np.maximum else xp.min)(x, axis=-1, keepdims=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import OpError
+from ._fast import last_axis_max, last_axis_min
 from ._rules import norm_axis, reduce_axes, reduce_rule
 from .registry import Param, memo_rule, p_axis, p_bool, p_int, p_str, register
 
@@ -33,12 +34,17 @@ def _reducer(fname):
     # a float sum into an output of numpy's result shape reduces straight into
     # it: the same ufunc loop as np.sum, without its wrapper and a copy
     direct = np.add.reduce if fname == "sum" else None
+    # max/min over a short last axis: numpy's row-at-a-time loop is slow there
+    extreme = {"max": last_axis_max, "min": last_axis_min}.get(fname)
 
     def kernel(xp, data, out, axis=None, keepdims=False, exclude=False):
         axes = _axes(axis, exclude, data.ndim)
         if (direct is not None and xp is np and data.dtype == out.dtype and data.dtype.kind == "f"
                 and (keepdims or out.ndim == data.ndim - len(axes))):
             direct(data, axis=axes, keepdims=keepdims, out=out)
+            return
+        if extreme is not None and data.ndim >= 2 and axes == (data.ndim - 1,):
+            out[...] = xp.reshape(extreme(xp, data), out.shape)
             return
         r = getattr(xp, fname)(data, axis=axes, keepdims=keepdims)
         out[...] = xp.reshape(r, out.shape)

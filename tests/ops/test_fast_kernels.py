@@ -304,3 +304,24 @@ def test_softmax_of_logits_is_bitwise_the_formula(op):
         want = z - np.log(s) if op == "log_softmax" else e / s
     got = getattr(nd, op)(nd.array(x), axis=-1).asnumpy()
     np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
+@pytest.mark.parametrize("shape,keepdims", [((128, 10), False), ((64, 3, 10), True),
+                                            ((31, 10), False), ((16, 100), False)])
+def test_max_and_min_over_the_last_axis_are_bitwise_numpys(op, dtype, shape, keepdims):
+    """nd.max/nd.min over a short last axis (the transposed-rows path) and
+    over a long one, signed zeros and NaNs included: np.max/np.min's bits."""
+    rs = np.random.RandomState(len(shape) + shape[-1])
+    if dtype.startswith("float"):
+        x = rs.choice(SPECIALS, size=shape).astype(dtype)
+        x.reshape(-1, shape[-1])[1::2] = rs.randn(shape[-1]).astype(dtype)
+    else:
+        x = rs.randint(-50, 50, shape).astype(dtype)
+    for axis in (-1, len(shape) - 1):
+        got = getattr(nd, op)(nd.array(x, dtype=dtype), axis=axis, keepdims=keepdims).asnumpy()
+        want = getattr(np, op)(x, axis=axis, keepdims=keepdims)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+    assert _fast.last_axis_min(np, x).shape == shape[:-1] + (1,)
