@@ -160,12 +160,6 @@ def _prod_grad(F, attrs, ins, outs, og):
     return [_spread(F, og[0] * outs[0], attrs, x.shape) / x]
 
 
-def _nanprod_grad(F, attrs, ins, outs, og):
-    # mshadow_op::nanprod_grad: out / x, and 0 where x is NaN
-    x = ins[0]
-    return [F.where(x == x, _spread(F, og[0] * outs[0], attrs, x.shape) / x, F.zeros_like(x))]
-
-
 def _nansum_grad(F, attrs, ins, outs, og):
     x = ins[0]
     return [_spread(F, og[0], attrs, x.shape) * (x == x)]
