@@ -76,7 +76,7 @@ class _Repeat:
                 or (c is not self.ctx and c != self.ctx) or x._dtype != self.dtype or x._sparse):
             return None
         ag = _autograd._state
-        if (bool(ag.recording) is not recording or ag.training != self.training
+        if (ag.recording is not recording or ag.training != self.training
                 or _is_np_shape() != self.np_shape):
             return None
         for p, data in self.params:

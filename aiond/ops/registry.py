@@ -257,10 +257,11 @@ def parse_attrs(op, kwargs) -> dict:
 
 
 def memo_rule(rule, size=64):
-    """``rule`` remembering its last ``size`` results by (shapes, dtypes,
-    attrs), for a shape rule of many small steps (a convolution's, a loss's)
-    that a loop calls with the same arguments every step. Only a rule that
-    reads nothing but its arguments may be wrapped; errors are never kept."""
+    """``rule`` remembering up to ``size`` results by (shapes, dtypes, attrs)
+    (all forgotten when full), for a shape rule of many small steps (a
+    convolution's, a loss's) that a loop calls with the same arguments every
+    step. Only a rule that reads nothing but its arguments may be wrapped;
+    errors are never kept."""
     memo = {}
 
     def memoized(attrs, shapes, dtypes):
