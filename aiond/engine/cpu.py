@@ -7,21 +7,20 @@
 * Large elementwise kernels are split into one flat range per worker.
 * A thread blocked in a wait may ``steal`` queued ops and run them itself.
 * On Linux, once an event loop awaits the engine's results, the workers
-  run under ``SCHED_BATCH`` (``AIOND_WORKER_SCHED``): the same share of the
-  cores, but the loop, waking from ``epoll_wait``, gets a core before them
-  instead of waiting out their time slice. A plain training loop keeps the
+  run under ``SCHED_BATCH`` (``AIOND_WORKER_SCHED``) and the loop's thread
+  takes a short time slice (``AIOND_LOOP_SLICE_US``), so that the loop,
+  waking from ``epoll_wait``, gets a core before them instead of waiting
+  out their time slice (``ossched.py``). A plain training loop keeps the
   normal policy: there a worker woken for half of a split op must not wait
   behind the BLAS threads of the thread that pushed it.
 """
 from __future__ import annotations
 
 import collections
-import os
 import queue
 import threading
 
-from ..base import MXNetError
-from . import blas
+from . import blas, ossched
 from .executor import Executor
 from .var import Failure
 
@@ -59,32 +58,6 @@ class _SplitJob:
         self.event = None       # set when a running op waits for its chunks
 
 
-_SCHED_POLICIES = ("auto", "batch", "other")
-
-
-def _worker_policy():
-    """``AIOND_WORKER_SCHED``: 'auto' (the default: ``SCHED_BATCH`` once an
-    event loop awaits results), 'batch' (from the start) or 'other' (the
-    OS's normal policy, as the threads that push). Returns (mode, the
-    batch policy or None where the OS has none)."""
-    v = os.environ.get("AIOND_WORKER_SCHED", "auto").strip().lower()
-    if v not in _SCHED_POLICIES:
-        raise MXNetError("environment variable AIOND_WORKER_SCHED=%r: expected one of %s"
-                         % (v, ", ".join(_SCHED_POLICIES)))
-    batch = getattr(os, "SCHED_BATCH", None) if hasattr(os, "sched_setscheduler") else None
-    return v, batch
-
-
-def _set_policy(policy):
-    if policy is None:
-        return
-    try:
-        # pid 0: this thread (Linux schedules threads, not processes)
-        os.sched_setscheduler(0, policy, os.sched_param(0))
-    except OSError:     # a sandbox that forbids it: run as the other threads do
-        pass
-
-
 class CPUExecutor(Executor):
     """Runs CPU ops for one ``Engine`` on ``nworkers`` daemon threads."""
 
@@ -99,7 +72,9 @@ class CPUExecutor(Executor):
         self._start_lock = threading.Lock()
         self.busy = 0
         # read here: a bad value raises at import
-        mode, self._batch_policy = _worker_policy()
+        mode, self._batch_policy = ossched.worker_policy()
+        self._loop_slice = ossched.loop_slice_ns()
+        self._sliced = set()                # native ids of loop threads given a short slice
         # the policy the workers should run under (None: the normal one);
         # each worker compares it with its own before taking an item
         self.policy = self._batch_policy if mode == "batch" else None
@@ -120,7 +95,7 @@ class CPUExecutor(Executor):
         self.engine.threads.add(threading.get_ident())
         self.native_ids.append(threading.get_native_id())
         mine = self.policy
-        _set_policy(mine)
+        ossched.set_policy(mine)
         blas.setup(self.nworkers)
         get = self._q.get
         bl = blas.state
@@ -128,7 +103,7 @@ class CPUExecutor(Executor):
             item = get()
             if self.policy is not mine:
                 mine = self.policy
-                _set_policy(mine)
+                ossched.set_policy(mine)
             self.busy += 1
             bl.enter()
             try:
@@ -138,11 +113,17 @@ class CPUExecutor(Executor):
                 self.busy -= 1
 
     def serving(self):
-        """An event loop awaits results: under 'auto', the workers take
-        ``SCHED_BATCH`` from their next item on."""
+        """An event loop on this thread awaits results: under 'auto', the
+        workers take ``SCHED_BATCH`` from their next item on, and this thread
+        takes a short time slice (``ossched``), once."""
         if self._auto:
             self._auto = False
             self.policy = self._batch_policy
+        if self._loop_slice:
+            tid = threading.get_native_id()
+            if tid not in self._sliced:
+                self._sliced.add(tid)
+                ossched.short_slice(self._loop_slice)
 
     # ------------------------------------------------------------ interface
     def submit(self, opr):

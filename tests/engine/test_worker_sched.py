@@ -50,7 +50,9 @@ asyncio.run(main())
 on_workers()
 print(json.dumps({"plain": plain, "served": policies(), "nworkers": cpu.nworkers,
                   "started": len(cpu.native_ids),
-                  "pusher": os.sched_getscheduler(threading.get_native_id())}))
+                  # (the loop's thread took a short slice, reset on fork)
+                  "pusher": os.sched_getscheduler(threading.get_native_id())
+                            & ~os.SCHED_RESET_ON_FORK}))
 """
 
 
@@ -115,4 +117,130 @@ def test_in_this_process_workers_serving_a_loop_are_batch_and_results_hold():
     mx.nd.waitall()
     assert len(cpu.native_ids) == cpu.nworkers
     assert {os.sched_getscheduler(t) for t in cpu.native_ids} == {os.SCHED_BATCH}
-    assert os.sched_getscheduler(threading.get_native_id()) == os.SCHED_OTHER
+    assert (os.sched_getscheduler(threading.get_native_id())
+            & ~os.SCHED_RESET_ON_FORK) == os.SCHED_OTHER
+
+
+# ------------------------------------------------ the awaiting loop's time slice
+_SLICE_PROBE = """
+import asyncio, json, os, sys, threading
+if len(sys.argv) > 1:
+    os.nice(int(sys.argv[1]))
+import aiond as mx
+
+def me():
+    tid = threading.get_native_id()
+    sl = None
+    with open("/proc/self/task/%d/sched" % tid) as f:
+        for line in f:
+            if line.startswith("se.slice"):
+                sl = int(line.split(":")[1])
+    return {"slice": sl, "nice": os.getpriority(os.PRIO_PROCESS, tid),
+            "policy": os.sched_getscheduler(0) & ~os.SCHED_RESET_ON_FORK}
+
+before = me()
+x = mx.nd.ones((64, 64))
+mx.nd.dot(x, x).asnumpy()             # a plain thread's waits change nothing
+plain = me()
+async def main():
+    y = mx.nd.dot(x, x)
+    await y.read()
+    return me()
+served = asyncio.run(main())
+other = {}
+def thread():                         # another thread that never awaits keeps its own
+    mx.nd.dot(x, x).asnumpy()
+    other.update(me())
+t = threading.Thread(target=thread)
+t.start(); t.join()
+print(json.dumps({"before": before, "plain": plain, "served": served, "other": other}))
+"""
+
+
+def _slice_probe(value, *args):
+    env = dict(os.environ)
+    env.pop("AIOND_ENGINE", None)
+    if value is None:
+        env.pop("AIOND_LOOP_SLICE_US", None)
+    else:
+        env["AIOND_LOOP_SLICE_US"] = value
+    return subprocess.run([sys.executable, "-c", _SLICE_PROBE] + list(args), env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _sched_slices_shown():
+    try:
+        with open("/proc/self/sched") as f:
+            return any(line.startswith("se.slice") for line in f)
+    except OSError:
+        return False
+
+
+slices = pytest.mark.skipif(not _sched_slices_shown(),
+                            reason="this kernel does not show a thread's time slice "
+                                   "(/proc/<pid>/sched has no se.slice)")
+
+
+@slices
+@pytest.mark.parametrize("value,want", [(None, 100_000), ("250", 250_000), (" 100 ", 100_000)])
+def test_a_thread_whose_loop_awaits_results_takes_a_short_slice(value, want):
+    r = _slice_probe(value)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout)
+    default = got["before"]["slice"]
+    assert default > want              # the kernel's default slice is longer
+    assert got["plain"] == got["before"]
+    assert got["served"]["slice"] == want
+    assert got["served"]["policy"] == os.SCHED_OTHER
+    assert got["served"]["nice"] == got["before"]["nice"]
+    assert got["other"]["slice"] == default      # (threads it starts included)
+
+
+@slices
+@pytest.mark.parametrize("value", ["0", "off"])
+def test_the_loop_slice_can_be_left_alone(value):
+    r = _slice_probe(value)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout)
+    assert got["served"]["slice"] == got["before"]["slice"]
+
+
+@slices
+def test_the_short_slice_keeps_the_threads_nice_value():
+    r = _slice_probe(None, "3")
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout)
+    assert got["before"]["nice"] == got["served"]["nice"] >= 3
+    assert got["served"]["slice"] == 100_000
+
+
+@pytest.mark.parametrize("value", ["50", "200000", "fast", "-1"])
+def test_a_bad_loop_slice_fails_at_import_naming_the_variable(value):
+    r = _slice_probe(value)
+    assert r.returncode != 0
+    assert "AIOND_LOOP_SLICE_US=%r" % value in r.stderr and "100 to 100000" in r.stderr
+
+
+def test_a_thread_under_another_policy_keeps_it():
+    from aiond.engine import ossched
+    got = {}
+
+    def thread():
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        got["took"] = ossched.short_slice(100_000)
+        got["policy"] = os.sched_getscheduler(0)
+    t = threading.Thread(target=thread)
+    t.start()
+    t.join()
+    assert got == {"took": False, "policy": os.SCHED_BATCH}
+
+
+@slices
+def test_a_thread_at_a_negative_nice_value_is_left_alone():
+    r = _slice_probe(None, "-2")
+    if r.returncode != 0 and "PermissionError" in r.stderr:
+        pytest.skip("lowering the nice value needs privileges this run lacks")
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout)
+    assert got["before"]["nice"] == got["served"]["nice"] < 0
+    assert got["served"]["slice"] == got["before"]["slice"]
