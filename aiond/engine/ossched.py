@@ -9,11 +9,12 @@ Two settings, both Linux only (elsewhere nothing changes):
   awaits results (default 100 µs, the kernel's minimum; 0 leaves it alone).
   Under Linux's EEVDF scheduler (6.6 and later; custom slices from 6.12) a
   thread that wakes preempts the running one only when its deadline, one
-  slice after it became eligible, comes first. With the default 3 ms slice,
-  a loop waking from ``epoll_wait`` on a core busy with a worker waited out
-  the rest of the worker's slice: its timers ran 1-2 ms late in a serving
-  benchmark (``serve_lag.py``, loop lag p99 ~2.1 ms) while its own work was
-  at most 0.4 ms an iteration. A short slice lets it in at once. The nice
+  slice after it became eligible, comes first. With the default slice
+  (1.4 ms on a 2-core machine here), a loop waking from ``epoll_wait`` on
+  a core busy with a worker waited out the rest of the worker's slice: its
+  timers ran 1-2 ms late in a serving benchmark (``serve_lag.py``, loop
+  lag p99 ~2.1 ms) while its own work was at most 0.4 ms an iteration. A
+  short slice lets it in at once. The nice
   value and policy stay as they were; no privilege is needed. Threads the
   loop's thread starts later get the default slice again (the kernel's
   reset-on-fork flag), and a thread at a negative nice value (already
