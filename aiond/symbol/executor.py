@@ -17,6 +17,7 @@ from .. import autograd
 from .. import engine as _engine
 from ..base import MXNetError
 from ..context import Context
+from .. import ndarray as _nd
 from ..ndarray import NDArray
 from ..ndarray import _invoke
 from ..ndarray.ndarray import _view, empty, zeros
@@ -642,8 +643,11 @@ class Executor:
 
     def _write_grads(self, heads, hgrads, views, is_train):
         if heads:
-            grads = autograd._run_backward(heads, hgrads, views, True, False, is_train,
-                                           self._grad_targets())
+            targets = self._grad_targets()
+            grads = self._fused_grads(heads, hgrads, targets)
+            if grads is None:
+                grads = autograd._run_backward(heads, hgrads, views, True, False, is_train,
+                                               targets)
         else:
             grads = [None] * len(views)
         with autograd.pause(train_mode=is_train):
@@ -662,6 +666,45 @@ class Executor:
                     tgt += g
                 else:
                     tgt[:] = g
+
+    def _fused_grads(self, heads, hgrads, targets):
+        """The gradients (per ``_grad_idx``) of the fused forward this
+        executor recorded last, from its backward plan pushed straight away:
+        what ``autograd._run_backward`` computes for that one-node tape,
+        without walking it. None unless every output is a head of that one
+        live node and nothing records (then the tape walk decides)."""
+        outs = self.outputs
+        if len(heads) != len(outs) or autograd._state.recording:
+            return None
+        node = None
+        for i, (h, o) in enumerate(zip(heads, outs)):
+            ag = h._ag
+            if h is not o or type(ag) is not autograd._Entry or ag.index != i:
+                return None
+            if node is None:
+                node = ag.node
+            elif ag.node is not node:
+                return None
+        fn = node.fn
+        if node.freed or not getattr(fn, "fused", False) or len(node.outputs) != len(outs):
+            return None
+        edges = node.edges
+        tg = [None] * len(edges)
+        for i, t in zip(self._grad_idx, targets):
+            if type(edges[i]) is not autograd._Leaf:
+                return None
+            tg[i] = t
+        ograds = []
+        for i, (g, o) in enumerate(zip(hgrads, outs)):
+            if g is None:
+                # an output whose head gradient no rule reads (a loss output)
+                # needs none made
+                g = o if fn.ignores_ograd(i) else _nd.ones_like(autograd._alias(o))
+            elif g._sparse:
+                return None
+            ograds.append(g)
+        grads = fn._backward_entry(ograds, node.inputs, tg)
+        return [grads[i] for i in self._grad_idx]
 
     def _grad_targets(self):
         """Per gradient argument, its 'write' buffer where backward may
