@@ -264,6 +264,42 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             _push(call, reads, (v,), op.name, 0,
                   (op.inline is True and work <= INLINE_MAX) or op.caller, True, None)
         return out
+    if (0 < n_in <= 2 and len(oshapes) == 1 and isinstance(out, _NDArray) and out._off is None
+            and out._st.shape == out._shape and oshapes[0] == out._shape
+            and odtypes[0] == out._dtype and out._st.ctx is ctx and not op.needs_rng):
+        # into a whole array that is not an input (``y[:] = x``, ``x.copyto(y)``,
+        # ``out=y``): what _invoke_general pushes, without its general bookkeeping
+        v = out._st.var
+        v0 = x0._st.var
+        if n_in == 2:
+            v1 = x1._st.var
+            reads = (v0,) if v0 is v1 else (v0, v1)
+        else:
+            reads = (v0,)
+        if v not in reads:
+            size = _prod(out._shape)
+            work = size + sum(_prod(s) for s in shapes)
+            rec = hooks.record
+            if rec is not None:
+                rec(op, inputs, attrs, [out])
+            call = _Call(op, inputs, (out,), attrs, None)
+            split = None
+            inline = op.inline
+            if inline is True:
+                if op.elemwise and size >= SPLIT_MIN:
+                    split = call.split
+                    inline = False
+                else:
+                    inline = work <= INLINE_MAX or op.caller
+            elif inline:
+                cost = inline(attrs, shapes, oshapes)
+                inline = cost <= INLINE_MAX or op.caller
+                if op.rows is not None and cost >= ROWS_SPLIT_MIN:
+                    split = call.split_rows
+            else:
+                inline = op.caller
+            _push(call, reads, (v,), op.name, size * out._dtype.itemsize, inline, False, split)
+            return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
 
 
