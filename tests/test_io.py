@@ -313,6 +313,35 @@ def test_batches_are_copies():
     assert src.asnumpy().tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
+def test_batches_of_views_and_many_trailing_axes_are_the_rows():
+    base = np.arange(4 * 10 * 3 * 2, dtype=np.float32).reshape(40, 3, 2)
+    src = mx.nd.array(base)[8:30]            # a view: its rows start at an offset
+    lab = mx.nd.array(np.arange(40, dtype=np.float32))[8:30]
+    it = io.NDArrayIter(src, lab, batch_size=5, last_batch_handle="pad")
+    got = [(b.data[0].asnumpy(), b.label[0].asnumpy(), b.pad) for b in it]
+    rows = np.concatenate([base[8:30], base[8:11]])
+    labs = np.concatenate([np.arange(8, 30), np.arange(8, 11)]).astype(np.float32)
+    assert [g[2] for g in got] == [0, 0, 0, 0, 3]
+    for k, (d, l, _) in enumerate(got):
+        np.testing.assert_array_equal(d, rows[5 * k:5 * k + 5])
+        np.testing.assert_array_equal(l, labs[5 * k:5 * k + 5])
+    # the batch is its own buffer
+    it.reset()
+    b = it.next()
+    b.data[0][:] = -1
+    np.testing.assert_array_equal(src.asnumpy(), base[8:30])
+
+
+def test_csr_batches_stay_csr():
+    sp = pytest.importorskip("scipy.sparse")
+    dense = np.eye(6, 4, dtype=np.float32)
+    it = io.NDArrayIter(mx.nd.sparse.csr_matrix(sp.csr_matrix(dense)), batch_size=3,
+                        last_batch_handle="discard")
+    got = [b.data[0] for b in it]
+    assert [g.stype for g in got] == ["csr", "csr"]
+    np.testing.assert_array_equal(np.concatenate([g.asnumpy() for g in got]), dense)
+
+
 # ----------------------------------------------------------------- ResizeIter
 
 def test_resize_iter():
