@@ -197,51 +197,63 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
         attrs["_train"] = hooks.is_training()
     if op.mutates:
         return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
-    if out is None and len(oshapes) == 1 and n_in <= 2 and not op.needs_rng:
-        # the common case, kept lean: one fresh output, at most two inputs
+    if len(oshapes) == 1 and n_in <= 2 and not op.needs_rng:
         shape = oshapes[0]
-        dt = odtypes[0]
-        st = Storage(shape, dt, ctx)
-        y = _NDArray.__new__(_NDArray)
-        y._st = st
-        y._shape = shape
-        y._dtype = dt
-        y._off = None
-        y._ag = None
-        outs = (y,)
-        size = work = _prod(shape)
-        nbytes = size * dt.itemsize
-        if n_in == 2:
-            v0 = x0._st.var
-            v1 = x1._st.var
-            reads = (v0,) if v0 is v1 else (v0, v1)
-            work += _prod(shapes[0]) + _prod(shapes[1])
-        elif n_in == 1:
-            reads = (x0._st.var,)
-            work += _prod(shapes[0])
+        if out is None:
+            # the common case, kept lean: one fresh output, at most two inputs
+            dt = odtypes[0]
+            st = Storage(shape, dt, ctx)
+            y = _NDArray.__new__(_NDArray)
+            y._st = st
+            y._shape = shape
+            y._dtype = dt
+            y._off = None
+            y._ag = None
+        elif (isinstance(out, _NDArray) and (not n_in or out is not x0) and out._off is None
+              and out._st.shape == out._shape and shape == out._shape
+              and odtypes[0] == out._dtype and out._st.ctx is ctx):
+            # into a whole array (``y[:] = x``, ``x.copyto(y)``, ``out=y``), the
+            # same push when no input shares it
+            y = out
+            dt = out._dtype
         else:
-            reads = ()
-        rec = hooks.record
-        if rec is not None:
-            rec(op, inputs, attrs, outs)
-        call = _Call(op, inputs, outs, attrs, None)
-        inline = op.inline
-        split = None
-        if inline is True:
-            if op.elemwise and size >= SPLIT_MIN:
-                split = call.split      # split across the workers: theirs
-                inline = False
+            y = None
+        if y is not None:
+            w = y._st.var
+            size = work = _prod(shape)
+            if n_in == 2:
+                v0 = x0._st.var
+                v1 = x1._st.var
+                reads = (v0,) if v0 is v1 else (v0, v1)
+                work += _prod(shapes[0]) + _prod(shapes[1])
+            elif n_in == 1:
+                reads = (x0._st.var,)
+                work += _prod(shapes[0])
             else:
-                inline = work <= INLINE_MAX or op.caller
-        elif inline:
-            cost = inline(attrs, shapes, oshapes)
-            inline = cost <= INLINE_MAX or op.caller
-            if op.rows is not None and cost >= ROWS_SPLIT_MIN:
-                split = call.split_rows
-        else:
-            inline = op.caller
-        _push(call, reads, (st.var,), op.name, nbytes, inline, False, split)
-        return y
+                reads = ()
+            if out is None or w not in reads:
+                outs = (y,)
+                rec = hooks.record
+                if rec is not None:
+                    rec(op, inputs, attrs, outs)
+                call = _Call(op, inputs, outs, attrs, None)
+                inline = op.inline
+                split = None
+                if inline is True:
+                    if op.elemwise and size >= SPLIT_MIN:
+                        split = call.split      # split across the workers: theirs
+                        inline = False
+                    else:
+                        inline = work <= INLINE_MAX or op.caller
+                elif inline:
+                    cost = inline(attrs, shapes, oshapes)
+                    inline = cost <= INLINE_MAX or op.caller
+                    if op.rows is not None and cost >= ROWS_SPLIT_MIN:
+                        split = call.split_rows
+                else:
+                    inline = op.caller
+                _push(call, reads, (w,), op.name, size * dt.itemsize, inline, False, split)
+                return y
     if (out is not None and 0 < n_in <= 2 and out is inputs[0] and len(oshapes) == 1
             and out._off is None
             and oshapes[0] == out._shape and odtypes[0] == out._dtype and not op.needs_rng):
@@ -264,42 +276,6 @@ def invoke(op, inputs, attrs, out=None, ctx=None):
             _push(call, reads, (v,), op.name, 0,
                   (op.inline is True and work <= INLINE_MAX) or op.caller, True, None)
         return out
-    if (0 < n_in <= 2 and len(oshapes) == 1 and isinstance(out, _NDArray) and out._off is None
-            and out._st.shape == out._shape and oshapes[0] == out._shape
-            and odtypes[0] == out._dtype and out._st.ctx is ctx and not op.needs_rng):
-        # into a whole array that is not an input (``y[:] = x``, ``x.copyto(y)``,
-        # ``out=y``): what _invoke_general pushes, without its general bookkeeping
-        v = out._st.var
-        v0 = x0._st.var
-        if n_in == 2:
-            v1 = x1._st.var
-            reads = (v0,) if v0 is v1 else (v0, v1)
-        else:
-            reads = (v0,)
-        if v not in reads:
-            size = _prod(out._shape)
-            work = size + sum(_prod(s) for s in shapes)
-            rec = hooks.record
-            if rec is not None:
-                rec(op, inputs, attrs, [out])
-            call = _Call(op, inputs, (out,), attrs, None)
-            split = None
-            inline = op.inline
-            if inline is True:
-                if op.elemwise and size >= SPLIT_MIN:
-                    split = call.split
-                    inline = False
-                else:
-                    inline = work <= INLINE_MAX or op.caller
-            elif inline:
-                cost = inline(attrs, shapes, oshapes)
-                inline = cost <= INLINE_MAX or op.caller
-                if op.rows is not None and cost >= ROWS_SPLIT_MIN:
-                    split = call.split_rows
-            else:
-                inline = op.caller
-            _push(call, reads, (v,), op.name, size * out._dtype.itemsize, inline, False, split)
-            return out
     return _invoke_general(op, inputs, attrs, out, ctx, shapes, oshapes, odtypes)
 
 

@@ -21,6 +21,8 @@ CASES = [
     ("setitem", lambda x, w, y: y.__setitem__(slice(None), x), lambda x, w: x),
     ("unary out", lambda x, w, y: mx.nd.relu(x, out=y), lambda x, w: np.maximum(x, 0)),
     ("same input twice", lambda x, w, y: mx.nd.elemwise_add(w, w, out=y), lambda x, w: w + w),
+    ("no input", lambda x, w, y: y.__setitem__(slice(None), 2.5),
+     lambda x, w: np.full(x.shape, 2.5, np.float32)),
     ("binary out", lambda x, w, y: mx.nd.elemwise_mul(x, w, out=y), lambda x, w: x * w),
     ("broadcast out", lambda x, w, y: mx.nd.broadcast_sub(x, w[:1], out=y),
      lambda x, w: x - w[:1]),
