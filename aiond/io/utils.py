@@ -1,12 +1,13 @@
 """Helpers shared by the data iterators (MXNet 1.9.1 ``mxnet.io.utils``)."""
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 import numpy as np
 
 from ..ndarray import NDArray, _invoke, array
-from ..ndarray.ndarray import _view
+from ..ndarray.ndarray import _cached, _view
 
 __all__ = ["_init_data", "_has_instance", "_getdata_by_idx", "_slice_along_batch_axis"]
 
@@ -87,20 +88,7 @@ def _slice_along_batch_axis(data, s, batch_axis):
         # rows of a dense array: a copy of their view (one op, no attrs to
         # parse nor shape rule to run: an iterator makes two of these a batch)
         rows = data._shape[1:]
-        n = 1
-        for d in rows:
-            n *= d
-        return _invoke.invoke(_copy_op(), [_view(data, (stop - start,) + rows,
-                                                 (data._off or 0) + start * n)], {})
+        first = (data._off or 0) + start * math.prod(rows)
+        return _invoke.invoke(_cached("_copy"), [_view(data, (stop - start,) + rows, first)], {})
     from .. import ndarray as nd
     return nd.slice_axis(data, axis=batch_axis, begin=start, end=stop)
-
-
-_COPY = []
-
-
-def _copy_op():
-    if not _COPY:
-        from ..ops import registry
-        _COPY.append(registry.get("_copy"))
-    return _COPY[0]
