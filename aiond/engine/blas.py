@@ -1,20 +1,32 @@
-"""How many threads BLAS uses: one per worker, every core for a serial loop,
+"""How many threads a kernel library may use: one per engine thread, always,
 and the user's own setting while the engine runs nothing.
 
-The CPU workers pin BLAS to one thread each, so that workers x BLAS threads
-never exceed the cores: a worker narrows BLAS when it takes an item and,
-the last to finish, gives it back its resting width. A ready op that a plain
-thread runs itself (``push(inline=CALLER)``: a serial loop, where no worker
-runs anything) may use every core instead: ``Engine._run_caller`` widens
-BLAS around it. At rest (no worker, no split op, no caller op running)
-BLAS has the width it had before the workers started, so the user's own
-numpy matmuls in the same process are not slowed by the engine's pinning.
+The policy, for a machine that may be shared: parallelism inside a kernel
+comes only from the engine itself, which splits a large op into ranges
+(``cpu.py``: ``run_ranges``) that the pushing thread and idle workers take
+from one list. That split is cooperative: a thread never waits for a range
+another thread has not started, so a worker that cannot get a core (another
+process holds it) costs nothing: the pusher runs its range too. It only
+sleeps (never spins) on a range a worker began. A multi-threaded BLAS call
+is the opposite: OpenBLAS hands fixed parts to its own helper threads and
+spins until each is done, so one helper descheduled by a neighbour process
+stalls the call a scheduler slice at a time (a 0.9 ms training step took
+36 ms beside a nice-19 numpy process; issue 30). So every engine thread,
+worker or plain pushing thread running a ready op (``push(inline=CALLER)``),
+runs its kernels with one BLAS thread: a thread narrows BLAS when it starts
+a kernel and the last one to finish gives it back its resting width.
+
+At rest (no engine thread in a kernel) BLAS has the width it had before the
+engine started, so the user's own numpy matmuls in the same process keep
+their speed, and ``threadpool_limits`` keeps working: a width someone else
+set is adopted as the resting one.
 
 OpenBLAS on pthreads has one process-wide setting that each call reads when
 it starts, and setting it costs well under a microsecond, so it can follow
-the ops. Any other BLAS (MKL, BLIS, OpenBLAS on OpenMP, whose thread count
-is per calling thread) stays at one thread; with none of OpenBLAS on
-pthreads, ``dynamic`` is False.
+the kernels. Any other BLAS (MKL, BLIS, OpenBLAS on OpenMP, whose thread
+count is per calling thread) is set to one thread for good: ``dynamic`` is
+then False and nothing here switches. A kernel library added later follows
+the same rule: one thread per engine thread, or told not to spin.
 """
 from __future__ import annotations
 
@@ -31,16 +43,13 @@ _SYMBOLS = (("openblas_set_num_threads", "openblas_get_num_threads"),
 
 
 class BlasThreads:
-    __slots__ = ("dynamic", "wide", "rest", "cur", "callers", "running", "lock", "_set",
-                 "_get")
+    __slots__ = ("dynamic", "rest", "cur", "running", "lock", "_set", "_get")
 
     def __init__(self):
-        self.dynamic = False    # True: the methods below switch the thread count
-        self.wide = 1           # around a CALLER op (at most ``rest``)
+        self.dynamic = False    # True: enter/leave switch the thread count
         self.rest = 1           # while the engine runs nothing: the user's setting
         self.cur = 1            # the width last set here
-        self.callers = 0        # threads running a CALLER op wide (under lock)
-        self.running = 0        # engine threads running kernels narrow (under lock)
+        self.running = 0        # engine threads inside a kernel (under lock)
         self.lock = threading.Lock()
         self._set = ()          # the set_num_threads of each OpenBLAS on pthreads
         self._get = None        # the first one's get_num_threads
@@ -59,24 +68,14 @@ class BlasThreads:
             for f in self._set:
                 f(n)
 
-    def widen(self):
-        self._sync()
-        self._set_to(min(self.wide, self.rest))
-
     def settle(self):
         """The width once a kernel ends (under lock): one thread while an
-        engine thread still runs kernels, wide while a CALLER op does, else
-        the resting width."""
+        engine thread is still inside one, else the resting width."""
         self._sync()
-        if self.running:
-            self._set_to(1)
-        elif self.callers:
-            self._set_to(min(self.wide, self.rest))
-        else:
-            self._set_to(self.rest)
+        self._set_to(1 if self.running else self.rest)
 
     def enter(self):
-        """An engine thread starts running kernels beside others: narrow."""
+        """An engine thread starts running kernels: one BLAS thread."""
         with self.lock:
             self.running += 1
             self._sync()
@@ -94,9 +93,9 @@ _lock = threading.Lock()
 _done = False
 
 
-def setup(ncores):
+def setup():
     """Find the BLAS numpy uses, pin it to one thread and decide whether it
-    may follow the engine (once, when the workers start).
+    may follow the engine (once, before the engine first runs a kernel).
 
     OpenBLAS on pthreads is switched through its own symbols, never through
     threadpoolctl: threadpoolctl lets only the first Python thread that
@@ -116,7 +115,6 @@ def setup(ncores):
         # OpenBLAS on pthreads gets switched; any other BLAS stays pinned
         setters = []
         getter = None
-        wide = max(1, int(ncores))
         rest = None
         for lib in libs:
             pair = None
@@ -137,7 +135,6 @@ def setup(ncores):
             n = max(1, int(g()))
             setters.append(f)
             getter = getter or g
-            wide = min(wide, n)
             rest = n if rest is None else min(rest, n)
             f(1)
         with state.lock:
@@ -145,7 +142,6 @@ def setup(ncores):
             if setters and rest >= 2:
                 state._set = tuple(setters)
                 state._get = getter
-                state.wide = wide
                 state.rest = rest
                 state.dynamic = True
                 state.settle()
@@ -158,7 +154,6 @@ def after_fork_in_child():
     st = state
     st.lock = threading.Lock()
     st.running = 0
-    st.callers = 0
     if st.dynamic:
         with st.lock:
             st.settle()

@@ -1,7 +1,9 @@
 """The CPU executor: a pool of worker threads running ready ops over numpy.
 
-* Workers are sized to the cores (``AIOND_CPU_WORKERS``) and pin BLAS to one
-  thread each (``blas.py``), so workers x BLAS threads never exceed cores.
+* Workers are sized to the cores (``AIOND_CPU_WORKERS``); every engine
+  thread runs kernels with one BLAS thread (``blas.py``): a large op is
+  split into ranges that the pushing thread and idle workers take from one
+  list, and nothing waits for a range no thread has started.
 * A worker that finishes an op runs one newly ready successor itself (no
   queue hop for a dependent chain) and queues the rest.
 * Large elementwise kernels are split into one flat range per worker.
@@ -86,6 +88,8 @@ class CPUExecutor(Executor):
         with self._start_lock:
             if self._started:
                 return
+            # before any engine thread runs a kernel: BLAS one thread each
+            blas.setup()
             for i in range(self.nworkers):
                 t = threading.Thread(target=self._work, name="aiond-cpu-%d" % i, daemon=True)
                 t.start()
@@ -96,7 +100,6 @@ class CPUExecutor(Executor):
         self.native_ids.append(threading.get_native_id())
         mine = self.policy
         ossched.set_policy(mine)
-        blas.setup(self.nworkers)
         get = self._q.get
         bl = blas.state
         while True:
@@ -198,9 +201,8 @@ class CPUExecutor(Executor):
 
     def idle(self) -> bool:
         """Whether another worker could take a chunk now."""
-        # not while a pushing thread runs an op with BLAS on every core
         return self.nworkers > 1 and self._started and self.busy < self.nworkers \
-            and self._q.empty() and not blas.state.callers
+            and self._q.empty()
 
     def run_parallel(self, opr):
         """Run the split-able op ``opr`` by ranges across idle workers from
@@ -214,10 +216,18 @@ class CPUExecutor(Executor):
 
     def run_ranges(self, n, run):
         """Run ``run(lo, hi)`` over ``[0, n)`` in one range per worker, idle
-        workers taking ranges; returns when all ran (raising a range's error)."""
+        workers taking ranges; returns when all ran (raising a range's error).
+
+        The ranges are the same whoever runs them, busy workers or idle: a
+        GEMM by rows sums in another order than the whole GEMM, and a result
+        must not depend on what else the machine was doing."""
         bounds = self._bounds(n)
         if len(bounds) < 2:
             run(0, n)
+            return None
+        if not self.idle():
+            for lo, hi in bounds:
+                run(lo, hi)
             return None
         job = _SplitJob(None, run, len(bounds))
         job.event = threading.Event()
@@ -235,6 +245,18 @@ class CPUExecutor(Executor):
             self._run_chunk(c)
         if job.fail is not None:
             raise job.fail
+
+    def serial(self, split, fn):
+        """``fn`` as the ranges of ``split`` run one after another here (an
+        op that could not be shared out computes what its split would)."""
+        def by_ranges():
+            n, run = split()[:2]
+            if run is None:
+                return fn()
+            for lo, hi in self._bounds(n):
+                run(lo, hi)
+            return None
+        return by_ranges
 
     def _bounds(self, n):
         parts = self.nworkers

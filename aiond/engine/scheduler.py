@@ -25,16 +25,13 @@ from . import blas as _blas
 from .segments import Builder, Runner, TraceError
 from .var import Failure, FailureLog, Opr, user_origin
 
-__all__ = ["Engine", "async_kernel", "CALLER", "CALLER_SPLIT"]
+__all__ = ["Engine", "async_kernel", "CALLER"]
 
 _get_ident = threading.get_ident
 # ``push(inline=CALLER)``: a registry kernel (it never pushes or waits) that a
 # plain thread runs itself when the op is ready at push (see ``push``), with
-# BLAS on every core; CALLER_SPLIT: the same, but the op shares its work out
-# by ranges of rows with idle workers instead (convolutions: their im2col
-# scales with the workers, a wide GEMM alone does not)
+# one BLAS thread, sharing a split-able op's ranges with idle workers
 CALLER = 2
-CALLER_SPLIT = 3
 
 
 class _TLS(threading.local):
@@ -113,7 +110,7 @@ class Engine:
         tuples of vars (``rw=True`` marks that a written var is also read,
         for poisoning). A ready op marked ``inline=True`` runs right here on
         the caller's thread (a thread hop would cost more than the kernel);
-        one marked ``CALLER`` or ``CALLER_SPLIT`` (a kernel that never
+        one marked ``CALLER`` (a kernel that never
         pushes or waits) runs here when it is ready and this is a plain
         thread, before push returns; every other op runs on its executor.
         Blocks only when the pending bound is exceeded, and never on an
@@ -130,10 +127,7 @@ class Engine:
                 opr.split = split
                 if inline is not True and seg.inline:
                     if inline is CALLER:
-                        if seg.inline is True:
-                            seg.inline = CALLER
-                    elif inline is CALLER_SPLIT:
-                        seg.inline = CALLER_SPLIT
+                        seg.inline = CALLER
                     else:
                         seg.inline = False
                 members = seg.members
@@ -158,7 +152,7 @@ class Engine:
         lock = self.lock
         reads, writes = opr.reads, opr.writes
         caller = False
-        if inline is CALLER or inline is CALLER_SPLIT:
+        if inline is CALLER:
             # A serial loop on a plain thread (a training step, a script)
             # pushes each op after the one it reads: handing a ready op to a
             # worker then costs two GIL hand-offs against this very thread
@@ -413,43 +407,30 @@ class Engine:
             _interrupted(fail)      # in this kernel (a poisoned input's was told)
 
     def _run_caller(self, opr, how):
-        """Run a ready CALLER op on the pushing thread, with every core's
-        worth of BLAS threads while no worker runs a kernel; a CALLER_SPLIT
-        op by ranges shared with idle workers (a plan's steps split
-        themselves)."""
+        """Run a ready CALLER op on the pushing thread with one BLAS thread
+        (``blas.py``), a split-able op by ranges shared with idle workers (a
+        plan's steps split themselves the same way)."""
         cpu = self.cpu
-        bl = _blas.state
-        if how is CALLER_SPLIT:
-            if not cpu._started:
-                cpu._start()
-            split = opr.split
-            if split is not None and cpu.idle():
-                fn = opr.fn
+        if not cpu._started:
+            cpu._start()
+        split = opr.split
+        if split is not None:
+            fn = opr.fn
 
-                def by_ranges():
-                    n, run = split()[:2]
-                    if run is None:
-                        return fn()
-                    cpu.run_ranges(n, run)
-                    return None
-                opr.fn = by_ranges
-            bl.enter()      # one BLAS thread, as the workers it shares with
+            def by_ranges():
+                n, run = split()[:2]
+                if run is None:
+                    return fn()
+                cpu.run_ranges(n, run)
+                return None
+            opr.fn = by_ranges
+        bl = _blas.state
+        if bl.dynamic:
+            bl.enter()
             try:
                 self._run_inline(opr)
             finally:
                 bl.leave()
-            return
-        if bl.dynamic and not cpu.busy:
-            with bl.lock:
-                bl.callers += 1
-                if not bl.running:
-                    bl.widen()
-            try:
-                self._run_inline(opr)
-            finally:
-                with bl.lock:
-                    bl.callers -= 1
-                    bl.settle()
         else:
             self._run_inline(opr)
 
@@ -457,9 +438,11 @@ class Engine:
         """Run a ready op on an engine thread. Returns ready successors."""
         fail = self._poisoned(opr)
         if fail is None:
-            if opr.split is not None and self.cpu.can_split(opr):
-                self.cpu.run_split(opr)
-                return None
+            if opr.split is not None:
+                if self.cpu.can_split(opr):
+                    self.cpu.run_split(opr)
+                    return None
+                opr.fn = self.cpu.serial(opr.split, opr.fn)
             if opr.fn is not None:
                 _tls.in_kernel = True
                 try:
@@ -604,7 +587,7 @@ class Engine:
         seg.members = []
         # a ready segment of few small ops runs right here (holding the lock);
         # one of registry kernels may run on a plain pushing thread (push)
-        inline = seg.inline     # True, CALLER, CALLER_SPLIT or False
+        inline = seg.inline     # True, CALLER or False
         if inline is True and len(members) > 32:
             inline = CALLER
         seg.inline = True
@@ -825,6 +808,8 @@ class Engine:
             opr.origin = user_origin(3)
             opr.executor.run_naive(opr)     # a device op: launched, then waited for
         else:
+            if opr.split is not None:       # the threaded engine's ranges: its bits
+                opr.fn = self.cpu.serial(opr.split, opr.fn)
             self._run_inline(opr)
         fail = opr.failure
         if fail is not None and not fail.reported:

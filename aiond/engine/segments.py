@@ -46,8 +46,7 @@ class Builder:
         self.limit = limit
         self.depth = 1
         # True: every member is a small registry kernel; CALLER (2): every
-        # member is a registry kernel; CALLER_SPLIT (3): and one of them
-        # splits its rows (scheduler.py); False: some member is not
+        # member is a registry kernel (scheduler.py); False: some member is not
         self.inline = True
         self.origin = None
         self.name = name
@@ -87,7 +86,7 @@ class Runner:
                             break
             if fail is None and m.fn is not None:
                 try:
-                    if m.split is not None and cpu.idle():
+                    if m.split is not None:
                         m.result = cpu.run_parallel(m)
                     else:
                         m.result = m.fn()

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from .. import engine as _engine_mod
-from ..engine.scheduler import CALLER, CALLER_SPLIT
+from ..engine.scheduler import CALLER
 from ..engine.segments import TraceError
 from ..engine.var import Failure, user_origin
 from ..engine.storage import Storage
@@ -244,9 +244,6 @@ class Plan:
             # bigger plans run on a plain pushing thread when ready (see
             # Engine.push), unless a step's kernel waits for other ops
             self.inline = CALLER if all(m.fn.op.caller for m in members) else False
-            if self.inline and any(s.rows is not None and m.fn.op.caller is CALLER_SPLIT
-                                   for s, m in zip(steps, members)):
-                self.inline = CALLER_SPLIT
         self.shapes = shapes
         self.keep = keep
         self.nslots = len(shapes)
@@ -545,7 +542,7 @@ class _Run:
                     try:
                         if step.rng:
                             step.kernel(xp, *ins, out=out, rng=rng, **step.attrs)
-                        elif step.rows is not None and cpu is not None and cpu.idle():
+                        elif step.rows is not None and cpu is not None:
                             n, run = step.rows(xp, ins, out, step.attrs)
                             if run is None:
                                 step.kernel(xp, *ins, out=out, **step.attrs)

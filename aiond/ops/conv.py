@@ -26,7 +26,6 @@ import math
 import numpy as np
 
 from ..base import OpError, ShapeError
-from ..engine.scheduler import CALLER_SPLIT
 from ._fast import channel_sum
 from ._rules import fmt
 from .conv_gemm import (bwd_data_plan, bwd_weight_plan, col2im as _col2im, fwd_plan,  # noqa: F401
@@ -853,12 +852,8 @@ def _install():
             ("_backward_Deconvolution_weight", _rows_deconv_weight, _bwd_deconv_weight_cost)):
         op = get(name)
         op.rows, op.inline = rows, cost
-        # on a plain pushing thread, split by rows over idle workers rather
-        # than widen BLAS: the im2col around each GEMM scales with them too
-        op.caller = CALLER_SPLIT
     for name in ("Pooling", "_backward_Pooling"):
-        op = get(name)
-        op.rows, op.caller = _pool_rows, CALLER_SPLIT
+        get(name).rows = _pool_rows
 
 
 _install()

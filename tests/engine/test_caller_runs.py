@@ -72,7 +72,7 @@ def test_many_threads_and_coroutines_push_serial_chains_at_once():
     assert s1.pending_ops == 0
     if blas.state.dynamic:
         _wait_workers_idle()
-        assert blas.state.callers == 0 and blas.state.running == 0
+        assert blas.state.running == 0
         assert blas.state.cur == blas.state.rest                 # back at rest
 
 
@@ -162,47 +162,107 @@ def test_blas_rests_at_its_own_width_and_is_one_thread_while_a_worker_runs():
     assert _blas_threads() == {rest}
 
 
-def test_a_caller_op_runs_wide_alone_and_narrow_beside_a_busy_worker(monkeypatch):
-    from aiond.engine.scheduler import Engine
-    a = _started_dynamic_blas()
-    widths = []
-    orig = Engine._run_inline
+def _blas_width():
+    """The BLAS thread count a call made now would use."""
+    if blas.state._get is not None:
+        return blas.state._get()
+    return min(_blas_threads())
 
-    def run_inline(self, opr, *args, **kw):
-        if threading.current_thread() is threading.main_thread():
-            widths.append(blas.state.cur)
-        return orig(self, opr, *args, **kw)
-    monkeypatch.setattr(Engine, "_run_inline", run_inline)
+
+@pytest.fixture
+def gemm_widths(monkeypatch):
+    """Records (thread name, BLAS width) at every matmul a kernel makes: the
+    kernels call ``xp.matmul`` with numpy as ``xp``."""
+    seen = []
+    orig = np.matmul
+
+    def matmul(*args, **kw):
+        seen.append((threading.current_thread().name, _blas_width()))
+        return orig(*args, **kw)
+    monkeypatch.setattr(np, "matmul", matmul)
+    return seen
+
+
+def _idle_workers():
+    cpu = mx.engine.get().cpu
+    deadline = time.monotonic() + 10
+    while (cpu.busy or not cpu._q.empty() or blas.state.running) \
+            and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def test_a_gemm_runs_with_one_blas_thread_wherever_it_is_pushed_from(gemm_widths):
+    """The threading policy (blas.py): a GEMM never uses BLAS's own helper
+    threads, whoever pushes it: a plain thread that runs the ready op
+    itself (its rows shared with an idle worker), an event loop (a worker
+    runs it), an op that waits behind another (the worker that frees it).
+    At rest BLAS is back at the width the user had."""
+    rng = np.random.RandomState(3)
+    a_np = rng.rand(256, 256).astype(np.float32)
+    want = a_np @ a_np
+    a = mx.nd.array(a_np)
+    mx.nd.waitall()
+    mx.engine.get().cpu._start()
+    _idle_workers()
+    rest = blas.state.rest
+    main = threading.current_thread().name
+
+    # a plain thread: the ready dot runs here, by ranges of rows
     s0 = mx.engine.statistics()
-    want = a.asnumpy() @ a.asnumpy()
     np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)
-    assert mx.engine.statistics().ops_caller > s0.ops_caller
-    assert widths and set(widths) == {blas.state.wide}
-    # a worker held inside a kernel: the dot this thread runs itself is narrow
-    ev, inside = threading.Event(), threading.Event()
-    g = mx.nd.zeros((2,))
-    mx.engine._engine.push(lambda: (inside.set(), ev.wait(10)), (), (g._st.var,), "gate")
-    assert inside.wait(10)
-    widths.clear()
-    try:
-        np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)
-        assert widths and set(widths) == {1}
-        assert blas.state.cur == 1
-    finally:
-        ev.set()
-    g.wait_to_read()
-    _wait_workers_idle()
-    assert blas.state.cur == blas.state.rest and blas.state.callers == 0
-    # a thread running kernels beside the workers without being one (a
-    # stolen item, a split op's range) keeps a caller op narrow too
-    blas.state.enter()
-    widths.clear()
-    try:
-        np.testing.assert_allclose(mx.nd.dot(a, a).asnumpy(), want, rtol=1e-4)
-        assert widths and set(widths) == {1}
-    finally:
-        blas.state.leave()
-    assert blas.state.cur == blas.state.rest
+    assert mx.engine.statistics().ops_caller == s0.ops_caller + 1
+    assert gemm_widths and {w for _, w in gemm_widths} == {1}
+    assert main in {t for t, _ in gemm_widths}
+    if mx.engine.statistics().workers > 1:
+        assert len(gemm_widths) >= 2            # split: a range per worker
+    _idle_workers()
+    assert _blas_width() == rest
+
+    # an event loop: a worker runs it
+    gemm_widths.clear()
+
+    async def on_loop():
+        return await mx.nd.dot(a, a).read()
+    np.testing.assert_allclose(asyncio.run(on_loop()), want, rtol=1e-4)
+    assert gemm_widths and {w for _, w in gemm_widths} == {1}
+    assert main not in {t for t, _ in gemm_widths}
+
+    # an op that waits behind a gated one: the worker that frees it runs it
+    gemm_widths.clear()
+    ev = threading.Event()
+    g = mx.nd.zeros((256, 256))
+    mx.nd.waitall()
+    mx.engine._engine.push(lambda: ev.wait(10), (), (g._st.var,), "gate")
+    y = mx.nd.dot(a + g, a)
+    assert not gemm_widths                      # queued, not run
+    ev.set()
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4)
+    assert gemm_widths and {w for _, w in gemm_widths} == {1}
+    _idle_workers()
+    assert _blas_width() == rest
+
+
+def test_a_hybridized_dense_layer_runs_its_gemms_with_one_blas_thread(gemm_widths):
+    """A plan (a hybridized block's graph) run by a plain thread: its steps'
+    GEMMs, split or not, are one BLAS thread each; forward and backward."""
+    from aiond import autograd, gluon
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(256, activation="relu", in_units=784), gluon.nn.Dense(10, in_units=256))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x_np = np.random.RandomState(4).rand(64, 784).astype(np.float32)
+    x = mx.nd.array(x_np)
+    with autograd.record():
+        y = net(x)
+    y.backward()
+    mx.nd.waitall()
+    w1, b1 = net[0].weight.data().asnumpy(), net[0].bias.data().asnumpy()
+    w2, b2 = net[1].weight.data().asnumpy(), net[1].bias.data().asnumpy()
+    want = np.maximum(x_np @ w1.T + b1, 0) @ w2.T + b2
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-5)
+    assert gemm_widths and {w for _, w in gemm_widths} == {1}
+    _idle_workers()
+    assert _blas_width() == blas.state.rest
 
 
 def test_the_users_threadpool_limits_still_work_once_the_workers_started():
@@ -230,11 +290,11 @@ def test_the_users_threadpool_limits_still_work_once_the_workers_started():
 
 
 def test_a_ready_convolution_runs_on_the_pushing_thread_split_by_rows(monkeypatch):
-    """Convolutions (CALLER_SPLIT) share their rows with idle workers rather
-    than widen BLAS; the result is the unsplit kernel's."""
+    """Convolutions share their rows with idle workers; the result is the
+    unsplit kernel's."""
     from aiond.engine import cpu as cpu_mod
-    from aiond.engine.scheduler import CALLER_SPLIT
-    assert get_op("Convolution").caller is CALLER_SPLIT
+    from aiond.engine.scheduler import CALLER
+    assert get_op("Convolution").caller is CALLER
     rng = np.random.RandomState(2)
     x = mx.nd.array(rng.rand(8, 16, 32, 32).astype(np.float32))
     k = mx.nd.array(rng.rand(32, 16, 3, 3).astype(np.float32))
@@ -384,3 +444,43 @@ def test_a_forked_child_starts_with_blas_at_rest_and_a_free_lock():
         blas.state.leave()
     _wait_workers_idle()
     assert blas.state.running == 0 and _blas_threads() == {blas.state.rest}
+
+
+def test_a_split_gemm_gives_the_same_bits_whoever_runs_its_ranges():
+    """A GEMM by row ranges sums in another order than the whole one, so
+    the ranges are fixed by the shape: with idle workers, with every worker
+    held in a kernel, from an event loop and in the naive engine alike."""
+    rng = np.random.RandomState(5)
+    a_np = rng.rand(96, 1024).astype(np.float32)
+    b_np = rng.rand(1024, 512).astype(np.float32)
+    a, b = mx.nd.array(a_np), mx.nd.array(b_np)
+    mx.nd.waitall()
+    cpu = mx.engine.get().cpu
+    cpu._start()
+    _idle_workers()
+    idle = mx.nd.dot(a, b).asnumpy()
+    np.testing.assert_allclose(idle, a_np @ b_np, rtol=1e-4)
+
+    async def on_loop():
+        return await mx.nd.dot(a, b).read()
+    from_loop = asyncio.run(on_loop())
+    with mx.engine.naive():
+        naive = mx.nd.dot(a, b).asnumpy()
+    ev = threading.Event()
+    held = []
+    gates = [mx.nd.zeros((2,)) for _ in range(cpu.nworkers)]
+    mx.nd.waitall()
+    started = threading.Semaphore(0)
+    for g in gates:
+        mx.engine._engine.push(lambda: (started.release(), ev.wait(10)), (), (g._st.var,), "gate")
+    for _ in gates:
+        held.append(started.acquire(timeout=10))
+    try:
+        assert all(held) and not cpu.idle()
+        busy = mx.nd.dot(a, b).asnumpy()        # this thread runs every range
+    finally:
+        ev.set()
+    mx.nd.waitall()
+    np.testing.assert_array_equal(busy, idle)
+    np.testing.assert_array_equal(from_loop, idle)
+    np.testing.assert_array_equal(naive, idle)
