@@ -27,13 +27,16 @@ import contextlib
 import dataclasses
 import os
 
+from .loopblock import LoopBlockedWarning
+from .loopblock import set_threshold_ms as set_loop_block_warn_ms
 from .scheduler import Engine
 from .storage import Storage, pool
 from .var import Var
 
 __all__ = ["Engine", "Var", "Storage", "get", "waitall", "set_bulk_size", "bulk",
            "statistics", "EngineStatistics", "set_limits", "naive", "push", "engine_loop",
-           "is_naive", "room", "segment", "bulk_scope", "reset_bulk_env"]
+           "is_naive", "room", "segment", "bulk_scope", "reset_bulk_env",
+           "LoopBlockedWarning", "set_loop_block_warn_ms"]
 
 _engine = None
 

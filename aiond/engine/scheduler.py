@@ -19,9 +19,11 @@ import os
 import sys
 import threading
 from asyncio import _get_running_loop
+from time import monotonic as _monotonic
 
 from ..base import DeadlockError, MXNetError
 from . import blas as _blas
+from . import loopblock as _loopblock
 from .segments import Builder, Runner, TraceError
 from .var import Failure, FailureLog, Opr, user_origin
 
@@ -679,12 +681,15 @@ class Engine:
                 ev.set()
             opr.on_done = cb
         cpu = self.cpu
+        t0 = _monotonic() if _get_running_loop() is not None else None
         while not ev.is_set():
             item = cpu.steal()
             if item is None:
                 ev.wait()
             else:
                 cpu.run_stolen(item)
+        if t0 is not None:
+            _loopblock.blocked(what, _monotonic() - t0, user_origin(2))
 
     def wait_all(self):
         """Block until every pushed op has finished; raise the first failure
@@ -698,6 +703,7 @@ class Engine:
         if self.bulk_batch:
             self.flush_bulk()
         cpu = self.cpu
+        t0 = _monotonic() if _get_running_loop() is not None else None
         while True:
             with self.lock:
                 if not self.pending:
@@ -721,6 +727,8 @@ class Engine:
         if gpu is not None and gpu._executors:
             # GPU ops finish in the scheduler once enqueued: wait for the devices
             gpu.drain_all()
+        if t0 is not None:
+            _loopblock.blocked("waitall()", _monotonic() - t0, user_origin(2))
         self.raise_unreported("waitall()")
 
     def raise_unreported(self, what):
