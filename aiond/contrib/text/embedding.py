@@ -14,6 +14,7 @@ import tarfile
 import warnings
 import zipfile
 
+from ... import base  # noqa: F401  (MXNet's module has `base`)
 from ... import ndarray as nd
 from ...base import MXNetError, data_dir
 from ...util import is_np_array
