@@ -2,18 +2,18 @@
 likelihood of marked self-exciting (Hawkes) point processes with exponential
 kernels, and its gradient.
 
-For each of N sequences, K marks: background intensities ``mu`` (N, K),
+For each of N sequences, K marks: background intensities ``lda`` (N, K),
 branching ratios ``alpha`` (K,), decays ``beta`` (K,), starting states
 (N, K), interarrival times ``lags`` (N, T), int32 ``marks`` (N, T), the
 number of valid points ``valid_length`` (N,) and the end of the observation
 window ``max_time`` (N,). The intensity of mark k is
-``mu_k + alpha_k * beta_k * sum_{past points of k} exp(-beta_k (t - t_i))``;
+``lda_k + alpha_k * beta_k * sum_{past points of k} exp(-beta_k (t - t_i))``;
 the state of a mark is that sum at its last point. Outputs: the log
 likelihood (N,) and the states decayed to ``max_time`` (N, K).
 
 The sums run one point at a time for all sequences together, in float64
-(rounded to the inputs' dtype at the end). The gradient covers mu, alpha,
-beta and, where MXNet leaves it unset, the starting states; the head
+(rounded to the inputs' dtype at the end). The gradient covers lda, alpha,
+beta and the starting states (MXNet gives zeros for these); the head
 gradient of the output states is used too (MXNet drops it). lags, marks,
 valid_length and max_time get none, as in MXNet."""
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ._grad import set_grads
 from ._rules import fmt
 from .registry import host_kernels, register
 
-_INPUTS = ("mu", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time")
+_INPUTS = ("lda", "alpha", "beta", "state", "lags", "marks", "valid_length", "max_time")
 _NDIM = (2, 1, 1, 2, 2, 2, 1, 1)
 _I32 = np.dtype(np.int32)
 
@@ -39,23 +39,23 @@ def _check(shapes, dtypes, names=_INPUTS):
             raise ShapeError("%s has shape %s; it must be %d-d" % (nm, fmt(s), nd))
     n, t = shapes[4]
     k = shapes[0][1]
-    want = {"mu": (n, k), "alpha": (k,), "beta": (k,), "state": (n, k), "marks": (n, t),
+    want = {"lda": (n, k), "alpha": (k,), "beta": (k,), "state": (n, k), "marks": (n, t),
             "valid_length": (n,), "max_time": (n,)}
     for nm, s in zip(names, shapes):
         if nm in want and tuple(s) != want[nm]:
-            raise ShapeError("%s has shape %s but lags is %s and mu has %d marks: expected %s"
+            raise ShapeError("%s has shape %s but lags is %s and lda has %d marks: expected %s"
                              % (nm, fmt(s), fmt(shapes[4]), k, fmt(want[nm])))
     d0 = dtypes[0]
     if d0.kind != "f":
-        raise OpError("mu has dtype %s; hawkesll needs floating point parameters" % d0.name)
+        raise OpError("lda has dtype %s; hawkesll needs floating point parameters" % d0.name)
     for nm, d in zip(names, dtypes):
         if nm == "marks":
             if d != _I32:
                 raise OpError("marks has dtype %s; it must be int32 (use .astype('int32'))"
                               % d.name)
         elif d != d0:
-            raise OpError("%s has dtype %s but mu has %s; every input but marks must have "
-                          "mu's dtype" % (nm, d.name, d0.name))
+            raise OpError("%s has dtype %s but lda has %s; every input but marks must have "
+                          "lda's dtype" % (nm, d.name, d0.name))
     return n, k, d0
 
 
@@ -108,12 +108,12 @@ class _Walk:
 
 
 @register("_contrib_hawkesll", inputs=_INPUTS, infer=_hawkes_rule, num_outputs=2,
-          output_names=("output", "state"), inline=False)
-def _contrib_hawkesll(xp, mu, alpha, beta, state, lags, marks, valid_length, max_time, out):
-    """hawkesll(mu, alpha, beta, state, lags, marks, valid_length, max_time):
+          output_names=("output", "out_state"), inline=False)
+def _contrib_hawkesll(xp, lda, alpha, beta, state, lags, marks, valid_length, max_time, out):
+    """hawkesll(lda, alpha, beta, state, lags, marks, valid_length, max_time):
     (log likelihood (N,), states at max_time (N, K)) of marked Hawkes
     processes with exponential kernels; see mx.nd.contrib.hawkesll."""
-    mu_, a, b = _host(mu), _host(alpha), _host(beta)
+    mu_, a, b = _host(lda), _host(alpha), _host(beta)
     phi = _host(state).copy()
     w = _Walk(lags, marks, valid_length, mu_.shape[1])
     ll = np.zeros(mu_.shape[0])
@@ -143,11 +143,11 @@ def _bwd_rule(attrs, shapes, dtypes):
 
 @register("_contrib_backward_hawkesll", inputs=("ograd_ll", "ograd_state") + _INPUTS,
           infer=_bwd_rule, num_outputs=4, inline=False,
-          output_names=("mu_grad", "alpha_grad", "beta_grad", "state_grad"))
-def _contrib_backward_hawkesll(xp, g_ll, g_st, mu, alpha, beta, state, lags, marks,
+          output_names=("lda_grad", "alpha_grad", "beta_grad", "state_grad"))
+def _contrib_backward_hawkesll(xp, g_ll, g_st, lda, alpha, beta, state, lags, marks,
                                valid_length, max_time, out):
-    """The gradients of hawkesll's outputs w.r.t. mu, alpha, beta and state."""
-    mu_, a, b = _host(mu), _host(alpha), _host(beta)
+    """The gradients of hawkesll's outputs w.r.t. lda, alpha, beta and state."""
+    mu_, a, b = _host(lda), _host(alpha), _host(beta)
     n, k = mu_.shape
     phi = _host(state).copy()
     dphi = np.zeros((n, k))         # d state / d beta
