@@ -8,3 +8,4 @@ from ..ndarray import contrib as nd  # noqa: F401
 from .. import symbol as _symbol
 
 symbol = sym = _symbol.contrib
+from . import text  # noqa: E402,F401  (mx.contrib.text: vocabularies, token embeddings)

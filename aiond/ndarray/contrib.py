@@ -77,3 +77,7 @@ def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count,
     return _internal._multi_mp_lamb_update(*temp_list, out=out, num_tensors=num_tensors,
                                            step_count=step_count, learning_rates=lrs,
                                            wds=wds, **kwargs)
+
+
+from .contrib_adamw import (adamw_update, mp_adamw_update, multi_adamw_update,  # noqa: E402,F401
+                            multi_mp_adamw_update)

@@ -19,4 +19,6 @@ from . import groupnorm, roipool, stn, svm  # noqa: F401
 from . import deformable, proposal, quantize, roi  # noqa: F401
 from . import image_tensor  # noqa: F401  (_image_to_tensor, flips, resize, crop)
 from . import loss_fused  # noqa: F401  (Gluon's softmax cross-entropy as one op)
+from . import contrib_hawkes, krprod, stes  # noqa: F401  (issue 31: hawkesll, khatri_rao, *_ste)
+from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagrad_update)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -46,6 +46,8 @@ def _fill_random():
 _fill_random()
 from ._contrib import rand_zipfian as _rand_zipfian  # noqa: E402
 contrib.rand_zipfian = _rand_zipfian
+from ._contrib_adamw import adamw_update as _aw, mp_adamw_update as _mpaw  # noqa: E402
+contrib.adamw_update, contrib.mp_adamw_update = _aw, _mpaw
 
 
 def _fill_sparse():
