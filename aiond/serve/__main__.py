@@ -138,6 +138,22 @@ def build_parser():
                         "free port; needs the 'grpc' extra: pip install aiond[grpc])")
     h.add_argument("--max-body-bytes", type=int, default=16 << 20,
                    help="larger request bodies get 413")
+    c = p.add_argument_group("connection limits (slow and hostile clients)")
+    c.add_argument("--header-timeout", type=float, default=10.0,
+                   help="seconds from a connection's opening, or a kept-alive request's "
+                        "first byte, to the end of its headers (408 and close after)")
+    c.add_argument("--body-timeout", type=float, default=30.0,
+                   help="seconds a client may take to send a request body (408 and close)")
+    c.add_argument("--keepalive-timeout", type=float, default=5.0,
+                   help="seconds an idle kept-alive connection stays open")
+    c.add_argument("--max-connections", type=int, default=1000,
+                   help="open connections; more get 503 with Retry-After")
+    c.add_argument("--max-connections-per-client", type=int, default=100,
+                   help="open connections from one client address; more get 503")
+    c.add_argument("--max-header-count", type=int, default=100,
+                   help="headers in one request; more get 431")
+    c.add_argument("--max-header-bytes", type=int, default=16384,
+                   help="bytes of a request line and headers; more get 431")
     h.add_argument("--graceful-timeout", type=float, default=30.0,
                    help="seconds SIGTERM waits for requests in flight before cancelling them")
     h.add_argument("--workers", type=int, default=None,
@@ -186,6 +202,14 @@ def main(argv=None):
 
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     log = logging.getLogger("aiond.serve")
+    from .limits import ConnectionStats
+    try:
+        args.limits = _limits(args)
+    except ValueError as e:
+        sys.exit("aiond.serve: %s" % e)
+    if not args.body_timeout > 0:
+        sys.exit("aiond.serve: --body-timeout must be > 0, got %r" % args.body_timeout)
+    stats = args.connection_stats = ConnectionStats()
     if args.model_repository is not None:
         if args.symbol is not None:
             sys.exit("aiond.serve: give --model-repository or --symbol, not both")
@@ -193,7 +217,8 @@ def main(argv=None):
             sys.exit("aiond.serve: --model-repository %s is not a folder"
                      % args.model_repository)
         app = create_app(repository=args.model_repository, max_body_bytes=args.max_body_bytes,
-                         grpc_address=_grpc_address(args))
+                         grpc_address=_grpc_address(args), body_timeout=args.body_timeout,
+                         connection_stats=stats, grpc_limits=args.limits)
         _listen(app, args, log, "repository %s" % args.model_repository)
         return
     if args.symbol is None or args.input_shape is None:
@@ -243,8 +268,20 @@ def main(argv=None):
                      max_in_flight=_in_flight(args, mx),
                      timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
                      buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value,
-                     grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name)
+                     grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name,
+                     body_timeout=args.body_timeout, connection_stats=stats,
+                     grpc_limits=args.limits)
     _listen(app, args, log, "model %r" % name)
+
+
+def _limits(args):
+    from .limits import ServerLimits
+    return ServerLimits(header_timeout=args.header_timeout,
+                        keepalive_timeout=args.keepalive_timeout,
+                        max_connections=args.max_connections,
+                        max_connections_per_client=args.max_connections_per_client,
+                        max_header_count=args.max_header_count,
+                        max_header_bytes=args.max_header_bytes).check()
 
 
 def _in_flight(args, mx):
@@ -278,12 +315,20 @@ def _listen(app, args, log, what):
     sock.listen(2048)     # connections wait in the backlog until uvicorn accepts them
     port = sock.getsockname()[1]
     from ._uvicorn import coalescing_protocol
+    from .limits import ConnectionStats, ServerLimits, limited_protocol
     # httptools (the 'serve' extra) with a response's writes joined into one
-    # system call; h11 when httptools is missing
-    http = "h11" if args.http == "h11" else (coalescing_protocol() or "auto")
+    # system call; h11 when httptools is missing; either under the limits
+    base = None if args.http == "h11" else coalescing_protocol()
+    if base is None:
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+    limits = getattr(args, "limits", None) or ServerLimits()
+    stats = getattr(args, "connection_stats", None) or ConnectionStats()
+    http = limited_protocol(base, limits, stats)
     config = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level,
                             timeout_graceful_shutdown=args.graceful_timeout,
-                            access_log=False, http=http)
+                            access_log=False, http=http,
+                            timeout_keep_alive=limits.keepalive_timeout,
+                            h11_max_incomplete_event_size=limits.max_header_bytes)
     log.info("aiond.serve: %s listening on http://%s:%d", what, args.host, port)
     print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
           flush=True)

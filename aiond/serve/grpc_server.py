@@ -343,14 +343,27 @@ class GrpcService:
                 t.cancel()
 
 
-async def start_grpc(repository, address, *, app=None, max_message_bytes=16 << 20):
+async def start_grpc(repository, address, *, app=None, max_message_bytes=16 << 20,
+                     limits=None):
     """A started ``grpc.aio`` server for ``repository`` on ``address``
-    ("host:port"; port 0: any, see ``server.port``), running in this loop."""
+    ("host:port"; port 0: any, see ``server.port``), running in this loop.
+
+    ``limits`` (a ``limits.ServerLimits``; default: its defaults) bound what
+    a client may hold, as on the HTTP port: a connection must finish its
+    HTTP/2 handshake within ``header_timeout``, an idle one is closed after
+    ``keepalive_timeout``, metadata over ``max_header_bytes`` is refused, and
+    calls past ``max_connections`` at once get ``RESOURCE_EXHAUSTED``."""
     import grpc
+    from .limits import ServerLimits
+    lim = (limits or ServerLimits()).check()
     server = grpc.aio.server(options=[
         ("grpc.max_receive_message_length", int(max_message_bytes)),
         ("grpc.max_send_message_length", int(max_message_bytes)),
-        ("grpc.so_reuseport", 0)])
+        ("grpc.so_reuseport", 0),
+        ("grpc.server_handshake_timeout_ms", int(lim.header_timeout * 1000)),
+        ("grpc.max_connection_idle_ms", int(lim.keepalive_timeout * 1000)),
+        ("grpc.max_metadata_size", int(lim.max_header_bytes))],
+        maximum_concurrent_rpcs=int(lim.max_connections))
     service = GrpcService(repository, app)
     server.add_generic_rpc_handlers((service.handler(),))
     port = server.add_insecure_port(address)

@@ -71,6 +71,11 @@ class _BadRequest(Exception):
 
 
 def _error(status, message, headers=None):
+    if status in (408, 413):
+        # the rest of the body is still on its way or unread: the connection
+        # cannot carry another request, and a client trickling it must not
+        # keep it open
+        headers = dict(headers or {}, Connection="close")
     return JSONResponse({"error": message, "status": status}, status_code=status,
                         headers=headers)
 
@@ -409,7 +414,8 @@ class _App:
         self.lag["max"] = self.lag["last"]
         models = [({"model": m.name, "version": m.version}, m.batcher.statistics())
                   for m in self.repository.models()]
-        text = _metrics.render_models(models, self.responses, lag)
+        text = _metrics.render_models(models, self.responses, lag,
+                                      connections=getattr(self, "connections", None))
         return Response(text, media_type=_metrics.CONTENT_TYPE)
 
     # ------------------------------------------------------------ lifecycle
@@ -434,7 +440,8 @@ class _App:
         if self.grpc_address is not None:
             from .grpc_server import start_grpc
             self.grpc = await start_grpc(self.repository, self.grpc_address, app=self,
-                                         max_message_bytes=self.max_body_bytes)
+                                         max_message_bytes=self.max_body_bytes,
+                                         limits=getattr(self, "grpc_limits", None))
         try:
             yield
         finally:
@@ -544,7 +551,7 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
                max_body_bytes=MAX_BODY_BYTES, cancel_on_disconnect=True, name="model",
                monitor_interval=0.05, body_timeout=BODY_TIMEOUT, repository=None,
                input_name="data", outputs=None, version="1", grpc_address=None,
-               grpc_grace=30.0, **batcher_options):
+               grpc_grace=30.0, connection_stats=None, grpc_limits=None, **batcher_options):
     """A Starlette app serving ``model`` (a callable on NDArrays, or a ready
     :class:`~aiond.serve.Batcher`) at ``POST /predict`` and, as ``name``,
     on the inference protocol's ``/v2`` routes; and every model of
@@ -562,7 +569,9 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
     ``grpc_address`` ("host:port"): also serve the protocol over gRPC there,
     in the same event loop (needs the ``grpc`` extra; ``app.state.serve.grpc``
     is the server once started, its ``port`` the port bound); at shutdown
-    calls in flight get ``grpc_grace`` seconds.
+    calls in flight get ``grpc_grace`` seconds. ``connection_stats``: the
+    server's :class:`~aiond.serve.limits.ConnectionStats`, shown on ``/metrics``;
+    ``grpc_limits``: a :class:`~aiond.serve.limits.ServerLimits` for the gRPC port.
     Other keyword arguments (``max_batch_size``, ``max_wait``, ``max_queue``,
     ``max_in_flight``, ``timeout``, ``buckets``, ...) go to the Batcher.
     """
@@ -588,6 +597,8 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
                  repository=repository)
     state.grpc_address = grpc_address
     state.grpc_grace = grpc_grace
+    state.connections = connection_stats
+    state.grpc_limits = grpc_limits
     if batcher is not None:
         specs = tensor_specs_for(batcher.sample_shape, batcher.dtype, input_name)
         state.repository.add(ServedModel(name, batcher.model, specs, outputs, version=version,

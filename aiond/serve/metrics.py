@@ -111,13 +111,15 @@ def _model_metrics(s):
     return m
 
 
-def render_models(models, http_responses=None, loop_lag=None, prefix="aiond_serve_") -> str:
+def render_models(models, http_responses=None, loop_lag=None, prefix="aiond_serve_",
+                  connections=None) -> str:
     """The text of ``GET /metrics``: ``models`` is [(labels, BatcherStatistics)]
     (labels such as {"model": name, "version": v}); each metric's samples
     for every model follow its one ``# HELP``/``# TYPE`` header.
 
     ``http_responses``: {status code: count}; ``loop_lag``: {"max": s, "last": s}
-    from the app's loop monitor."""
+    from the app's loop monitor; ``connections``: the server's
+    ``limits.ConnectionStats``."""
     order, groups = [], {}
     for labels, stats in models:
         for name, kind, help_, samples in _model_metrics(stats):
@@ -139,6 +141,11 @@ def render_models(models, http_responses=None, loop_lag=None, prefix="aiond_serv
                  "How late the event loop ran a timer (last and max since the last scrape).",
                  [("", {"stat": "last"}, loop_lag.get("last")),
                   ("", {"stat": "max"}, loop_lag.get("max"))])
+    if connections is not None:
+        w.simple("connections_open", "gauge", "HTTP connections open now.", connections.open)
+        w.metric("connections_closed_total", "counter", "HTTP connections the server closed "
+                 "or refused for breaking a limit, by the limit.",
+                 [("", {"reason": r}, n) for r, n in connections.closed.items()])
     return "\n".join(w.lines) + "\n"
 
 
