@@ -6,3 +6,4 @@ SyncBatchNorm, PixelShuffle1D/2D/3D) and ``contrib.data``
 ``cnn`` / ``estimator`` are not here yet."""
 from . import nn  # noqa: F401
 from . import data  # noqa: F401
+from . import estimator  # noqa: F401
