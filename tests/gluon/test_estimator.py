@@ -91,7 +91,7 @@ def test_fit_learns_separable_blobs_and_default_metrics():
     logp = out - out.max(1, keepdims=True)
     logp -= np.log(np.exp(logp).sum(1, keepdims=True))
     want = -logp[np.arange(len(yv)), yv.astype(int)].mean()
-    assert est.val_metrics[1].get()[1] == pytest.approx(want, rel=1e-4)
+    assert est.val_metrics[1].get()[1] == pytest.approx(want, rel=1e-3)
 
 
 def test_fit_by_batches_stops_mid_epoch():
@@ -129,7 +129,7 @@ def test_val_loss_and_val_net_are_used_in_evaluate():
     out = net(nd.array(x, ctx=CPU)).asnumpy()
     assert est.val_metrics[0].name == 'validation mae'
     assert est.val_metrics[0].get()[1] == pytest.approx(
-        np.abs(out - y[:, None]).mean(), rel=1e-5)
+        np.abs(out - y[:, None]).mean(), rel=1e-4)
 
 
 def test_context_list_splits_batches_and_steps_with_whole_batch():
