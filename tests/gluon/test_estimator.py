@@ -462,6 +462,12 @@ def test_bad_arguments_give_clear_errors():
         est.fit(nd.array(x), epochs=1)
     with pytest.raises(ValueError, match='DataLoader as val_data'):
         est.evaluate([nd.array(x)])
+    steps = []
+    est.trainer.step = lambda *a, **k: steps.append(a)
+    with pytest.raises(ValueError, match='DataLoader as val_data, got list'):
+        est.fit(loader, val_data=[nd.array(x)], epochs=1)
+    assert steps == []   # refused before any training
+    del est.trainer.step
     with pytest.raises(ValueError, match='exactly one of epochs or batches'):
         est.fit(loader, epochs=1, batches=2)
     with pytest.raises(ValueError, match='exactly one of epochs or batches'):
@@ -514,3 +520,36 @@ def test_composite_metrics_are_flattened():
     assert [m.name for m in est.train_metrics] == ['training accuracy',
                                                    'training top_k_accuracy_2']
     assert est_mod.event_handler._check_event_handlers(None) == []
+
+
+# ----- GPU contexts (CuPy test double: two devices) ----------------------
+def test_gpu_default_context_and_two_gpu_fit(fake_gpu):
+    x, y = _blobs(32)
+    net = nn.Sequential()
+    net.add(nn.Dense(2, in_units=2))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        est = Estimator(net, loss=gluon.loss.SoftmaxCrossEntropyLoss())
+    # several GPUs: gpu(0) only, with a warning naming how to use them all
+    assert est.context == [mx.gpu(0)]
+    assert any('multiple GPUs' in str(m.message) for m in w)
+    assert net[0].weight.list_ctx() == [mx.gpu(0)]
+
+    gpus = [mx.gpu(0), mx.gpu(1)]
+    net2 = nn.Sequential()
+    net2.add(nn.Dense(2, in_units=2))
+    net2.initialize(mx.init.Xavier(), ctx=gpus)
+    trainer = gluon.Trainer(net2.collect_params(), 'sgd', {'learning_rate': 0.5})
+    est2 = Estimator(net2, loss=gluon.loss.SoftmaxCrossEntropyLoss(), trainer=trainer,
+                     context=gpus)
+    ctxs = []
+
+    class Where(BatchEnd):
+        def batch_end(self, estimator, *args, **kwargs):
+            ctxs.append([p.context for p in kwargs['pred']])
+
+    est2.fit(_loader(x, y, batch_size=8, shuffle=True), epochs=8, event_handlers=[Where()])
+    assert ctxs[0] == gpus
+    assert est2.train_metrics[0].get()[1] >= 0.9
+    with pytest.raises(AssertionError, match='gpu\\(2\\) is not available'):
+        Estimator(net2, loss=gluon.loss.L2Loss(), trainer=trainer, context=[mx.gpu(2)])

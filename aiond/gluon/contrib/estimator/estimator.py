@@ -266,6 +266,9 @@ class Estimator(object):
         if not any(isinstance(h, MetricHandler) for h in handlers):
             added.append(MetricHandler(metrics=self.train_metrics))
         if val_data and not any(isinstance(h, ValidationHandler) for h in handlers):
+            # Checked now rather than after the first training epoch.
+            if not isinstance(val_data, DataLoader):
+                raise ValueError(_DATA_ERROR.format('val_data', type(val_data).__name__))
             added.append(ValidationHandler(val_data=val_data, eval_fn=self.evaluate))
         if not any(isinstance(h, LoggingHandler) for h in handlers):
             added.append(LoggingHandler(metrics=self.train_metrics))
