@@ -46,6 +46,8 @@ def _fill_random():
 _fill_random()
 from ._contrib import rand_zipfian as _rand_zipfian  # noqa: E402
 contrib.rand_zipfian = _rand_zipfian
+from ._control_flow import cond as _cond, foreach as _foreach, while_loop as _while  # noqa: E402
+contrib.cond, contrib.foreach, contrib.while_loop = _cond, _foreach, _while
 
 
 def _fill_sparse():
