@@ -38,6 +38,10 @@ __all__ = ["foreach", "while_loop", "cond"]
 _SUB = "__subgraph_name__"
 
 
+class UnusedInputError(ValueError, AssertionError):
+    """A loop's data or state that its body does not read (MXNet asserts this)."""
+
+
 # ------------------------------------------------------------------ building
 
 
@@ -218,11 +222,11 @@ def foreach(body, data, init_states, name="foreach"):
     data_locs, state_locs, remain_locs = [], [], []
     for dn in data_names:
         if dn not in sub_names:
-            raise ValueError("foreach: the data arrays have to be used in the loop body")
+            raise UnusedInputError("foreach: the data arrays have to be used in the loop body")
         data_locs.append(sub_names.index(dn))
     for sn in state_names:
         if sn not in sub_names:
-            raise ValueError("foreach: the state arrays have to be used in the loop body")
+            raise UnusedInputError("foreach: the state arrays have to be used in the loop body")
         state_locs.append(sub_names.index(sn))
     for i, nm in enumerate(sub_names):
         if nm in data_names or nm in state_names:
@@ -248,13 +252,18 @@ def _union_inputs(graphs, var_entries):
         mine = []
         for n in [m for m in dfs(heads) if m.op is None]:
             e = var_entries.get(n.name)
-            if e is None:
-                e = cut.get(n.name)
-            if e is None:
-                e = _outer_entry(n.name, byname[n.name], cut)
-                k = ("inner", n.name)
+            if e is not None:
+                # a loop variable's input changes every step; a body that also
+                # reads the same entry from outside reads it unchanged, so the
+                # two are different inputs
+                k = ("loop var", n.name)
             else:
-                k = (id(e[0]), e[1])
+                e = cut.get(n.name)
+                if e is None:
+                    e = _outer_entry(n.name, byname[n.name], cut)
+                    k = ("inner", n.name)
+                else:
+                    k = (id(e[0]), e[1])
             if k not in index:
                 index[k] = len(inputs)
                 inputs.append(e)
@@ -340,7 +349,8 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     var_locs = []
     for i, vn in enumerate(var_names, 1):
         if vn not in func_names:
-            raise ValueError("The %d-th loop_var doesn't involve into the computation" % i)
+            raise UnusedInputError("The %d-th loop_var doesn't involve into the computation"
+                                   % i)
         var_locs.append(func_names.index(vn))
     num_outputs = len(func_heads)
     ret = _node(_cf.WHILE_LOOP, "_while_loop", inputs, {
