@@ -45,7 +45,7 @@ def _num_outputs(attrs):
 
 
 def _entry(name, params, n_subgraphs, doc):
-    params = (Param("num_args", p_int, Null, "number of inputs, subgraphs included"),
+    params = (Param("num_args", p_int, 0, "number of inputs, subgraphs included"),
               Param("num_outputs", p_int, Null, "number of outputs"),) + params
     op = ControlFlowEntry(name, _unrun, _no_rule, ("*data",), params,
                           num_outputs=_num_outputs, inline=False, variadic=True, doc=doc)
