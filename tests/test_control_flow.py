@@ -338,3 +338,31 @@ def test_gluon_hybridized_matches_and_exports(tmp_path):
     o3, t3 = loaded(x, s)
     np.testing.assert_allclose(o1.asnumpy(), o3.asnumpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(t1.asnumpy(), t3.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_grad_rule_matches_executor():
+    # the op's own gradient rule (bind's differentiability check relies on it)
+    from aiond.ops import registry
+    outs, states = mx.sym.contrib.foreach(lambda d, st: (d * st[0], [st[0] + d]),
+                                          mx.sym.var("x"), [mx.sym.var("s")])
+    g = mx.sym.Group([outs] + states)
+    node = g._outputs[0][0]
+    x, s = _rand(3, 2), _rand(2)
+    og = [mx.nd.array(_rand(3, 2)), mx.nd.array(_rand(2))]
+    exe = _bind(g, {"x": x, "s": s})
+    res = exe.forward(is_train=True)
+    exe.backward(og)
+    op = registry.get("_foreach")
+    grads = op.grad(mx.nd, node.params, [mx.nd.array(x), mx.nd.array(s)], res, og)
+    np.testing.assert_allclose(grads[0].asnumpy(), exe.grad_dict["x"].asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(grads[1].asnumpy(), exe.grad_dict["s"].asnumpy(), rtol=1e-5)
+
+
+def test_bad_inputs_are_assertion_errors_as_in_mxnet():
+    # MXNet asserts these; code written for it catches AssertionError
+    with pytest.raises(AssertionError, match="must be a Symbol"):
+        mx.sym.contrib.foreach(lambda d, st: (d, st), mx.sym.var("x"), [1.0])
+    with pytest.raises(AssertionError, match="another format"):
+        mx.sym.contrib.foreach(lambda d, st: (d, st[0] + d), mx.sym.var("x"), [mx.sym.var("s")])
+    with pytest.raises(AssertionError, match="must be an NDArray"):
+        mx.nd.contrib.foreach(lambda d, st: (d, st), mx.nd.ones((2, 2)), ["s"])

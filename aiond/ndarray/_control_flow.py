@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from .ndarray import NDArray
 
-__all__ = ["foreach", "while_loop", "cond", "flatten", "regroup"]
+__all__ = ["foreach", "while_loop", "cond", "flatten", "regroup", "LoopInputError"]
+
+
+class LoopInputError(ValueError, AssertionError):
+    """Inputs of a loop that are not what it takes (MXNet asserts these, so
+    code written for MXNet catches AssertionError; it is a ValueError too)."""
 
 
 def flatten(args, what):
@@ -19,8 +24,8 @@ def flatten(args, what):
     if isinstance(args, NDArray):
         return [args], 0
     if not isinstance(args, (list, tuple)):
-        raise ValueError("%s must be an NDArray or a (nested) list of NDArrays, but got %r of "
-                         "type %s" % (what, args, type(args).__name__))
+        raise LoopInputError("%s must be an NDArray or a (nested) list of NDArrays, but got %r of "
+                             "type %s" % (what, args, type(args).__name__))
     flat, fmts = [], []
     for a in args:
         f, fmt = flatten(a, what)

@@ -27,6 +27,7 @@ from .. import attribute as _attribute
 from ..base import MXNetError, OpError
 from ..ndarray import NDArray
 from ..ndarray import _invoke
+from ..ndarray._control_flow import LoopInputError
 from ..ops import control_flow as _cf
 from ..ops import registry as _reg
 from . import _partial
@@ -38,10 +39,6 @@ __all__ = ["foreach", "while_loop", "cond"]
 _SUB = "__subgraph_name__"
 
 
-class UnusedInputError(ValueError, AssertionError):
-    """A loop's data or state that its body does not read (MXNet asserts this)."""
-
-
 # ------------------------------------------------------------------ building
 
 
@@ -50,8 +47,8 @@ def _flatten(args, what):
         n = len(args._outputs)
         return [args], (n if n > 1 else 0)
     if not isinstance(args, (list, tuple)):
-        raise ValueError("%s must be a Symbol or a (nested) list of Symbols, but got %r of type %s"
-                         % (what, args, type(args).__name__))
+        raise LoopInputError("%s must be a Symbol or a (nested) list of Symbols, but got %r of "
+                             "type %s" % (what, args, type(args).__name__))
     flat, fmts = [], []
     for a in args:
         f, fmt = _flatten(a, what)
@@ -74,9 +71,9 @@ def _regroup(args, fmt):
 
 def _single(sym, what):
     if not isinstance(sym, Symbol):
-        raise ValueError("%s must be Symbols, got %s" % (what, type(sym).__name__))
+        raise LoopInputError("%s must be Symbols, got %s" % (what, type(sym).__name__))
     if len(sym._outputs) != 1:
-        raise ValueError("%s must be single-output Symbols; %s has %d outputs (index it, "
+        raise LoopInputError("%s must be single-output Symbols; %s has %d outputs (index it, "
                          "e.g. sym[0])" % (what, sym.name, len(sym._outputs)))
     return sym._outputs[0]
 
@@ -211,8 +208,8 @@ def foreach(body, data, init_states, name="foreach"):
         sym_out, out_fmt = _flatten(res[0], "foreach output")
         sym_states, new_fmt = _flatten(res[1], "foreach loop_vars")
         if new_fmt != state_fmt:
-            raise ValueError("foreach: the body returned states in another format than "
-                             "init_states (%s vs %s)" % (new_fmt, state_fmt))
+            raise LoopInputError("foreach: the body returned states in another format than "
+                                 "init_states (%s vs %s)" % (new_fmt, state_fmt))
         heads = _make_graph(sym_out, name)
         heads += _make_graph(sym_states, name, [(id(e[0]), e[1]) for e in heads])
     cut = dict(_cut(heads, name))
@@ -222,11 +219,11 @@ def foreach(body, data, init_states, name="foreach"):
     data_locs, state_locs, remain_locs = [], [], []
     for dn in data_names:
         if dn not in sub_names:
-            raise UnusedInputError("foreach: the data arrays have to be used in the loop body")
+            raise LoopInputError("foreach: the data arrays have to be used in the loop body")
         data_locs.append(sub_names.index(dn))
     for sn in state_names:
         if sn not in sub_names:
-            raise UnusedInputError("foreach: the state arrays have to be used in the loop body")
+            raise LoopInputError("foreach: the state arrays have to be used in the loop body")
         state_locs.append(sub_names.index(sn))
     for i, nm in enumerate(sub_names):
         if nm in data_names or nm in state_names:
@@ -349,7 +346,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     var_locs = []
     for i, vn in enumerate(var_names, 1):
         if vn not in func_names:
-            raise UnusedInputError("The %d-th loop_var doesn't involve into the computation"
+            raise LoopInputError("The %d-th loop_var doesn't involve into the computation"
                                    % i)
         var_locs.append(func_names.index(vn))
     num_outputs = len(func_heads)
@@ -639,7 +636,6 @@ def _while_run(op, inputs, attrs, out, ctx):
     ctx = _ctx_of(inputs, ctx)
     cl, fl, vl = attrs["cond_input_locs"], attrs["func_input_locs"], attrs["func_var_locs"]
     nod, mx_it = attrs["num_out_data"], attrs["max_iterations"]
-    oshapes, odtypes = op.infer(attrs, [x.shape for x in inputs], [x.dtype for x in inputs])
     cur = list(inputs)
     steps = []
     while len(steps) < mx_it and \
@@ -648,6 +644,11 @@ def _while_run(op, inputs, attrs, out, ctx):
         steps.append(res[:nod])
         for k, v in enumerate(vl):
             cur[fl[v]] = res[nod + k]
+    if steps:
+        oshapes = [(mx_it,) + x.shape for x in steps[0]]
+        odtypes = [x.dtype for x in steps[0]]
+    elif nod:
+        oshapes, odtypes = op.infer(attrs, [x.shape for x in inputs], [x.dtype for x in inputs])
     outs = []
     for j in range(nod):
         rows = [s[j].expand_dims(0) for s in steps]
