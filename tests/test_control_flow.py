@@ -366,3 +366,17 @@ def test_bad_inputs_are_assertion_errors_as_in_mxnet():
         mx.sym.contrib.foreach(lambda d, st: (d, st[0] + d), mx.sym.var("x"), [mx.sym.var("s")])
     with pytest.raises(AssertionError, match="must be an NDArray"):
         mx.nd.contrib.foreach(lambda d, st: (d, st), mx.nd.ones((2, 2)), ["s"])
+
+
+def test_sym_foreach_over_1d_data_slices_are_1_element():
+    # MXNet 1.x has no 0-d arrays: a 1-D array's slices are (1,), in both versions
+    x, s = np.arange(3, dtype=np.float32), _rand(1)
+    outs, states = mx.sym.contrib.foreach(lambda d, st: ([d[0] * st[0]], [st[0] * 2]),
+                                          [mx.sym.var("x")], [mx.sym.var("s")])
+    g = mx.sym.Group(outs + states)
+    assert g.infer_shape(x=(3,), s=(1,))[1] == [(3, 1), (1,)]
+    res = _bind(g, {"x": x, "s": s}, False).forward()
+    np.testing.assert_allclose(res[0].asnumpy()[:, 0], x * s[0] * np.array([1, 2, 4]), rtol=1e-6)
+    imp, _ = mx.nd.contrib.foreach(lambda d, st: ([d[0] * st[0]], [st[0] * 2]),
+                                   [mx.nd.array(x)], [mx.nd.array(s)])
+    np.testing.assert_allclose(imp[0].asnumpy(), res[0].asnumpy())

@@ -419,6 +419,14 @@ def _m(a, b):
     return a if m is False else m
 
 
+def _slice_shape(s):
+    """The shape of ``x[i]`` for ``x`` of shape ``s``: MXNet 1.x has no 0-d
+    arrays, so a 1-D array's slices are (1,) unless NumPy shapes are on."""
+    from .. import util
+    rest = tuple(s[1:])
+    return rest if rest or util.is_np_shape() else (1,)
+
+
 def _lead(n, s):
     return None if s is None else (n,) + tuple(s)
 
@@ -436,7 +444,7 @@ def _foreach_shapes(p, ins, outs, dtypes, need_dtypes):
                 raise OpError("foreach: data input %d is a scalar; it is sliced on axis 0" % i)
             if n_iter < 0:
                 n_iter = s[0]
-            shapes[loc] = tuple(s[1:])
+            shapes[loc] = _slice_shape(s)
         dts[loc] = dtypes[i]
     for i, loc in enumerate(sl):
         shapes[loc] = _m(ins[nd_ + i], outs[nod + i])
@@ -447,7 +455,10 @@ def _foreach_shapes(p, ins, outs, dtypes, need_dtypes):
     sin, sout, sind, soutd = _sub_infer(heads, shapes, dts, need_dtypes)
     new_ins = [None] * len(ins)
     for i, loc in enumerate(dl):
-        new_ins[i] = _m(ins[i], _lead(n_iter, sin[loc]))
+        whole = _lead(n_iter, sin[loc])
+        if whole is not None and ins[i] is not None and len(ins[i]) == 1:
+            whole = whole[:1]           # a 1-D array's slices are (1,) (see _slice_shape)
+        new_ins[i] = _m(ins[i], whole)
     for i, loc in enumerate(sl):
         new_ins[nd_ + i] = _m(_m(ins[nd_ + i], sin[loc]), sout[nod + i])
     for i, loc in enumerate(rl):
@@ -618,9 +629,11 @@ def _foreach_run(op, inputs, attrs, out, ctx):
     if n == 0:
         raise MXNetError("foreach: the data has no slices on axis 0 (shape %s)" % (data[0].shape,))
     steps = []
+    shapes = [_slice_shape(d.shape) for d in data]
     for i in range(n):
         for k, loc in enumerate(dl):
-            feed[loc] = data[k][i]
+            x = data[k][i]
+            feed[loc] = x if x.shape == shapes[k] else x.reshape(shapes[k])
         for k, loc in enumerate(sl):
             feed[loc] = states[k]
         res = _run(heads, feed, ctx)
