@@ -380,3 +380,13 @@ def test_sym_foreach_over_1d_data_slices_are_1_element():
     imp, _ = mx.nd.contrib.foreach(lambda d, st: ([d[0] * st[0]], [st[0] * 2]),
                                    [mx.nd.array(x)], [mx.nd.array(s)])
     np.testing.assert_allclose(imp[0].asnumpy(), res[0].asnumpy())
+
+
+def test_infer_type_without_shapes_gives_each_output_its_body_dtype():
+    outs, st = mx.sym.contrib.foreach(lambda d, s: (d * 2, [s[0] + 1]), mx.sym.var("x"),
+                                      [mx.sym.var("s")])
+    _, out_types, _ = mx.sym.Group([outs] + st).infer_type(x="float16", s="int32")
+    assert out_types == [np.float16, np.int32]
+    c = mx.sym.contrib.cond(mx.sym.var("p"), lambda: mx.sym.var("a") * 2,
+                            lambda: mx.sym.var("a") * 3)
+    assert c.infer_type(p="float32", a="float64")[1] == [np.float64]

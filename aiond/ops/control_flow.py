@@ -23,7 +23,7 @@ def _locs(v):
 
 class ControlFlowEntry(Op):
     """A control-flow op: variadic inputs, ``num_outputs`` outputs."""
-    __slots__ = ("n_subgraphs",)
+    __slots__ = ("n_subgraphs", "infer_types")
 
     def parse(self, kwargs):
         attrs = super().parse({k: v for k, v in kwargs.items() if k != "subgraphs"})
@@ -50,6 +50,7 @@ def _entry(name, params, n_subgraphs, doc):
     op = ControlFlowEntry(name, _unrun, _no_rule, ("*data",), params,
                           num_outputs=_num_outputs, inline=False, variadic=True, doc=doc)
     op.n_subgraphs = n_subgraphs
+    op.infer_types = None       # (params, input dtypes) -> output dtypes, set with infer
     if name in _REGISTRY:
         raise RuntimeError("op %s registered twice" % name)
     _REGISTRY[name] = op

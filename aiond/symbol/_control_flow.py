@@ -532,6 +532,21 @@ def _partial_rule(name):
     return rule
 
 
+def _types_rule(name):
+    fn = _SHAPES[name]
+
+    def infer_types(attrs, dtypes):
+        """Output dtypes from the input dtypes alone (None where unknown)."""
+        n = attrs["num_outputs"]
+        n_in = len(dtypes)
+        try:
+            _, _, odtypes = fn(attrs, [None] * n_in, [None] * n, list(dtypes), True)
+        except MXNetError:
+            return [None] * n         # the full rule reports it once shapes are known
+        return list(odtypes or [None] * n)
+    return infer_types
+
+
 def _infer_rule(name):
     fn = _SHAPES[name]
 
@@ -716,5 +731,6 @@ def _hook(op, inputs, attrs, out, ctx):
 _cf.ControlFlowEntry.invoke_hook = staticmethod(_hook)
 for _op in (_cf.FOREACH, _cf.WHILE_LOOP, _cf.COND):
     _op.infer = _infer_rule(_op.name)
+    _op.infer_types = _types_rule(_op.name)
     _op.grad = _make_grad(_op)
     _partial.RULES[_op.name] = _partial_rule(_op.name)
