@@ -390,3 +390,14 @@ def test_infer_type_without_shapes_gives_each_output_its_body_dtype():
     c = mx.sym.contrib.cond(mx.sym.var("p"), lambda: mx.sym.var("a") * 2,
                             lambda: mx.sym.var("a") * 3)
     assert c.infer_type(p="float32", a="float64")[1] == [np.float64]
+
+
+def test_state_that_changes_shape_is_an_error():
+    outs, st = mx.sym.contrib.foreach(lambda d, s: (d, [mx.sym.concat(s[0], s[0], dim=0)]),
+                                      mx.sym.var("x"), [mx.sym.var("s")])
+    with pytest.raises(MXNetError, match="changes the shape of state 0 from \\(2,\\) to \\(4,\\)"):
+        mx.sym.Group([outs] + st).infer_shape(x=(3, 2), s=(2,))
+    _, v = mx.sym.contrib.while_loop(lambda v: v.sum() < 9, lambda v: (None, [v.tile(2)]),
+                                     [mx.sym.var("v")], max_iterations=3)
+    with pytest.raises(MXNetError, match="changes the shape of loop_var 0"):
+        v[0].infer_shape(v=(2,))

@@ -427,6 +427,13 @@ def _slice_shape(s):
     return rest if rest or util.is_np_shape() else (1,)
 
 
+def _same_state(what, i, before, after):
+    """A loop state keeps its shape from step to step."""
+    if before is not None and after is not None and _pmerge(before, after) is False:
+        raise OpError("%s: the body changes the shape of %s %d from %s to %s; a loop state "
+                      "must keep its shape" % (what[0], what[1], i, tuple(before), tuple(after)))
+
+
 def _lead(n, s):
     return None if s is None else (n,) + tuple(s)
 
@@ -460,6 +467,7 @@ def _foreach_shapes(p, ins, outs, dtypes, need_dtypes):
             whole = whole[:1]           # a 1-D array's slices are (1,) (see _slice_shape)
         new_ins[i] = _m(ins[i], whole)
     for i, loc in enumerate(sl):
+        _same_state(("foreach", "state"), i, _m(ins[nd_ + i], sin[loc]), sout[nod + i])
         new_ins[nd_ + i] = _m(_m(ins[nd_ + i], sin[loc]), sout[nod + i])
     for i, loc in enumerate(rl):
         new_ins[nd_ + ns_ + i] = _m(ins[nd_ + ns_ + i], sin[loc])
@@ -481,6 +489,7 @@ def _while_shapes(p, ins, outs, dtypes, need_dtypes):
     for j, l in enumerate(fl):
         known[l] = _m(known[l], fin[j])
     for k, v in enumerate(vl):
+        _same_state(("while_loop", "loop_var"), k, known[fl[v]], fout[nod + k])
         known[fl[v]] = _m(known[fl[v]], fout[nod + k])
     cin, _, _, _ = _sub_infer(cond_heads, {j: known[l] for j, l in enumerate(cl)},
                               {j: dtypes[l] for j, l in enumerate(cl)}, False)
