@@ -84,7 +84,8 @@ def test_nd_while_loop_grad():
     a = mx.nd.array([1.5])
     a.attach_grad()
     with autograd.record():
-        _, (i, x) = mx.nd.contrib.while_loop(lambda i, x: i < 3, lambda i, x: (None, (i + 1, x * a)),
+        _, (i, x) = mx.nd.contrib.while_loop(lambda i, x: i < 3,
+                                             lambda i, x: (None, (i + 1, x * a)),
                                              (mx.nd.array([0]), mx.nd.array([2.0])),
                                              max_iterations=5)
     x.backward()

@@ -25,7 +25,6 @@ import numpy as np
 
 from .. import attribute as _attribute
 from ..base import MXNetError, OpError
-from ..ndarray import NDArray
 from ..ndarray import _invoke
 from ..ndarray._control_flow import LoopInputError
 from ..ops import control_flow as _cf
