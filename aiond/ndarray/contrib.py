@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..ops import registry as _reg
 from ..ops.indexing import boolean_mask  # noqa: F401
 from ._namespace import make_function
+from ._control_flow import cond, foreach, while_loop  # noqa: F401
 
 for _name, _op in list(_reg.ops().items()):
     if _name.startswith("_contrib_") and _name != "_contrib_boolean_mask":

@@ -21,4 +21,5 @@ from . import image_tensor  # noqa: F401  (_image_to_tensor, flips, resize, crop
 from . import loss_fused  # noqa: F401  (Gluon's softmax cross-entropy as one op)
 from . import contrib_hawkes, krprod, stes  # noqa: F401  (issue 31: hawkesll, khatri_rao, *_ste)
 from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagrad_update)
+from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies run by symbol)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -48,6 +48,8 @@ from ._contrib import rand_zipfian as _rand_zipfian  # noqa: E402
 contrib.rand_zipfian = _rand_zipfian
 from ._contrib_adamw import adamw_update as _aw, mp_adamw_update as _mpaw  # noqa: E402
 contrib.adamw_update, contrib.mp_adamw_update = _aw, _mpaw
+from ._control_flow import cond as _cond, foreach as _foreach, while_loop as _while  # noqa: E402
+contrib.cond, contrib.foreach, contrib.while_loop = _cond, _foreach, _while
 
 
 def _fill_sparse():

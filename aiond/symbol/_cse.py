@@ -26,7 +26,8 @@ def enabled():
 
 def _mergeable(n):
     op = n.op
-    return op is not None and not op.mutates and not op.needs_rng
+    # a control-flow node is its bodies too, which its attrs do not show
+    return op is not None and not op.mutates and not op.needs_rng and n.subgraphs is None
 
 
 def _equal(n, m):

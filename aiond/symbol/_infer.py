@@ -373,9 +373,17 @@ def _infer_node(n, S, D, need_dtypes):
             m = _pmerge(S.get(k), s)
             if m is not False and m != S.get(k):
                 S[k] = m
+    per_output = getattr(op, "infer_types", None)
+    if need_dtypes and per_output is not None and not all(k in D for k in out_keys):
+        # ops whose outputs each have their own dtype (control flow: its body's)
+        for k, d in zip(out_keys, per_output(n.params, in_dtypes)):
+            if d is not None:
+                D.setdefault(k, np.dtype(d))
     if need_dtypes and not all(k in D for k in out_keys):
         d = None
-        if dt_known:
+        if per_output is not None:
+            pass
+        elif dt_known:
             try:
                 d = _ns.fallback_out_dtype(op, n.params, in_dtypes)
             except MXNetError as e:

@@ -89,9 +89,16 @@ class _Writer:
 
 def dumps(outputs) -> str:
     """The graph JSON of the symbol with output entries ``outputs``."""
+    w = _Writer()
+    _write_graph(w, outputs, True)
+    return "".join(w.out)
+
+
+def _write_graph(w, outputs, top):
+    """One graph object; a control-flow node's bodies are graphs nested in
+    its ``subgraphs`` list (without the top level's version attrs), as in MXNet."""
     order = dfs(outputs)
     index = {id(n): i for i, n in enumerate(order)}
-    w = _Writer()
     w.begin("{", True)
     w.key("nodes")
     w.begin("[", True)
@@ -108,6 +115,13 @@ def dumps(outputs) -> str:
             w.strmap({k: str(v) for k, v in n.attrs.items()})
         w.key("inputs")
         w.entries([(index[id(e[0])], e[1], e[2]) for e in n.inputs])
+        if n.subgraphs:
+            w.key("subgraphs")
+            w.begin("[", True)
+            for sub in n.subgraphs:
+                w.item()
+                _write_graph(w, sub, False)
+            w.end("]")
         w.end("}")
         row_ptr.append(row_ptr[-1] + n.num_outputs())
     w.end("]")
@@ -117,17 +131,17 @@ def dumps(outputs) -> str:
     w.ints(row_ptr)
     w.key("heads")
     w.entries([(index[id(e[0])], e[1], e[2]) for e in outputs])
-    w.key("attrs")
-    w.begin("{", False)
-    if _util.is_np_shape():
-        # MXNet marks graphs saved with NumPy-shape semantics (0 = zero-size dim)
-        w.key("is_np_shape")
-        w.out.append('["int", 1]')
-    w.key("mxnet_version")
-    w.out.append('["int", %d]' % MXNET_VERSION)
+    if top:
+        w.key("attrs")
+        w.begin("{", False)
+        if _util.is_np_shape():
+            # MXNet marks graphs saved with NumPy-shape semantics (0 = zero-size dim)
+            w.key("is_np_shape")
+            w.out.append('["int", 1]')
+        w.key("mxnet_version")
+        w.out.append('["int", %d]' % MXNET_VERSION)
+        w.end("}")
     w.end("}")
-    w.end("}")
-    return "".join(w.out)
 
 
 # ------------------------------------------------------------------ reading
@@ -199,6 +213,10 @@ def loads(text):
         raise MXNetError("symbol JSON: not valid JSON (%s)" % e) from None
     except RecursionError:
         raise MXNetError("symbol JSON: nested too deeply to be a graph") from None
+    return _read_graph(g)
+
+
+def _read_graph(g, parent_version=None):
     if not isinstance(g, dict) or "nodes" not in g or "heads" not in g:
         raise MXNetError("symbol JSON: expected an object with 'nodes' and 'heads'")
     if not isinstance(g["nodes"], list):
@@ -213,6 +231,8 @@ def loads(text):
     v = gattrs.get("mxnet_version")
     if isinstance(v, list) and len(v) == 2 and isinstance(v[1], int):
         version = v[1]
+    elif parent_version is not None:       # a subgraph: its graph's version
+        version = parent_version
     nodes = []
     for i, nj in enumerate(g["nodes"]):
         if not isinstance(nj, dict):
@@ -248,13 +268,20 @@ def loads(text):
             node = _Node(None, name, attrs)
         else:
             node = _Node(_get_op(opname, name), name, attrs, inputs)
+            subs = nj.get("subgraphs")
+            if subs:
+                if not isinstance(subs, list):
+                    raise MXNetError("symbol JSON: %s has 'subgraphs' of type %s; expected a "
+                                     "list of graphs" % (where, type(subs).__name__))
+                node.subgraphs = [_read_graph(sg, version) for sg in subs]
         nodes.append(node)
     heads = [_entry(nodes, e, "heads") for e in g["heads"]]
     if version < MXNET_VERSION:
         _fix_hidden_keys(heads)
     for n in dfs(heads):
         if n.op is not None:
-            n._params = parse_params(n.op, n.attrs, n.name, strict=False)
+            n._params = None
+            n.params            # parsed now, so a bad attribute fails the load
     if version < 900:
         _add_missing_inputs(heads)
     if version < 904:

@@ -49,7 +49,8 @@ _STYPES = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 
 class _Node:
     """One graph node: a variable (``op is None``) or an op application."""
-    __slots__ = ("op", "name", "attrs", "inputs", "version", "_params", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "version", "_params", "subgraphs",
+                 "__weakref__")
 
     def __init__(self, op, name, attrs=None, inputs=None):
         self.op = op
@@ -58,6 +59,9 @@ class _Node:
         self.inputs = [] if inputs is None else inputs  # [(node, index, version)]
         self.version = 0                                # variables: times mutated
         self._params = None
+        # control-flow ops (_foreach, _while_loop, _cond): their bodies, each a
+        # list of output entries; the op sees them as params['subgraphs']
+        self.subgraphs = None
 
     @property
     def is_var(self):
@@ -68,7 +72,10 @@ class _Node:
         """The op's parsed parameters (defaults filled, hidden keys left out)."""
         p = self._params
         if p is None:
-            p = self._params = parse_params(self.op, self.attrs, self.name, strict=False)
+            p = parse_params(self.op, self.attrs, self.name, strict=False)
+            if self.subgraphs is not None:
+                p["subgraphs"] = self.subgraphs
+            self._params = p
         return p
 
     def num_outputs(self) -> int:
@@ -187,6 +194,7 @@ def _copy_graph(outputs):
                   [(memo[id(e[0])], e[1], e[2]) for e in n.inputs])
         c.version = n.version
         c._params = n._params
+        c.subgraphs = n.subgraphs
         memo[id(n)] = c
     return [(memo[id(e[0])], e[1], e[2]) for e in outputs]
 
@@ -490,6 +498,7 @@ class Symbol:
         inputs = [(_Node(None, nm), 0, 0) for nm in names]
         atom = _Node(node.op, node.name, dict(node.attrs), inputs)
         atom._params = node._params
+        atom.subgraphs = node.subgraphs
         return Symbol._from([(atom, i, 0) for i in range(atom.num_visible())])
 
     def get_children(self):
