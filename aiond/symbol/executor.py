@@ -401,6 +401,14 @@ def _fused_graph(exe):
     return FusedGraph(graph, name, input_names=inputs)
 
 
+def _output_stypes(symbol, args, auxs):
+    """The outputs' storage types: all dense unless a bound array is sparse."""
+    if not any(a._sparse for a in args) and not any(a._sparse for a in auxs):
+        return ["default"] * len(symbol._outputs)
+    from ._stype import infer_stypes
+    return infer_stypes(symbol, [a.stype for a in args], [a.stype for a in auxs])
+
+
 class Executor:
     """A bound symbol: ``forward``/``backward`` over ``arg_arrays``,
     ``grad_arrays``, ``aux_arrays``; results in ``outputs``."""
@@ -428,12 +436,15 @@ class Executor:
         _check_differentiable(symbol, self._grad_req, self.grad_arrays)
         # outputs: preallocated, written by every forward
         self.outputs = []
+        ostypes = _output_stypes(symbol, self.arg_arrays, self.aux_arrays)
         for i, e in enumerate(symbol._outputs):
             s = inference.shape_of(e)
             d = inference.dtype_of(e)
             d = np.dtype(d if d is not None else np.float32)
             old = shared_outputs[i] if shared_outputs and i < len(shared_outputs) else None
-            if old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
+            if ostypes[i] != "default":
+                self.outputs.append(empty(s, ctx=ctx, dtype=d, stype=ostypes[i]))
+            elif old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
                 # an executor made by reshape() writes into its parent's output memory
                 self.outputs.append(_reshaped(old, tuple(s)))
             else:
