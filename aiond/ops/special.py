@@ -172,8 +172,12 @@ _special("gammaln", gammaln, "gammaln(data): log of the absolute value of the ga
 @register("_backward_gammaln", inputs=("ograd", "data"),
           infer=lambda a, s, d: ((tuple(s[1]),), (d[1],)), elemwise=True)
 def _backward_gammaln(xp, ograd, data, out):
-    """_backward_gammaln(ograd, data): ograd * digamma(data)."""
-    _cast_into(xp, out, ograd * digamma(xp, data))
+    """_backward_gammaln(ograd, data): ograd * digamma(data), in the output's
+    dtype as MXNet computes it (a pole's psi is inf in float32, so a zero
+    ograd there gives nan)."""
+    _cast_into(xp, out, digamma(xp, data))
+    with _errstate():
+        xp.multiply(out, ograd, out=out, casting="unsafe")
 
 
 def _float_rule(attrs, shapes, dtypes):

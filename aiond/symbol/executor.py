@@ -256,9 +256,9 @@ def _grad_stypes(order, stypes):
             continue
         name = getattr(n.op, "name", n.op)
         ins = [src for src, _i, _v in n.inputs]
-        if name in ("Embedding", "_contrib_SparseEmbedding") and len(ins) > 1 and \
-                str(n.attrs.get("sparse_grad", "False")).lower() in ("true", "1") and \
-                ins[1].op is None:
+        if len(ins) > 1 and ins[1].op is None and (name == "_contrib_SparseEmbedding" or (
+                name == "Embedding" and
+                str(n.attrs.get("sparse_grad", "False")).lower() in ("true", "1"))):
             out[ins[1].name] = "row_sparse"
         elif name == "dot" and len(ins) == 2 and ins[0].op is None and ins[1].op is None \
                 and stypes.get(ins[0].name) == "csr" and \
