@@ -20,5 +20,5 @@ from . import deformable, proposal, quantize, roi  # noqa: F401
 from . import image_tensor  # noqa: F401  (_image_to_tensor, flips, resize, crop)
 from . import loss_fused  # noqa: F401  (Gluon's softmax cross-entropy as one op)
 from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
-from . import bilinear_sampler  # noqa: F401
+from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
