@@ -34,19 +34,20 @@ _GRAD_REQS = ("null", "write", "add", "inplace")
 
 
 class _Step:
-    __slots__ = ("op", "params", "ins", "outs", "name", "out_names", "direct")
+    __slots__ = ("op", "params", "ins", "outs", "name", "out_names", "direct", "ctx")
 
     def __init__(self, op, params, ins, outs, name, out_names):
         self.op, self.params, self.ins, self.outs = op, params, ins, outs
         self.name, self.out_names = name, out_names
         self.direct = None      # head index whose preallocated array this step writes
+        self.ctx = None         # the context it runs on, when placed (group2ctx)
 
 
 class Plan:
     """A graph compiled for running: ops in graph order over value slots
     (arguments, then auxiliary states, then op outputs)."""
 
-    def __init__(self, sym):
+    def __init__(self, sym, placement=None):
         order, args, auxs = sym._arg_aux_nodes()
         self.arg_names = [n.name for n in args]
         self.aux_names = [n.name for n in auxs]
@@ -75,6 +76,8 @@ class Plan:
             st = _Step(n.op, params, ins, outs, n.name,
                        [n.output_name(i) for i in range(len(outs))])
             st.direct = None
+            if placement is not None:
+                st.ctx = placement[id(n)]
             self.steps.append(st)
         self.nslots = len(slot)
         self.heads = [slot[_key(e)] for e in sym._outputs]
@@ -102,13 +105,17 @@ class Plan:
         var_names = self.arg_names + self.aux_names
         for st in self.steps:
             ins = [vals[i] for i in st.ins]
+            if st.ctx is not None:
+                # a placed graph (group2ctx): inputs from other contexts are copied here
+                from ._placement import copy_to
+                ins = [copy_to(x, st.ctx) for x in ins]
             if monitor is not None and monitor_all:
                 for i, (s, nm) in enumerate(zip(st.ins, _monitor_input_names(st))):
                     if s < nv:
                         monitor(var_names[s], ins[i])
                     monitor("%s_%s" % (st.name, nm), ins[i])
             o = outs[st.direct] if (outs is not None and st.direct is not None) else None
-            r = invoke(st.op, ins, st.params, o, ctx)
+            r = invoke(st.op, ins, st.params, o, st.ctx or ctx)
             if isinstance(r, (list, tuple)):
                 for s, a in zip(st.outs, r):
                     vals[s] = a
@@ -428,6 +435,8 @@ class Executor:
         names = symbol.list_arguments()
         for name, a in zip(names + symbol.list_auxiliary_states(),
                            self.arg_arrays + self.aux_arrays):
+            if group2ctx:
+                break       # placed across contexts: each array stays where it is
             if a._st.ctx is not ctx:
                 raise MXNetError("bind: %s is on %s but the executor runs on %s; move it with "
                                  ".as_in_context(ctx)" % (name, a.context, ctx))
@@ -437,12 +446,20 @@ class Executor:
         # outputs: preallocated, written by every forward
         self.outputs = []
         ostypes = _output_stypes(symbol, self.arg_arrays, self.aux_arrays)
+        placement = None
+        if group2ctx:
+            from ._placement import place
+            placement = place(symbol, group2ctx, self.arg_arrays, self.aux_arrays, ctx)
         for i, e in enumerate(symbol._outputs):
             s = inference.shape_of(e)
             d = inference.dtype_of(e)
             d = np.dtype(d if d is not None else np.float32)
             old = shared_outputs[i] if shared_outputs and i < len(shared_outputs) else None
-            if ostypes[i] != "default":
+            if placement is not None:
+                # an output lives on the context of the op that makes it
+                self.outputs.append(empty(s, ctx=placement[id(e[0])], dtype=d,
+                                          stype=ostypes[i]))
+            elif ostypes[i] != "default":
                 self.outputs.append(empty(s, ctx=ctx, dtype=d, stype=ostypes[i]))
             elif old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
                 # an executor made by reshape() writes into its parent's output memory
@@ -452,7 +469,10 @@ class Executor:
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
         self._optimized = self._optimize(self._symbol)
         self._fix_init_shapes(self._optimized)
-        self._plan = Plan(self._optimized)
+        self._placed = placement is not None
+        if self._placed:
+            placement = place(self._optimized, group2ctx, self.arg_arrays, self.aux_arrays, ctx)
+        self._plan = Plan(self._optimized, placement)
         # gradients: views of the arguments that need them, marked for autograd
         self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
                           if g is not None and r != "null"]
@@ -460,7 +480,7 @@ class Executor:
         for i in self._grad_idx:
             a = self.arg_arrays[i]
             self._views[i] = _view(a, a._shape, a._off)
-        self._fused = _fused_graph(self)
+        self._fused = None if self._placed else _fused_graph(self)
 
     def _run_fused(self, args):
         """The graph as one op (and one tape node when recording), writing
