@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import autograd
 from ..context import Context
 
-__all__ = ["DeviceCopy", "copy_to", "place"]
+__all__ = ["DeviceCopy", "copy_to", "place", "var_contexts"]
 
 
 class DeviceCopy(autograd.Function):
@@ -62,3 +62,15 @@ def place(sym, group2ctx, arg_arrays, aux_arrays, default):
             raise TypeError("group2ctx[%r] must be a Context, got %r" % (g, c))
         where[id(n)] = c if c is not None else default
     return where
+
+
+def var_contexts(sym, group2ctx):
+    """{variable name: context} for the variables whose ``ctx_group`` names a
+    group of ``group2ctx`` (where simple_bind allocates them)."""
+    out = {}
+    for n in sym._arg_aux_nodes()[0]:
+        if n.op is None:
+            c = group2ctx.get(n.attrs.get("__ctx_group__"))
+            if c is not None:
+                out[n.name] = c
+    return out

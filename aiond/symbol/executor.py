@@ -277,6 +277,7 @@ def _grad_stypes(order, stypes):
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     _check_ctx(ctx)
+    default_ctx = ctx
     shapes = {k: tuple(v) for k, v in kwargs.items() if isinstance(v, tuple)}
     arg_names = sym.list_arguments()
     aux_names = sym.list_auxiliary_states()
@@ -306,11 +307,18 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     sh_grads = shared_exec.grad_dict if shared_exec is not None else {}
     sh_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
+    # with group2ctx, a variable of a ctx_group is allocated on that group's context
+    vctx = {}
+    if group2ctx:
+        from ._placement import var_contexts
+        vctx = var_contexts(sym, group2ctx)
+
     def dtype_of(n):
         d = inf.dtypes.get((id(n), 0))
         return d if d is not None else np.dtype(np.float32)
 
     def alloc(name, shape, dtype, shared, use_buffer):
+        ctx = vctx.get(name, default_ctx)
         st = stypes.get(name, "default")
         if st != "default":
             return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
@@ -337,13 +345,14 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             g = sh_grads.get(n.name) if n.name in shared_names else None
             gst = grad_stypes.get(n.name)
             grad_arrays.append(g if g is not None and g.shape == shape
-                               else zeros(shape, ctx=ctx, dtype=dt, stype=gst))
+                               else zeros(shape, ctx=vctx.get(n.name, ctx), dtype=dt,
+                                          stype=gst))
     aux_arrays = []
     for n in auxs:
         shape = inf.shapes[(id(n), 0)]
         a = sh_aux.get(n.name) if shared_exec is not None else None
         aux_arrays.append(a if a is not None and a.shape == shape
-                          else zeros(shape, ctx=ctx, dtype=dtype_of(n)))
+                          else zeros(shape, ctx=vctx.get(n.name, ctx), dtype=dtype_of(n)))
     assert [n.name for n in args] == arg_names and [n.name for n in auxs] == aux_names
     return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx, inf)
 
