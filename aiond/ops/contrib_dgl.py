@@ -22,6 +22,8 @@ They have csr kernels only, as in MXNet: a dense graph is an error. The
 samplers draw from the context's random generator (``mx.random.seed``)."""
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ..base import OpError, ShapeError
@@ -30,6 +32,7 @@ from .registry import Param, p_bool, p_int, p_shape, register
 from .sparse import CSR, SPARSE, SparseImpl
 
 _I64 = np.dtype(np.int64)
+_log = logging.getLogger(__name__)
 _F32 = np.dtype(np.float32)
 
 
@@ -144,6 +147,9 @@ def _sample_one(g, seeds, prob, num_hops, num_neighbor, max_v, gen):
             if u not in seen:
                 seen.add(u)
                 order.append((u, hop + 1))
+    if any(hop < num_hops for _, hop in order[i:]):
+        _log.warning("dgl sampling is truncated: max_num_vertices=%d was reached; use fewer "
+                     "seeds or a smaller neighbourhood", max_v)
     order.sort()
     nv = len(order)
     ids = np.zeros(max_v + 1, dtype=_I64)
