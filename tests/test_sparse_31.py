@@ -18,7 +18,8 @@ B = [[0, 0], [3, -1], [0, 0], [-2, 6]]
 
 @pytest.mark.parametrize("lst, rst, want", [
     ("default", "row_sparse", "row_sparse"), ("row_sparse", "default", "row_sparse"),
-    ("csr", "default", "csr"), ("default", "csr", "csr"), ("row_sparse", "row_sparse", "row_sparse"),
+    ("csr", "default", "csr"), ("default", "csr", "csr"),
+    ("row_sparse", "row_sparse", "row_sparse"),
     ("csr", "csr", "csr"), ("row_sparse", "csr", "default"), ("default", "default", "default")])
 def test_executor_output_storage_follows_the_op(lst, rst, want):
     lhs, rhs = mx.sym.Variable("lhs"), mx.sym.Variable("rhs")

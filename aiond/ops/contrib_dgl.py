@@ -36,11 +36,12 @@ _log = logging.getLogger(__name__)
 _F32 = np.dtype(np.float32)
 
 
-def _csr_only(name):
+def _csr_only(name, doc):
+    """The op's dense kernel: MXNet has none (a dense graph is an error)."""
     def kernel(xp, *args, out, **attrs):
         raise OpError("%s works on a csr graph (mx.nd.sparse.csr_matrix), got a dense array"
                       % name)
-    kernel.__doc__ = None
+    kernel.__doc__ = doc
     return kernel
 
 
@@ -209,9 +210,13 @@ for _name, _nfixed, _per, _inputs in (
         ("_contrib_dgl_csr_neighbor_uniform_sample", 1, 3, ("csr_matrix", "*seed_arrays")),
         ("_contrib_dgl_csr_neighbor_non_uniform_sample", 2, 4,
          ("csr_matrix", "probability", "*seed_arrays"))):
-    _k = _csr_only(_name[len("_contrib_"):])
-    _k.__doc__ = __doc__
-    register(_name, inputs=_inputs, variadic=True, params=_SAMPLE, infer=_sample_rule(_nfixed, _per),
+    _k = _csr_only(_name[len("_contrib_"):], "%s(csr_matrix, %s*seed_arrays, num_hops=1, "
+                   "num_neighbor=2, max_num_vertices=100): per seed array the sampled vertex "
+                   "ids, the sampled csr graph, %sand each vertex's hop (see the module doc)."
+                   % (_name[len("_contrib_"):], "probability, " if _nfixed == 2 else "",
+                      "their probabilities " if _nfixed == 2 else ""))
+    register(_name, inputs=_inputs, variadic=True, params=_SAMPLE,
+             infer=_sample_rule(_nfixed, _per),
              num_outputs=(lambda n, p: lambda a: (a["num_args"] - n) * p)(_nfixed, _per),
              needs_rng=True, inline=False)(_k)
     SPARSE[_name] = SparseImpl(_sample_stypes(_nfixed, _per), _sample_kernel(_nfixed))
@@ -285,8 +290,9 @@ def _graph_stypes(nsparse):
     return rule
 
 
-_k = _csr_only("dgl_subgraph")
-_k.__doc__ = __doc__
+_k = _csr_only("dgl_subgraph", "dgl_subgraph(graph, *vertex_arrays, return_mapping): the "
+               "induced subgraph of each sorted int64 vertex array (csr, new edge ids; with "
+               "return_mapping also the parent's edge ids).")
 register("_contrib_dgl_subgraph", inputs=("graph", "*data"), variadic=True, params=_SUBGRAPH,
          infer=_subgraph_rule, inline=False,
          num_outputs=lambda a: (a["num_args"] - 1) * (2 if a["return_mapping"] else 1))(_k)
@@ -325,8 +331,8 @@ def _edge_id_stypes(attrs, st):
     return ("default",)
 
 
-_k = _csr_only("edge_id")
-_k.__doc__ = __doc__
+_k = _csr_only("edge_id", "edge_id(data, u, v): the stored value (edge id) of csr data at "
+               "(u[i], v[i]), -1 where there is none.")
 register("_contrib_edge_id", inputs=("data", "u", "v"), infer=_edge_id_rule, inline=False)(_k)
 SPARSE["_contrib_edge_id"] = SparseImpl(_edge_id_stypes, _edge_id_ex)
 
@@ -354,8 +360,8 @@ def _adjacency_stypes(attrs, st):
     return ("csr",)
 
 
-_k = _csr_only("dgl_adjacency")
-_k.__doc__ = __doc__
+_k = _csr_only("dgl_adjacency", "dgl_adjacency(data): the float32 csr adjacency matrix (ones "
+               "where int64 csr data stores an edge).")
 register("_contrib_dgl_adjacency", infer=_adjacency_rule, inline=False)(_k)
 SPARSE["_contrib_dgl_adjacency"] = SparseImpl(_adjacency_stypes, _adjacency_ex)
 
@@ -426,8 +432,9 @@ def _compact_ex(vals, attrs, shapes, oshapes, odtypes, muts):
     return outs
 
 
-_k = _csr_only("dgl_graph_compact")
-_k.__doc__ = __doc__
+_k = _csr_only("dgl_graph_compact", "dgl_graph_compact(*graphs, *vertex_ids, graph_sizes, "
+               "return_mapping): each sampled csr graph cut to its graph_sizes[i] vertices, "
+               "columns renumbered by their position in vertex_ids.")
 register("_contrib_dgl_graph_compact", inputs=("*graph_data",), variadic=True, params=_COMPACT,
          infer=_compact_rule, inline=False,
          num_outputs=lambda a: (a["num_args"] // 2) * (2 if a["return_mapping"] else 1))(_k)

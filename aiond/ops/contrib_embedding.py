@@ -18,7 +18,8 @@ _PARAMS = [
 
 
 @register("_contrib_SparseEmbedding", inputs=("data", "weight"), params=_PARAMS,
-          infer=_embedding_rule, attr_check=_in_range(("input_dim", 1, None), ("output_dim", 1, None)))
+          infer=_embedding_rule,
+          attr_check=_in_range(("input_dim", 1, None), ("output_dim", 1, None)))
 def sparse_embedding(xp, data, weight, out, input_dim, output_dim, dtype=None,
                      deterministic=False):
     """SparseEmbedding(data, weight, input_dim, output_dim): rows of weight at
