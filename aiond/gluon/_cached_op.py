@@ -198,24 +198,47 @@ class CachedOp:
         vals = [None] * self.nslots
         vals[:self.num_inputs] = args
         invoke = _invoke.invoke
+        from ..ops.dynamic import DYNAMIC
         if _invoke.hooks.record is not None and autograd.is_recording():
-            scope = _engine.bulk_scope("forward", "forward", self.flags.get("forward_bulk_size"))
+            def scope():
+                return _engine.bulk_scope("forward", "forward",
+                                          self.flags.get("forward_bulk_size"))
         else:
-            scope = _engine.bulk_scope("inference", "forward")
-        with scope:
-            for st in self.steps:
-                ins = [vals[i] for i in st.ins]
-                try:
-                    r = invoke(st.op, ins, st.attrs, None, ctx)
-                except MXNetError as e:
-                    raise _renamed(e, "Error in operator %s (%s) of the hybridized graph: %s"
-                                   % (st.name, st.op.name, e)) from None
-                if isinstance(r, (list, tuple)):
-                    for s, a in zip(st.outs, r):
-                        vals[s] = a
-                else:
-                    vals[st.outs[0]] = r
+            def scope():
+                return _engine.bulk_scope("inference", "forward")
+        steps = self.steps
+        i, n = 0, len(steps)
+        while i < n:
+            with scope():
+                while i < n and steps[i].op.name not in DYNAMIC:
+                    self._step(steps[i], vals, invoke, None, ctx)
+                    i += 1
+            if i < n:
+                # an op whose output shape is a value (boolean_mask's count):
+                # outside any segment, once its inputs are computed, its own
+                # entry reads that value and pushes it
+                st = steps[i]
+                if not _engine.get().tracing():
+                    for s in st.ins:
+                        if isinstance(vals[s], NDArray):
+                            vals[s].wait_to_read()
+                self._step(st, vals, invoke, DYNAMIC[st.op.name], ctx)
+                i += 1
         return [vals[s] for s in self.heads]
+
+    @staticmethod
+    def _step(st, vals, invoke, dyn, ctx):
+        ins = [vals[i] for i in st.ins]
+        try:
+            r = invoke(st.op, ins, st.attrs, None, ctx) if dyn is None else dyn(*ins, **st.attrs)
+        except MXNetError as e:
+            raise _renamed(e, "Error in operator %s (%s) of the hybridized graph: %s"
+                           % (st.name, st.op.name, e)) from None
+        if isinstance(r, (list, tuple)):
+            for s, a in zip(st.outs, r):
+                vals[s] = a
+        else:
+            vals[st.outs[0]] = r
 
 
 def _graph_name(order):

@@ -116,9 +116,8 @@ def imread(filename, *args, **kwargs):
         out = kwargs.pop("out")
     else:
         out = None
-    with open(filename, "rb") as f:
-        buf = f.read()
-    return imdecode(buf, *args, out=out, **kwargs)
+    from ._errors import open_image
+    return imdecode(open_image(filename), *args, out=out, **kwargs)
 
 
 def imresize(src, w, h, *args, **kwargs):

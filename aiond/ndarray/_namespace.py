@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import inspect
 
+from ..base import MXNetError as _MXNetError
 from ..ops import registry as _reg
 from ..ops.registry import Null
 from . import _invoke as _inv
 from ._invoke import invoke
 
-__all__ = ["make_function", "populate"]
+__all__ = ["make_function", "populate", "MissingInputError"]
+
+
+class MissingInputError(_MXNetError, TypeError):
+    """A call that leaves out an input the op needs: MXNet reports it as an
+    MXNetError (the op got fewer inputs than it expects); it is also a
+    TypeError, as a Python call missing an argument is."""
 
 
 def make_function(op, public_name=None):
@@ -53,7 +60,9 @@ def make_function(op, public_name=None):
                     if v is not None or n not in optional:
                         inputs.append(v)
                 elif n not in optional:
-                    raise TypeError("%s() missing input %r" % (fname, n))
+                    raise MissingInputError(
+                        "%s() missing input %r: operator %s expects %d inputs, got %d"
+                        % (fname, n, op.name, len(fixed), len(inputs)))
         for i, x in enumerate(inputs):
             if not isinstance(x, NDArray):
                 raise TypeError("%s(): input %s must be an NDArray, got %s"

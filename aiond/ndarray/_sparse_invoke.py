@@ -175,11 +175,19 @@ def sparse_invoke(op, inputs, attrs, out=None, ctx=None, force=False):
                    for o, s, sh, dt in zip(outs, ost, oshapes, odtypes)]
     kernel = impl.kernel
     mut_handles = [inputs[i] for i in op.mutated(len(inputs))]
+    rng = None
+    kattrs = attrs
+    if op.needs_rng:
+        # a sampling op's storage-aware kernel draws from the context's host
+        # generator (as its dense kernel would), ordered on the generator's var
+        from ..ops.random import rng_state
+        rng = rng_state(ctx)
+        kattrs = dict(attrs, _rng=rng)
 
     def run(host=None):
         vals = [host.value(x) for x in inputs] if host else [value_of(x) for x in inputs]
         muts = {}
-        res = kernel(vals, attrs, shapes, oshapes, odtypes, muts)
+        res = kernel(vals, kattrs, shapes, oshapes, odtypes, muts)
         store = host.store if host else _store
         for y, v in zip(targets, res):
             store(y, v)
@@ -192,6 +200,8 @@ def sparse_invoke(op, inputs, attrs, out=None, ctx=None, force=False):
     for x in mut_handles:
         if x._st.var not in writes:
             writes.append(x._st.var)
+    if rng is not None:
+        writes.append(rng.var)
     reads = []
     for x in inputs:
         v = x._st.var

@@ -22,4 +22,6 @@ from . import loss_fused  # noqa: F401  (Gluon's softmax cross-entropy as one op
 from . import contrib_hawkes, krprod, stes  # noqa: F401  (issue 31: hawkesll, khatri_rao, *_ste)
 from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagrad_update)
 from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies run by symbol)
+from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
+from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

@@ -478,6 +478,7 @@ def sequence_reverse(xp, data, *length, out, use_sequence_length=False, axis=0):
 
 
 # ============================================================== boolean_mask
+from .dynamic import dynamic_shape  # noqa: E402
 # The result's length is the number of nonzero mask entries: a value, not a
 # shape. aiond infers every shape at push time without waiting for data, so
 # ``boolean_mask`` (below) reads the mask only when it is already computed,
@@ -522,6 +523,7 @@ def _backward_boolean_mask(xp, ograd, index, data, out, axis=0):
     out[tuple(key)] = ograd
 
 
+@dynamic_shape("_contrib_boolean_mask")
 def boolean_mask(data, index, axis=0, out=None, name=None):
     """``mx.nd.contrib.boolean_mask(data, index, axis=0)``: the slices of data
     along axis where index is nonzero (MXNet 1.9.1 supports axis 0 only).
@@ -548,6 +550,10 @@ def boolean_mask(data, index, axis=0, out=None, name=None):
     opr = eng.push(lambda: int(np.count_nonzero(data_of(index))), (index._st.var,), (),
                    "boolean_mask_count", 0, True)
     if not opr.done:
+        if eng.tracing():
+            # a graph being traced into a plan: its caller runs it op by op instead
+            from ..engine.segments import TraceError
+            raise TraceError("boolean_mask reads index's values")
         raise MXNetError(
             "_contrib_boolean_mask: the result's shape depends on the values of index, which "
             "is still being computed; aiond infers shapes without waiting, so call "

@@ -229,7 +229,9 @@ def _sqsum_stypes(attrs, st):
 @sparse_impl("_square_sum", stypes=_sqsum_stypes)
 def _square_sum_ex(vals, attrs, shapes, oshapes, odtypes, muts):
     v = vals[0]
-    d = np.square(v.data).reshape(len(v.indices), -1).sum(axis=1).astype(odtypes[0])
+    # (n, -1) cannot be reshaped when no row is stored: give the columns explicitly
+    d = np.square(v.data).reshape(len(v.indices), int(np.prod(shapes[0][1:]))).sum(axis=1)
+    d = d.astype(odtypes[0])
     return [RSP(d.reshape((-1, 1)), v.indices.copy())]
 
 
@@ -271,16 +273,21 @@ def _sub_ex(vals, attrs, shapes, oshapes, odtypes, muts):
 def _mul_stypes(attrs, st):
     if "row_sparse" in st and all(s in ("row_sparse", "default") for s in st):
         return ("row_sparse",)
-    if _same(st, "csr"):
-        return ("csr",)
+    if "csr" in st and all(s in ("csr", "default") for s in st):
+        return ("csr",)     # MXNet: csr * dense keeps the csr's pattern
     return None
 
 
 @sparse_impl("elemwise_mul", "_mul", stypes=_mul_stypes)
 def _mul_ex(vals, attrs, shapes, oshapes, odtypes, muts):
     a, b = vals
-    if isinstance(a, CSR):
+    if isinstance(a, CSR) and isinstance(b, CSR):
         return [from_dense(to_dense(a, shapes[0]) * to_dense(b, shapes[1]), "csr")]
+    if isinstance(a, CSR) or isinstance(b, CSR):
+        c, d = (a, b) if isinstance(a, CSR) else (b, a)
+        rows = _csr_rows(c, shapes[0][0])
+        data = (c.data * d[rows, c.indices.astype(_I64)]).astype(odtypes[0])
+        return [CSR(data, c.indices.copy(), c.indptr.copy())]
     if not isinstance(a, RSP):
         a, b = b, a
     if isinstance(b, RSP):
@@ -488,6 +495,7 @@ def _emb_back_ex(vals, attrs, shapes, oshapes, odtypes, muts):
 
 
 from . import sparse_update as _sparse_update  # noqa: E402,F401  (lazy optimizer updates)
+from . import sparse_more as _sparse_more  # noqa: E402,F401  (maximum, quadratic, BatchNorm)
 
 
 def _take_stypes(attrs, st):

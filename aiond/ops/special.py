@@ -129,7 +129,8 @@ def gammaln(xp, x):
 
 
 def digamma(xp, x):
-    """psi(x) = d/dx log gamma(x) in float64 (nan at non-positive integers)."""
+    """psi(x) = d/dx log gamma(x) in float64; at its poles (the non-positive
+    integers) the largest float64, as MXNet's psi (inf once cast to float32)."""
     x = xp.asarray(x, dtype=np.float64)
     with _errstate():
         refl = x < 0.5
@@ -144,7 +145,7 @@ def digamma(xp, x):
             1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z * (1.0 / 12)))))))
         res = res + xp.log(y) - 0.5 / y - ser
         res = xp.where(refl, res - math.pi * _cospi(xp, x) / _sinpi(xp, x), res)
-        return xp.where((x <= 0) & (x == xp.floor(x)), xp.nan, res)
+        return xp.where((x <= 0) & (x == xp.floor(x)), np.finfo(np.float64).max, res)
 
 
 def _any_unary(attrs, shapes, dtypes):
@@ -171,8 +172,12 @@ _special("gammaln", gammaln, "gammaln(data): log of the absolute value of the ga
 @register("_backward_gammaln", inputs=("ograd", "data"),
           infer=lambda a, s, d: ((tuple(s[1]),), (d[1],)), elemwise=True)
 def _backward_gammaln(xp, ograd, data, out):
-    """_backward_gammaln(ograd, data): ograd * digamma(data)."""
-    _cast_into(xp, out, ograd * digamma(xp, data))
+    """_backward_gammaln(ograd, data): ograd * digamma(data), in the output's
+    dtype as MXNet computes it (a pole's psi is inf in float32, so a zero
+    ograd there gives nan)."""
+    _cast_into(xp, out, digamma(xp, data))
+    with _errstate():
+        xp.multiply(out, ograd, out=out, casting="unsafe")
 
 
 def _float_rule(attrs, shapes, dtypes):

@@ -44,9 +44,17 @@ def _grid_dst(xp, th, tw):
 
 def _corners(xp, data, loc, target):
     """Source coordinates and the four neighbours' values and weights."""
-    N, C, H, W = data.shape
+    N = data.shape[0]
     th, tw = target
     g = xp.einsum("nkj,jp->nkp", loc.reshape(N, 2, 3).astype(xp.float64), _grid_dst(xp, th, tw))
+    return corners_at(xp, data, g)
+
+
+def corners_at(xp, data, g):
+    """For normalised source points ``g`` (N, 2, P) (x then y, -1..1 spanning
+    the input): their floor corners, the left/top weights, the four
+    neighbours' values (N, P, C; 0 outside the input) and where they are."""
+    N, C, H, W = data.shape
     x = (g[:, 0] + 1) * (W - 1) / 2           # (N, P)
     y = (g[:, 1] + 1) * (H - 1) / 2
     x0 = xp.floor(x).astype(xp.int64)

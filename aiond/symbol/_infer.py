@@ -388,7 +388,7 @@ def _infer_node(n, S, D, need_dtypes):
                 d = _ns.fallback_out_dtype(op, n.params, in_dtypes)
             except MXNetError as e:
                 raise MXNetError("Error in operator %s: %s" % (n.name, e)) from None
-        elif op.name != "Embedding" and "dtype" in op.pindex \
+        elif op.name not in _ns.EMBEDDINGS and "dtype" in op.pindex \
                 and n.params.get("dtype") is not None:
             d = np.dtype(n.params["dtype"])   # Cast & co: the output dtype is the parameter
         if d is not None:

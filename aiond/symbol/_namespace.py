@@ -218,6 +218,7 @@ PARAM_SHAPES = {
     "InstanceNorm": _inorm,
     "GroupNorm": _gn,
     "Embedding": _emb,
+    "_contrib_SparseEmbedding": _emb,
     "LeakyReLU": _prelu,
     "SoftmaxOutput": _softmax_label,
     "Softmax": _softmax_label,
@@ -278,6 +279,8 @@ def is_same_shape(op):
 # ------------------------------------------------------------ dtypes
 
 _F32 = np.dtype(np.float32)
+# ops whose dtype parameter names the weight's dtype, not the output's
+EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
 _NORMS = ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "InstanceNorm",
           "GroupNorm")
 
@@ -288,7 +291,7 @@ def param_dtypes(op, params, in_dtypes):
         return {}
     names = input_names(op, params, len(in_dtypes))
     d0 = in_dtypes[0]
-    if op.name == "Embedding":
+    if op.name in EMBEDDINGS:
         w = params.get("dtype")
         return {i: np.dtype(w) if w is not None else _F32
                 for i, n in enumerate(names) if n == "weight" and in_dtypes[i] is None}
@@ -312,7 +315,7 @@ def fallback_out_dtype(op, params, in_dtypes):
             return np.dtype(dt)
         except TypeError:
             pass
-    if op.name == "Embedding":
+    if op.name in EMBEDDINGS:
         return in_dtypes[1] if len(in_dtypes) > 1 else _F32
     return in_dtypes[0] if in_dtypes else _F32
 

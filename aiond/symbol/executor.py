@@ -34,19 +34,20 @@ _GRAD_REQS = ("null", "write", "add", "inplace")
 
 
 class _Step:
-    __slots__ = ("op", "params", "ins", "outs", "name", "out_names", "direct")
+    __slots__ = ("op", "params", "ins", "outs", "name", "out_names", "direct", "ctx")
 
     def __init__(self, op, params, ins, outs, name, out_names):
         self.op, self.params, self.ins, self.outs = op, params, ins, outs
         self.name, self.out_names = name, out_names
         self.direct = None      # head index whose preallocated array this step writes
+        self.ctx = None         # the context it runs on, when placed (group2ctx)
 
 
 class Plan:
     """A graph compiled for running: ops in graph order over value slots
     (arguments, then auxiliary states, then op outputs)."""
 
-    def __init__(self, sym):
+    def __init__(self, sym, placement=None):
         order, args, auxs = sym._arg_aux_nodes()
         self.arg_names = [n.name for n in args]
         self.aux_names = [n.name for n in auxs]
@@ -75,6 +76,8 @@ class Plan:
             st = _Step(n.op, params, ins, outs, n.name,
                        [n.output_name(i) for i in range(len(outs))])
             st.direct = None
+            if placement is not None:
+                st.ctx = placement[id(n)]
             self.steps.append(st)
         self.nslots = len(slot)
         self.heads = [slot[_key(e)] for e in sym._outputs]
@@ -102,13 +105,17 @@ class Plan:
         var_names = self.arg_names + self.aux_names
         for st in self.steps:
             ins = [vals[i] for i in st.ins]
+            if st.ctx is not None:
+                # a placed graph (group2ctx): inputs from other contexts are copied here
+                from ._placement import copy_to
+                ins = [copy_to(x, st.ctx) for x in ins]
             if monitor is not None and monitor_all:
                 for i, (s, nm) in enumerate(zip(st.ins, _monitor_input_names(st))):
                     if s < nv:
                         monitor(var_names[s], ins[i])
                     monitor("%s_%s" % (st.name, nm), ins[i])
             o = outs[st.direct] if (outs is not None and st.direct is not None) else None
-            r = invoke(st.op, ins, st.params, o, ctx)
+            r = invoke(st.op, ins, st.params, o, st.ctx or ctx)
             if isinstance(r, (list, tuple)):
                 for s, a in zip(st.outs, r):
                     vals[s] = a
@@ -256,9 +263,9 @@ def _grad_stypes(order, stypes):
             continue
         name = getattr(n.op, "name", n.op)
         ins = [src for src, _i, _v in n.inputs]
-        if name in ("Embedding", "_contrib_SparseEmbedding") and len(ins) > 1 and \
-                str(n.attrs.get("sparse_grad", "False")).lower() in ("true", "1") and \
-                ins[1].op is None:
+        if len(ins) > 1 and ins[1].op is None and (name == "_contrib_SparseEmbedding" or (
+                name == "Embedding" and
+                str(n.attrs.get("sparse_grad", "False")).lower() in ("true", "1"))):
             out[ins[1].name] = "row_sparse"
         elif name == "dot" and len(ins) == 2 and ins[0].op is None and ins[1].op is None \
                 and stypes.get(ins[0].name) == "csr" and \
@@ -270,6 +277,7 @@ def _grad_stypes(order, stypes):
 def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
     _check_ctx(ctx)
+    default_ctx = ctx
     shapes = {k: tuple(v) for k, v in kwargs.items() if isinstance(v, tuple)}
     arg_names = sym.list_arguments()
     aux_names = sym.list_auxiliary_states()
@@ -299,11 +307,18 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     sh_grads = shared_exec.grad_dict if shared_exec is not None else {}
     sh_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
+    # with group2ctx, a variable of a ctx_group is allocated on that group's context
+    vctx = {}
+    if group2ctx:
+        from ._placement import var_contexts
+        vctx = var_contexts(sym, group2ctx)
+
     def dtype_of(n):
         d = inf.dtypes.get((id(n), 0))
         return d if d is not None else np.dtype(np.float32)
 
     def alloc(name, shape, dtype, shared, use_buffer):
+        ctx = vctx.get(name, default_ctx)
         st = stypes.get(name, "default")
         if st != "default":
             return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
@@ -330,13 +345,14 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
             g = sh_grads.get(n.name) if n.name in shared_names else None
             gst = grad_stypes.get(n.name)
             grad_arrays.append(g if g is not None and g.shape == shape
-                               else zeros(shape, ctx=ctx, dtype=dt, stype=gst))
+                               else zeros(shape, ctx=vctx.get(n.name, ctx), dtype=dt,
+                                          stype=gst))
     aux_arrays = []
     for n in auxs:
         shape = inf.shapes[(id(n), 0)]
         a = sh_aux.get(n.name) if shared_exec is not None else None
         aux_arrays.append(a if a is not None and a.shape == shape
-                          else zeros(shape, ctx=ctx, dtype=dtype_of(n)))
+                          else zeros(shape, ctx=vctx.get(n.name, ctx), dtype=dtype_of(n)))
     assert [n.name for n in args] == arg_names and [n.name for n in auxs] == aux_names
     return Executor(sym, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx, inf)
 
@@ -401,6 +417,14 @@ def _fused_graph(exe):
     return FusedGraph(graph, name, input_names=inputs)
 
 
+def _output_stypes(symbol, args, auxs):
+    """The outputs' storage types: all dense unless a bound array is sparse."""
+    if not any(a._sparse for a in args) and not any(a._sparse for a in auxs):
+        return ["default"] * len(symbol._outputs)
+    from ._stype import infer_stypes
+    return infer_stypes(symbol, [a.stype for a in args], [a.stype for a in auxs])
+
+
 class Executor:
     """A bound symbol: ``forward``/``backward`` over ``arg_arrays``,
     ``grad_arrays``, ``aux_arrays``; results in ``outputs``."""
@@ -420,6 +444,8 @@ class Executor:
         names = symbol.list_arguments()
         for name, a in zip(names + symbol.list_auxiliary_states(),
                            self.arg_arrays + self.aux_arrays):
+            if group2ctx:
+                break       # placed across contexts: each array stays where it is
             if a._st.ctx is not ctx:
                 raise MXNetError("bind: %s is on %s but the executor runs on %s; move it with "
                                  ".as_in_context(ctx)" % (name, a.context, ctx))
@@ -428,12 +454,23 @@ class Executor:
         _check_differentiable(symbol, self._grad_req, self.grad_arrays)
         # outputs: preallocated, written by every forward
         self.outputs = []
+        ostypes = _output_stypes(symbol, self.arg_arrays, self.aux_arrays)
+        placement = None
+        if group2ctx:
+            from ._placement import place
+            placement = place(symbol, group2ctx, self.arg_arrays, self.aux_arrays, ctx)
         for i, e in enumerate(symbol._outputs):
             s = inference.shape_of(e)
             d = inference.dtype_of(e)
             d = np.dtype(d if d is not None else np.float32)
             old = shared_outputs[i] if shared_outputs and i < len(shared_outputs) else None
-            if old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
+            if placement is not None:
+                # an output lives on the context of the op that makes it
+                self.outputs.append(empty(s, ctx=placement[id(e[0])], dtype=d,
+                                          stype=ostypes[i]))
+            elif ostypes[i] != "default":
+                self.outputs.append(empty(s, ctx=ctx, dtype=d, stype=ostypes[i]))
+            elif old is not None and old.dtype == d and int(np.prod(s)) <= old.size:
                 # an executor made by reshape() writes into its parent's output memory
                 self.outputs.append(_reshaped(old, tuple(s)))
             else:
@@ -441,7 +478,10 @@ class Executor:
         self._symbol = symbol.__copy__()      # later changes to ``symbol`` do not reach us
         self._optimized = self._optimize(self._symbol)
         self._fix_init_shapes(self._optimized)
-        self._plan = Plan(self._optimized)
+        self._placed = placement is not None
+        if self._placed:
+            placement = place(self._optimized, group2ctx, self.arg_arrays, self.aux_arrays, ctx)
+        self._plan = Plan(self._optimized, placement)
         # gradients: views of the arguments that need them, marked for autograd
         self._grad_idx = [i for i, (g, r) in enumerate(zip(self.grad_arrays, self._grad_req))
                           if g is not None and r != "null"]
@@ -449,7 +489,7 @@ class Executor:
         for i in self._grad_idx:
             a = self.arg_arrays[i]
             self._views[i] = _view(a, a._shape, a._off)
-        self._fused = _fused_graph(self)
+        self._fused = None if self._placed else _fused_graph(self)
 
     def _run_fused(self, args):
         """The graph as one op (and one tape node when recording), writing

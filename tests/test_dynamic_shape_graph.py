@@ -1,0 +1,51 @@
+"""boolean_mask (an op whose output shape is a value) inside hybridized
+graphs, as MXNet 1.9.1's test_dynamic_shape runs it; expected values are
+MXNet's."""
+import numpy as np
+import pytest
+
+import aiond as mx
+
+
+class _Mask(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, data, index):
+        return F.contrib.boolean_mask(data, index)
+
+
+class _MaskMiddle(mx.gluon.HybridBlock):
+    # the mask is computed inside the graph, between other ops
+    def hybrid_forward(self, F, x):
+        y = F.relu(x) * 3
+        return F.contrib.boolean_mask(y, F.sum(x, axis=1) > 0) * 2
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_boolean_mask_of_an_input_index(record):
+    block = _Mask()
+    block.hybridize()
+    data = mx.nd.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    data.attach_grad()
+    if record:
+        with mx.autograd.record():
+            result = block(data, mx.nd.array([0, 1, 1]))
+        result.backward()
+        np.testing.assert_array_equal(data.grad.asnumpy(), [[0, 0, 0], [1, 1, 1], [1, 1, 1]])
+    else:
+        result = block(data, mx.nd.array([0, 1, 1]))
+    np.testing.assert_array_equal(result.asnumpy(), [[4, 5, 6], [7, 8, 9]])
+    # another mask, another output shape, same cached graph
+    np.testing.assert_array_equal(block(data, mx.nd.array([1, 0, 0])).asnumpy(), [[1, 2, 3]])
+
+
+def test_boolean_mask_of_a_mask_computed_in_the_graph():
+    block = _MaskMiddle()
+    block.hybridize()
+    x = mx.nd.array([[1, -2], [-3, -4], [5, 6]])
+    x.attach_grad()
+    for _ in range(2):      # the second call replays the cached graph
+        with mx.autograd.record():
+            r = block(x)
+        r.backward()
+        np.testing.assert_array_equal(r.asnumpy(), [[30, 36]])
+        np.testing.assert_array_equal(x.grad.asnumpy(), [[0, 0], [0, 0], [6, 6]])
+    np.testing.assert_array_equal(block(x).asnumpy(), [[30, 36]])
