@@ -13,7 +13,7 @@ process is a worker):
   ``--env-worker VAR:value`` sets it for them;
 * ``-s/--num-servers``, ``--env-server`` are accepted and ignored (warning);
 * ``--mpiexec PATH`` (default: the one next to this Python, which the
-  ``mpich`` wheel of ``pip install aiond[dist]`` installs, else ``PATH``);
+  ``mpich`` wheel of ``pip install -e '.[dist]'`` installs, else ``PATH``);
 * ``--timeout S`` sets ``AIOND_DIST_TIMEOUT`` for the workers;
 * ``--dry-run`` prints the command instead of running it.
 
@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import warnings
+from ._extras import install_hint
 
 __all__ = ["build_command", "main"]
 
@@ -68,8 +69,8 @@ def _find_mpiexec(given):
         return here
     found = shutil.which("mpiexec")
     if found is None:
-        raise SystemExit("aiond.launch: no mpiexec found; pip install 'aiond[dist]' "
-                         "(the mpich wheel provides one) or pass --mpiexec")
+        raise SystemExit("aiond.launch: no mpiexec found; %s (the mpich wheel "
+                         "provides one) or pass --mpiexec" % install_hint("dist"))
     return found
 
 

@@ -25,6 +25,8 @@ import signal
 import socket
 import sys
 
+from .._extras import install_hint
+
 _WORKERS_ENV = "AIOND_CPU_WORKERS"
 
 
@@ -135,7 +137,8 @@ def build_parser():
                         "to h11 when missing) or h11 (pure Python)")
     h.add_argument("--grpc-port", type=int, default=None,
                    help="also serve the inference protocol over gRPC on this port (0: any "
-                        "free port; needs the 'grpc' extra: pip install aiond[grpc])")
+                        "free port; needs the 'grpc' extra: %s)"
+                        % install_hint("grpc").replace("%", "%%"))
     h.add_argument("--max-body-bytes", type=int, default=16 << 20,
                    help="larger request bodies get 413")
     h.add_argument("--graceful-timeout", type=float, default=30.0,
@@ -259,7 +262,7 @@ def _grpc_address(args):
     try:
         import grpc  # noqa: F401
     except ImportError:
-        sys.exit("aiond.serve: --grpc-port needs grpcio: pip install 'aiond[grpc]'")
+        sys.exit("aiond.serve: --grpc-port needs grpcio: %s" % install_hint("grpc"))
     host = "[%s]" % args.host if ":" in args.host else args.host
     return "%s:%d" % (host, args.grpc_port)
 
