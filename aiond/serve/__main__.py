@@ -172,8 +172,25 @@ def _reexec_with_workers(n):
     os.execve(sys.executable, [sys.executable, "-m", "aiond.serve"] + sys.argv[1:], env)
 
 
+def missing_serve_extra():
+    """None, or a one-line message naming what of the 'serve' extra is missing."""
+    missing = []
+    for mod in ("starlette", "uvicorn"):
+        try:
+            __import__(mod)
+        except ModuleNotFoundError:
+            missing.append(mod)
+    if not missing:
+        return None
+    return ("aiond.serve needs the 'serve' extra (%s not installed): %s"
+            % (" and ".join(missing), install_hint("serve")))
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    msg = missing_serve_extra()
+    if msg:
+        sys.exit(msg)
     workers = args.workers
     if workers is None and _WORKERS_ENV not in os.environ:
         workers = max(1, (os.cpu_count() or 1) - 1)

@@ -42,10 +42,18 @@ import time
 import warnings
 
 import numpy as np
-from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+try:
+    from starlette.applications import Starlette
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+except ModuleNotFoundError as e:
+    if not (e.name or "").startswith("starlette"):
+        raise
+    from .._extras import install_hint
+    raise ModuleNotFoundError("aiond.serve.http needs Starlette, which is not installed (the "
+                              "'serve' extra): %s" % install_hint("serve"),
+                              name="starlette") from None
 
 from . import metrics as _metrics
 from .batcher import (Batcher, BatcherClosed, DeadlineExceeded, InvalidInput, ModelError,
