@@ -20,6 +20,7 @@ import numpy as np
 
 from ..base import OpError, _Null, _NullType  # noqa: F401
 from ..engine.scheduler import CALLER
+from ._quiet import quiet_kernel
 
 __all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels",
            "memo_rule"]
@@ -304,8 +305,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     run (a barrier across devices), so only a worker may run it."""
     def deco(kernel):
         doc = (kernel.__doc__ or "").strip()
-        op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
-                doc, variadic, attr_check, needs_rng, output_names)
+        op = Op(name, quiet_kernel(kernel), infer, inputs, params, num_outputs, grad,
+                elemwise, inline, doc, variadic, attr_check, needs_rng, output_names)
         op.mutates = mutates if (mutates == "all" or callable(mutates)) else tuple(mutates)
         op.train_aware = train_aware
         op.num_visible = num_visible
