@@ -228,11 +228,6 @@ def main(argv=None):
         dtype = np.dtype(args.dtype)
     except TypeError:
         sys.exit("aiond.serve: --dtype %r is not a dtype" % args.dtype)
-    from .repository import _graph_outputs
-    input_name = args.input_name or getattr(model, "data_name", None) or \
-        model._cached_graph[0][0].name
-    graph_outs = _graph_outputs(model)
-    outputs = None
     if not args.no_warmup:
         shape = (1,) + tuple(d if d is not None else (args.buckets or [1])[0] for d in sample)
         try:
@@ -249,21 +244,15 @@ def main(argv=None):
                      "(shape %s, %s): %s: %s\nPass a valid request with --warmup-data FILE, "
                      "or --no-warmup." % (args.warmup_data, x.shape, dtype.name,
                                           type(e).__name__, e))
-        # the outputs as /v2 describes them: the graph's names, the warm-up's
-        # dtypes and shapes (any length on every axis when an input axis varies)
-        from .protocol import TensorSpec, datatype_of
-        names = graph_outs if graph_outs and len(graph_outs) == len(out) else \
-            ["output%d" % i for i in range(len(out))]
-        outputs = [TensorSpec(n, datatype_of(o.dtype),
-                              [-1 if None in sample else d for d in o.shape[1:]])
-                   for n, o in zip(names, out)]
+    # the inputs' and outputs' names and shapes on /v2 come from create_app,
+    # as for a model of a repository or an app of your own
     app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
                      max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
                      max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,
                      max_in_flight=_in_flight(args, mx),
                      timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
                      buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value,
-                     grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name)
+                     grpc_address=_grpc_address(args), input_name=args.input_name)
     _listen(app, args, log, "model %r" % name)
 
 

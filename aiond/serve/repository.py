@@ -382,6 +382,25 @@ def _graph_outputs(model):
     return None
 
 
+def graph_input_name(model):
+    """The graph's (first) input of a loaded model, or None for a plain callable."""
+    name = getattr(model, "data_name", None)
+    if name is None and getattr(model, "_cached_graph", None):
+        name = model._cached_graph[0][0].name
+    return name
+
+
+def graph_output_specs(model, inputs, mb):
+    """The outputs of ``model`` as the inference protocol describes them: the
+    graph's output names, with the shapes its inputs fix (None when the model
+    has no graph yet, e.g. a plain callable or a block not called yet). One
+    rule for a repository's models, ``create_app`` and the command line."""
+    names = _graph_outputs(model)
+    if not names or any(s.shape is None for s in inputs):
+        return None
+    return _infer_outputs(model, inputs, names, mb)
+
+
 def _infer_outputs(model, inputs, names, mb):
     """Output specs from the graph: its output names, shapes where the
     inputs' shapes fix them (FP32: MXNet graphs compute in the input dtype)."""
