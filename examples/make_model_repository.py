@@ -40,7 +40,7 @@ def _mlp(folder, mx):
         params = {"arg:fc1_weight": rs.normal(0, 0.05, (64, 784)),
                   "arg:fc1_bias": np.zeros(64),
                   "arg:fc2_weight": rs.normal(0, 0.1, (10, 64)),
-                  "arg:fc2_bias": np.zeros(10)}
+                  "arg:fc2_bias": rs.normal(0, 0.1, 10)}
         mx.nd.save(os.path.join(folder, "mlp-%04d.params" % version),
                    {k: mx.nd.array(v, dtype="float32") for k, v in params.items()})
 

@@ -76,6 +76,18 @@ def _warmup_input(spec, shape, dtype):
     return x
 
 
+class _DefaultsOnce(argparse.HelpFormatter):
+    """Appends "(default: X)" to an option's help unless it has no default
+    (None, a flag) or its help already says what the default is."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.default in (None, False, argparse.SUPPRESS) or "default" in text.lower()
+                or action.option_strings == [] or "%(default)" in text):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m aiond.serve",
@@ -88,7 +100,7 @@ def build_parser():
                     "model also on POST /predict: JSON ({\"data\": [[...]]}) or raw "
                     "little-endian tensors (Content-Type: application/octet-stream, "
                     "X-Tensor-Shape, X-Tensor-Dtype). GET /health; GET /metrics (Prometheus).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=_DefaultsOnce)
     m = p.add_argument_group("model")
     m.add_argument("--model-repository", default=None, metavar="DIR",
                    help="serve every model in DIR (one subfolder per model: "
@@ -293,9 +305,9 @@ def _listen(app, args, log, what):
     config = uvicorn.Config(app, host=args.host, port=port, log_level=args.log_level,
                             timeout_graceful_shutdown=args.graceful_timeout,
                             access_log=False, http=http)
-    log.info("aiond.serve: %s listening on http://%s:%d", what, args.host, port)
-    print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
-          flush=True)
+    # one line, whatever the log level (scripts and tests wait for it)
+    print("aiond.serve: %s listening on http://%s:%d" % (what, args.host, port),
+          file=sys.stderr, flush=True)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish the
     # requests in flight, then the app's lifespan drains the batcher), and then
     # re-raises the signal against the handler found before it: ours records it,
