@@ -152,7 +152,8 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "optional", "free_attrs", "host_kernel", "caller")
+                 "num_visible", "rows", "optional", "free_attrs", "host_kernel", "caller",
+                 "graph_attrs")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -190,6 +191,10 @@ class Op:
         # pushing thread run it when it is ready; False (a kernel that waits
         # for other ops, like SyncBatchNorm's barrier) always a worker
         self.caller = CALLER
+        # attrs a graph runner (a bound executor, a hybridized block's graph)
+        # adds to this op's calls: MXNet's graph executors request only the
+        # outputs a node's consumers need, which some kernels observe
+        self.graph_attrs = None
 
     # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
     # (Custom: user Python code, set by aiond.operator); None for kernel ops
