@@ -12,6 +12,7 @@ __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
 import contextvars
 import warnings
 
+from ._extras import install_hint
 from .base import MXNetError
 
 
@@ -166,7 +167,7 @@ def gpu_memory_info(device_id: int = 0):
     n = num_gpus()
     if device_id >= n:
         raise MXNetError("gpu(%d) is not available: %d GPU(s) found (GPU support needs CuPy: "
-                         "pip install aiond[gpu])" % (device_id, n))
+                         "%s)" % (device_id, n, install_hint("gpu")))
     import cupy
     with cupy.cuda.Device(device_id):
         free, total = cupy.cuda.runtime.memGetInfo()

@@ -13,12 +13,16 @@ process is a worker):
   ``--env-worker VAR:value`` sets it for them;
 * ``-s/--num-servers``, ``--env-server`` are accepted and ignored (warning);
 * ``--mpiexec PATH`` (default: the one next to this Python, which the
-  ``mpich`` wheel of ``pip install aiond[dist]`` installs, else ``PATH``);
+  ``mpich`` wheel of ``pip install -e '.[dist]'`` installs, else ``PATH``);
 * ``--timeout S`` sets ``AIOND_DIST_TIMEOUT`` for the workers;
 * ``--dry-run`` prints the command instead of running it.
 
 The command is run as given; a first word ending in ``.py`` is run with
-this Python. The exit status is mpiexec's (non-zero when any worker failed).
+this Python, and a rank whose script raises (or exits non-zero) ends the
+whole job at once: the other ranks are stopped instead of waiting for it
+until ``AIOND_DIST_TIMEOUT``, and the launcher names the failed rank. Each
+line the ranks print starts with its rank (``[1] ...``, as ``mpiexec -l``).
+The exit status is mpiexec's (non-zero when any worker failed).
 """
 from __future__ import annotations
 
@@ -29,7 +33,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import warnings
+from ._extras import install_hint
+from ._launch_rank import STATUS_DIR_ENV
 
 __all__ = ["build_command", "main"]
 
@@ -68,8 +75,8 @@ def _find_mpiexec(given):
         return here
     found = shutil.which("mpiexec")
     if found is None:
-        raise SystemExit("aiond.launch: no mpiexec found; pip install 'aiond[dist]' "
-                         "(the mpich wheel provides one) or pass --mpiexec")
+        raise SystemExit("aiond.launch: no mpiexec found; %s (the mpich wheel "
+                         "provides one) or pass --mpiexec" % install_hint("dist"))
     return found
 
 
@@ -118,8 +125,23 @@ def build_command(args, unknown=()):
         env[k] = v
     prog = list(args.command) + list(unknown)
     if prog[0].endswith(".py"):
-        prog = [sys.executable] + prog
-    return cmd + prog, env
+        # a rank whose script fails ends the job (see aiond/_launch_rank.py)
+        prog = [sys.executable, "-m", "aiond._launch_rank"] + prog
+    return cmd + _rank_labels(cmd[0]) + prog, env
+
+
+def _rank_labels(mpiexec):
+    """mpiexec's option that starts each output line with its rank (as ``mpiexec -l``)."""
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if "HYDRA" in out:          # MPICH, Intel MPI
+        return ["-l"]
+    if "Open MPI" in out or "OpenRTE" in out:
+        return ["--tag-output"]
+    return []
 
 
 def main(argv=None):
@@ -128,13 +150,25 @@ def main(argv=None):
     if args.dry_run:
         print(" ".join(shlex.quote(c) for c in cmd))
         return 0
-    proc = subprocess.Popen(cmd, env=env)
+    with tempfile.TemporaryDirectory(prefix="aiond-launch-") as status:
+        env[STATUS_DIR_ENV] = status
+        proc = subprocess.Popen(cmd, env=env)
 
-    def forward(signum, _frame):
-        proc.send_signal(signum)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, forward)
-    return proc.wait()
+        def forward(signum, _frame):
+            proc.send_signal(signum)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, forward)
+        rc = proc.wait()
+        if rc != 0:
+            failed = sorted((int(f.split("-")[1]), open(os.path.join(status, f)).read())
+                            for f in os.listdir(status) if f.startswith("rank-"))
+            if failed:
+                print("aiond.launch: %s; the job was ended" % "; ".join(
+                    "rank %d failed (%s)" % rf for rf in failed), file=sys.stderr, flush=True)
+            else:
+                print("aiond.launch: the job failed (mpiexec exit status %d)" % rc,
+                      file=sys.stderr, flush=True)
+    return rc
 
 
 if __name__ == "__main__":

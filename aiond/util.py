@@ -17,6 +17,8 @@ import logging
 import os
 import threading
 
+from ._extras import install_hint
+
 __all__ = ["set_np_shape", "is_np_shape", "np_shape", "use_np_shape", "np_array",
            "is_np_array", "use_np_array", "use_np", "set_np", "reset_np", "getenv", "setenv",
            "get_gpu_count", "get_gpu_memory", "set_module", "wrap_np_unary_func",
@@ -229,8 +231,8 @@ def get_cuda_compute_capability(ctx):
     try:
         import cupy
     except ImportError as e:
-        raise RuntimeError("the compute capability of %s needs CuPy (pip install aiond[gpu])"
-                           % ctx) from e
+        raise RuntimeError("the compute capability of %s needs CuPy: %s"
+                           % (ctx, install_hint("gpu"))) from e
     return int(cupy.cuda.Device(ctx.device_id).compute_capability)
 
 

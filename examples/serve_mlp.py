@@ -78,6 +78,11 @@ def main():
     p.add_argument("--no-serve", action="store_true", help="train/load, check, and exit")
     args = p.parse_args()
 
+    if not args.no_serve:       # before training, not after it
+        from aiond.serve.__main__ import missing_serve_extra
+        msg = missing_serve_extra()
+        if msg:
+            sys.exit(msg)
     from aiond.serve import load_model
     if args.train or not os.path.exists(args.prefix + "-symbol.json"):
         train(args.prefix)

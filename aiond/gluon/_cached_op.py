@@ -155,6 +155,7 @@ class CachedOp:
             has_ctx = "ctx" in attrs
             if has_ctx:
                 attrs["ctx"] = None
+            attrs.update(n.op.graph_attrs or ())
             self.steps.append(_Step(n.op, attrs, tuple(ins), tuple(outs), n.name, has_ctx))
         self.nslots = len(slot)
         self.heads = [slot[(id(e[0]), e[1])] for e in outputs]

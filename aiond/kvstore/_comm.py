@@ -34,6 +34,7 @@ import time
 
 import numpy as np
 
+from .._extras import install_hint
 from ..base import MXNetError
 from ..engine.executor import Executor
 
@@ -267,7 +268,7 @@ class CommThread:
             e = init_err[0]
             if isinstance(e, ImportError):
                 raise DistError("distributed kvstores under mpiexec need mpi4py and an MPI "
-                                "library: pip install 'aiond[dist]' (%s)" % e) from e
+                                "library: %s (%s)" % (install_hint("dist"), e)) from e
             raise DistError("could not initialise MPI: %s: %s" % (type(e).__name__, e)) from e
         import atexit
         atexit.register(self.shutdown)

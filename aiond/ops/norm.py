@@ -18,8 +18,12 @@ BatchNorm follows MXNet's CPU operator exactly:
 * the hidden outputs are the mean and the *inverse standard deviation*
   ``1/sqrt(var + eps)`` (MXNet's ``var`` output holds that), visible with
   ``output_mean_var=True``;
-* ``fix_gamma=True`` uses gamma = 1 and gives gamma a zero gradient (MXNet
-  also overwrites the gamma array with ones; aiond leaves it alone).
+* ``fix_gamma=True`` uses gamma = 1 and gives gamma a zero gradient, and, as
+  MXNet 1.9.1, writes ones into the gamma array whenever it writes its
+  mean/var outputs: always when called on NDArrays; as a node of a graph (a
+  hybridized block, a SymbolBlock, a bound executor) only in training or with
+  ``output_mean_var=True``, so a SymbolBlock initialised from an initializer
+  keeps its drawn gamma in prediction.
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._fast import channel_sum
 from ._rules import fmt, norm_axis
-from .registry import Param, p_bool, p_float, p_int, register
+from .registry import Param, get, p_bool, p_float, p_int, register
 
 _prod = math.prod
 
@@ -98,16 +102,20 @@ _BN_PARAMS = [
           aux=("moving_mean", "moving_var"), num_visible=_bn_visible, inline=False,
           mutates=(1,), aliases=("BatchNorm_v1",))    # MXNet's legacy op: same math, NCHW
 def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, momentum=0.9,
-              fix_gamma=True, use_global_stats=False, axis=1, _train=False, **_ignored):
+              fix_gamma=True, use_global_stats=False, axis=1, _train=False,
+              output_mean_var=False, _graph=False, **_ignored):
     """BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,
     fix_gamma=True, use_global_stats=False, output_mean_var=False, axis=1):
     batch normalisation over every axis but ``axis``. Training uses the batch
     statistics (the moving ones are updated by the backward pass, as in MXNet);
     prediction uses moving_mean / moving_var."""
     y, mean_out, invstd_out = out
-    if fix_gamma:
-        # MXNet writes ones into gamma on every forward with fix_gamma=True (so
-        # weight decay cannot drift it); gamma is declared mutated for that
+    if fix_gamma and (not _graph or _train or output_mean_var):
+        # MXNet writes ones into gamma with the mean/var outputs (so weight
+        # decay cannot drift it); gamma is declared mutated for that. In a
+        # graph MXNet requests those only for training (MXNet: under record(),
+        # or a bound executor with gradients; the training flag is what
+        # reaches a kernel) or when output_mean_var shows them
         gamma[...] = 1
     ax = axis % data.ndim
     A, C, B = _bn_split(data.shape, ax)
@@ -136,6 +144,9 @@ def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, 
         y3 += shift.reshape(1, C, 1).astype(y3.dtype, copy=False)
     mean_out[...] = mean
     invstd_out[...] = invstd
+
+
+get("BatchNorm").graph_attrs = {"_graph": True}
 
 
 def _bn_bwd_rule(attrs, shapes, dtypes):
@@ -339,7 +350,7 @@ from ._grad import set_grads  # noqa: E402
 
 def _bn_grad(F, attrs, ins, outs, og):
     # the backward's own training flag decides, as MXNet's ctx.is_train does
-    kw = {k: v for k, v in attrs.items() if k != "_train"}
+    kw = {k: v for k, v in attrs.items() if k not in ("_train", "_graph")}
     dx, dgamma, dbeta = F._internal._backward_BatchNorm(
         og[0], ins[0], ins[1], outs[1], outs[2], ins[3], ins[4], **kw)
     return [dx, dgamma, dbeta, None, None]

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..base import OpError, _Null, _NullType  # noqa: F401
 from ..engine.scheduler import CALLER
+from ._quiet import quiet_kernel
 
 __all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels",
            "memo_rule"]
@@ -151,7 +152,8 @@ class Op:
     __slots__ = ("name", "kernel", "infer", "grad", "inputs", "params", "pindex",
                  "num_outputs", "elemwise", "inline", "doc", "variadic", "attr_check",
                  "needs_rng", "aux", "output_names", "fgrad_inputs", "mutates", "train_aware",
-                 "num_visible", "rows", "optional", "free_attrs", "host_kernel", "caller")
+                 "num_visible", "rows", "optional", "free_attrs", "host_kernel", "caller",
+                 "graph_attrs")
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
@@ -189,6 +191,10 @@ class Op:
         # pushing thread run it when it is ready; False (a kernel that waits
         # for other ops, like SyncBatchNorm's barrier) always a worker
         self.caller = CALLER
+        # attrs a graph runner (a bound executor, a hybridized block's graph)
+        # adds to this op's calls: MXNet's graph executors request only the
+        # outputs a node's consumers need, which some kernels observe
+        self.graph_attrs = None
 
     # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
     # (Custom: user Python code, set by aiond.operator); None for kernel ops
@@ -304,8 +310,8 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     run (a barrier across devices), so only a worker may run it."""
     def deco(kernel):
         doc = (kernel.__doc__ or "").strip()
-        op = Op(name, kernel, infer, inputs, params, num_outputs, grad, elemwise, inline,
-                doc, variadic, attr_check, needs_rng, output_names)
+        op = Op(name, quiet_kernel(kernel), infer, inputs, params, num_outputs, grad,
+                elemwise, inline, doc, variadic, attr_check, needs_rng, output_names)
         op.mutates = mutates if (mutates == "all" or callable(mutates)) else tuple(mutates)
         op.train_aware = train_aware
         op.num_visible = num_visible

@@ -25,6 +25,8 @@ import signal
 import socket
 import sys
 
+from .._extras import install_hint
+
 _WORKERS_ENV = "AIOND_CPU_WORKERS"
 
 
@@ -74,6 +76,18 @@ def _warmup_input(spec, shape, dtype):
     return x
 
 
+class _DefaultsOnce(argparse.HelpFormatter):
+    """Appends "(default: X)" to an option's help unless it has no default
+    (None, a flag) or its help already says what the default is."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.default in (None, False, argparse.SUPPRESS) or "default" in text.lower()
+                or action.option_strings == [] or "%(default)" in text):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m aiond.serve",
@@ -86,7 +100,7 @@ def build_parser():
                     "model also on POST /predict: JSON ({\"data\": [[...]]}) or raw "
                     "little-endian tensors (Content-Type: application/octet-stream, "
                     "X-Tensor-Shape, X-Tensor-Dtype). GET /health; GET /metrics (Prometheus).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        formatter_class=_DefaultsOnce)
     m = p.add_argument_group("model")
     m.add_argument("--model-repository", default=None, metavar="DIR",
                    help="serve every model in DIR (one subfolder per model: "
@@ -135,7 +149,8 @@ def build_parser():
                         "to h11 when missing) or h11 (pure Python)")
     h.add_argument("--grpc-port", type=int, default=None,
                    help="also serve the inference protocol over gRPC on this port (0: any "
-                        "free port; needs the 'grpc' extra: pip install aiond[grpc])")
+                        "free port; needs the 'grpc' extra: %s)"
+                        % install_hint("grpc").replace("%", "%%"))
     h.add_argument("--max-body-bytes", type=int, default=16 << 20,
                    help="larger request bodies get 413")
     c = p.add_argument_group("connection limits (slow and hostile clients)")
@@ -185,8 +200,25 @@ def _reexec_with_workers(n):
     os.execve(sys.executable, [sys.executable, "-m", "aiond.serve"] + sys.argv[1:], env)
 
 
+def missing_serve_extra():
+    """None, or a one-line message naming what of the 'serve' extra is missing."""
+    missing = []
+    for mod in ("starlette", "uvicorn"):
+        try:
+            __import__(mod)
+        except ModuleNotFoundError:
+            missing.append(mod)
+    if not missing:
+        return None
+    return ("aiond.serve needs the 'serve' extra (%s not installed): %s"
+            % (" and ".join(missing), install_hint("serve")))
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    msg = missing_serve_extra()
+    if msg:
+        sys.exit(msg)
     workers = args.workers
     if workers is None and _WORKERS_ENV not in os.environ:
         workers = max(1, (os.cpu_count() or 1) - 1)
@@ -233,11 +265,6 @@ def main(argv=None):
         dtype = np.dtype(args.dtype)
     except TypeError:
         sys.exit("aiond.serve: --dtype %r is not a dtype" % args.dtype)
-    from .repository import _graph_outputs
-    input_name = args.input_name or getattr(model, "data_name", None) or \
-        model._cached_graph[0][0].name
-    graph_outs = _graph_outputs(model)
-    outputs = None
     if not args.no_warmup:
         shape = (1,) + tuple(d if d is not None else (args.buckets or [1])[0] for d in sample)
         try:
@@ -254,21 +281,15 @@ def main(argv=None):
                      "(shape %s, %s): %s: %s\nPass a valid request with --warmup-data FILE, "
                      "or --no-warmup." % (args.warmup_data, x.shape, dtype.name,
                                           type(e).__name__, e))
-        # the outputs as /v2 describes them: the graph's names, the warm-up's
-        # dtypes and shapes (any length on every axis when an input axis varies)
-        from .protocol import TensorSpec, datatype_of
-        names = graph_outs if graph_outs and len(graph_outs) == len(out) else \
-            ["output%d" % i for i in range(len(out))]
-        outputs = [TensorSpec(n, datatype_of(o.dtype),
-                              [-1 if None in sample else d for d in o.shape[1:]])
-                   for n, o in zip(names, out)]
+    # the inputs' and outputs' names and shapes on /v2 come from create_app,
+    # as for a model of a repository or an app of your own
     app = create_app(model, sample_shape=sample, dtype=dtype, name=name,
                      max_body_bytes=args.max_body_bytes, max_batch_size=args.max_batch_size,
                      max_wait=args.max_wait_ms / 1e3, max_queue=args.max_queue,
                      max_in_flight=_in_flight(args, mx),
                      timeout=None if args.timeout_ms is None else args.timeout_ms / 1e3,
                      buckets=args.buckets, pad_axis=args.pad_axis, pad_value=args.pad_value,
-                     grpc_address=_grpc_address(args), outputs=outputs, input_name=input_name,
+                     grpc_address=_grpc_address(args), input_name=args.input_name,
                      body_timeout=args.body_timeout, connection_stats=stats,
                      grpc_limits=args.limits)
     _listen(app, args, log, "model %r" % name)
@@ -296,7 +317,7 @@ def _grpc_address(args):
     try:
         import grpc  # noqa: F401
     except ImportError:
-        sys.exit("aiond.serve: --grpc-port needs grpcio: pip install 'aiond[grpc]'")
+        sys.exit("aiond.serve: --grpc-port needs grpcio: %s" % install_hint("grpc"))
     host = "[%s]" % args.host if ":" in args.host else args.host
     return "%s:%d" % (host, args.grpc_port)
 
@@ -329,9 +350,9 @@ def _listen(app, args, log, what):
                             access_log=False, http=http,
                             timeout_keep_alive=limits.keepalive_timeout,
                             h11_max_incomplete_event_size=limits.max_header_bytes)
-    log.info("aiond.serve: %s listening on http://%s:%d", what, args.host, port)
-    print("aiond.serve: listening on http://%s:%d" % (args.host, port), file=sys.stderr,
-          flush=True)
+    # one line, whatever the log level (scripts and tests wait for it)
+    print("aiond.serve: %s listening on http://%s:%d" % (what, args.host, port),
+          file=sys.stderr, flush=True)
     # uvicorn shuts down gracefully on SIGTERM/SIGINT (stop accepting, finish the
     # requests in flight, then the app's lifespan drains the batcher), and then
     # re-raises the signal against the handler found before it: ours records it,

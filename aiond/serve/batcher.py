@@ -201,6 +201,13 @@ class Batcher:
             if self._sample_shape is not None and int(pad_axis) > len(self._sample_shape):
                 raise ValueError("pad_axis %d is not an axis of requests of shape %s"
                                  % (pad_axis, _shape_str((None,) + self._sample_shape)))
+            if self._sample_shape is not None and \
+                    self._sample_shape[int(pad_axis) - 1] is not None:
+                # every request would have that length: padding it can only refuse them
+                raise ValueError("buckets pad a variable-length axis, but axis %d of requests "
+                                 "of shape %s has the fixed length %d"
+                                 % (pad_axis, _shape_str((None,) + self._sample_shape),
+                                    self._sample_shape[int(pad_axis) - 1]))
         self._pad_axis = int(pad_axis)
         self._pad_value = pad_value
         self._unpad = bool(unpad)

@@ -42,15 +42,24 @@ import time
 import warnings
 
 import numpy as np
-from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+try:
+    from starlette.applications import Starlette
+    from starlette.requests import ClientDisconnect, Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+except ModuleNotFoundError as e:
+    if not (e.name or "").startswith("starlette"):
+        raise
+    from .._extras import install_hint
+    raise ModuleNotFoundError("aiond.serve.http needs Starlette, which is not installed (the "
+                              "'serve' extra): %s" % install_hint("serve"),
+                              name="starlette") from None
 
 from . import metrics as _metrics
 from .batcher import (Batcher, BatcherClosed, DeadlineExceeded, InvalidInput, ModelError,
                       Overloaded, _shape_str)
-from .repository import ModelRepository, ServedModel, tensor_specs_for
+from .repository import (ModelRepository, ServedModel, graph_input_name, graph_output_specs,
+                         tensor_specs_for)
 
 __all__ = ["create_app", "MAX_BODY_BYTES"]
 
@@ -550,7 +559,7 @@ class _Watch:
 def create_app(model=None, *, sample_shape=None, dtype="float32",
                max_body_bytes=MAX_BODY_BYTES, cancel_on_disconnect=True, name="model",
                monitor_interval=0.05, body_timeout=BODY_TIMEOUT, repository=None,
-               input_name="data", outputs=None, version="1", grpc_address=None,
+               input_name=None, outputs=None, version="1", grpc_address=None,
                grpc_grace=30.0, connection_stats=None, grpc_limits=None, **batcher_options):
     """A Starlette app serving ``model`` (a callable on NDArrays, or a ready
     :class:`~aiond.serve.Batcher`) at ``POST /predict`` and, as ``name``,
@@ -562,9 +571,11 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
 
     ``sample_shape``: the shape of one row (``(784,)``), used to validate
     inputs and to tell one sample from a batch; ``dtype``: the model's input
-    dtype; ``input_name``, ``outputs`` (TensorSpecs or (name, datatype,
-    shape) tuples; default ``output0``, ...), ``version``: how the model is
-    described on ``/v2``; ``max_body_bytes``: larger bodies get 413;
+    dtype; ``input_name`` (default: the graph's input, else ``data``),
+    ``outputs`` (TensorSpecs or (name, datatype, shape) tuples; default: the
+    graph's outputs with the shapes ``sample_shape`` fixes, as a repository
+    model and the command line describe them; ``output0``, ... for a model
+    without a graph), ``version``: how the model is described on ``/v2``; ``max_body_bytes``: larger bodies get 413;
     ``monitor_interval``: seconds between event-loop lag probes (0: off).
     ``grpc_address`` ("host:port"): also serve the protocol over gRPC there,
     in the same event loop (needs the ``grpc`` extra; ``app.state.serve.grpc``
@@ -600,7 +611,11 @@ def create_app(model=None, *, sample_shape=None, dtype="float32",
     state.connections = connection_stats
     state.grpc_limits = grpc_limits
     if batcher is not None:
+        if input_name is None:
+            input_name = graph_input_name(batcher.model) or "data"
         specs = tensor_specs_for(batcher.sample_shape, batcher.dtype, input_name)
+        if outputs is None:
+            outputs = graph_output_specs(batcher.model, specs, batcher.max_batch_size)
         state.repository.add(ServedModel(name, batcher.model, specs, outputs, version=version,
                                          max_batch_size=batcher.max_batch_size,
                                          batcher=batcher))

@@ -14,13 +14,27 @@ A repository is a folder with one subfolder per model::
 ``inputs`` is optional; ``name``, if given, must be the folder's)::
 
     {"platform": "mxnet",
-     "max_batch_size": 64,                      # 0: requests carry no batch axis
+     "max_batch_size": 64,
      "inputs":  [{"name": "data", "datatype": "FP32", "shape": [784]}],
      "outputs": [{"name": "scores", "datatype": "FP32", "shape": [10]}],
-     "versions": "latest",                      # "all", or a list like [1, 2]
-     "symbol": "mlp-symbol.json",               # default: the folder's only *-symbol.json
+     "symbol": "mlp-symbol.json",
+     "versions": "latest",
      "batching": {"max_wait_ms": 2, "max_queue": 1024, "max_in_flight": 2,
-                  "timeout_ms": null, "buckets": [16, 32], "pad_axis": 1}}
+                  "timeout_ms": null}}
+
+``max_batch_size`` 0 means requests carry no batch axis; ``versions`` is
+``"latest"``, ``"all"`` or a list like ``[1, 2]``; ``symbol`` (default: the
+folder's only ``*-symbol.json``) names the graph file. A model over
+variable-length sequences gives that axis as -1 and may pad it to a few
+lengths, so that requests of nearby lengths share a batch::
+
+    {"inputs":  [{"name": "tokens", "datatype": "FP32", "shape": [-1, 8]}],
+     "batching": {"buckets": [16, 32, 64], "pad_axis": 1, "pad_value": 0}}
+
+(``pad_axis`` counts the batch axis as 0, so 1 is the inputs' first axis;
+buckets on a fixed-length axis fail at load.) ``examples/model_repository``
+is a repository to start from (``examples/make_model_repository.py`` writes
+its model files).
 
 Input names are the graph's variables (shape without the batch axis, -1 for
 a variable axis); output names label the graph's outputs in order (default:
@@ -250,6 +264,32 @@ def _specs(items, what):
     return out
 
 
+def _check_buckets(batching, inputs):
+    """A config whose buckets cannot pad any input fails at load, not at every request."""
+    buckets = batching.get("buckets")
+    if buckets is None:
+        if "pad_axis" in batching or "pad_value" in batching:
+            raise ModelConfigError("batching.pad_axis/pad_value are given without "
+                                   "batching.buckets")
+        return
+    if not isinstance(buckets, list) or not buckets or \
+            not all(type(b) is int and b > 0 for b in buckets):
+        raise ModelConfigError("batching.buckets must be a list of positive integers, "
+                               "got %r" % (buckets,))
+    ax = batching.get("pad_axis", 1)
+    if type(ax) is not int or ax < 1:
+        raise ModelConfigError("batching.pad_axis must be an integer >= 1 (axis 0 is the "
+                               "batch axis), got %r" % (ax,))
+    padded = [s for s in inputs if len(s.shape) >= ax and s.shape[ax - 1] == -1]
+    if not padded:
+        what = ", ".join("%r has shape %s" % (s.name, list(s.shape)) for s in inputs)
+        raise ModelConfigError(
+            "batching.buckets: axis %d (batching.pad_axis) is padded only in inputs whose "
+            "length there varies (-1 in their shape), and none does (%s): drop "
+            "batching.buckets and batching.pad_axis, or give that axis as -1"
+            % (ax, what))
+
+
 def _versions(folder, prefix):
     """{version: params path} of ``prefix-NNNN.params`` in ``folder``."""
     out = {}
@@ -313,6 +353,7 @@ def load_served(folder, name=None, ctx=None):
         raise ModelConfigError("the config must give 'inputs' (name, datatype, shape)")
     inputs = _specs(cfg["inputs"], "inputs")
     outputs = _specs(cfg["outputs"], "outputs") if "outputs" in cfg else None
+    _check_buckets(batching, inputs)
     served = []
     for v in picked:
         model = load_model(sym_file, found[v], ctx=ctx,
@@ -339,6 +380,25 @@ def _graph_outputs(model):
     if sym:
         return sym[1].list_outputs()
     return None
+
+
+def graph_input_name(model):
+    """The graph's (first) input of a loaded model, or None for a plain callable."""
+    name = getattr(model, "data_name", None)
+    if name is None and getattr(model, "_cached_graph", None):
+        name = model._cached_graph[0][0].name
+    return name
+
+
+def graph_output_specs(model, inputs, mb):
+    """The outputs of ``model`` as the inference protocol describes them: the
+    graph's output names, with the shapes its inputs fix (None when the model
+    has no graph yet, e.g. a plain callable or a block not called yet). One
+    rule for a repository's models, ``create_app`` and the command line."""
+    names = _graph_outputs(model)
+    if not names or any(s.shape is None for s in inputs):
+        return None
+    return _infer_outputs(model, inputs, names, mb)
 
 
 def _infer_outputs(model, inputs, names, mb):

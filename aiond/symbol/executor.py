@@ -70,9 +70,11 @@ class Plan:
                 slot[(id(n), i)] = len(slot)
                 outs.append(slot[(id(n), i)])
             params = n.params
-            if "ctx" in params:
+            if "ctx" in params or n.op.graph_attrs:
                 params = dict(params)
-                params["ctx"] = None
+                if "ctx" in params:
+                    params["ctx"] = None
+                params.update(n.op.graph_attrs or ())
             st = _Step(n.op, params, ins, outs, n.name,
                        [n.output_name(i) for i in range(len(outs))])
             st.direct = None

@@ -33,7 +33,7 @@ def _have_mpi():
     return _mpiexec() is not None
 
 
-needs_mpi = pytest.mark.skipif(not _have_mpi(), reason="needs mpi4py and mpiexec (aiond[dist])")
+needs_mpi = pytest.mark.skipif(not _have_mpi(), reason="needs mpi4py and mpiexec (pip install -e '.[dist]')")
 
 
 def run_mpi(n, scenarios, out, env=None, timeout=120, check=True):
@@ -291,7 +291,7 @@ def test_launch_builds_mxnet_style_commands(tmp_path):
     cmd, env = launch.build_command(args, unknown)
     assert cmd[:5] == ["/x/mpiexec", "-n", "2", "-f", str(hosts)]
     assert ["-genv", "A", "1"] == cmd[5:8] and env["AIOND_DIST_TIMEOUT"] == "9.0"
-    assert cmd[-4:] == [sys.executable, "train.py", "--lr", "0.1"]
+    assert cmd[-6:] == [sys.executable, "-m", "aiond._launch_rank", "train.py", "--lr", "0.1"]
     with pytest.raises(SystemExit):
         launch.build_command(*launch._parser().parse_known_args(
             ["-n", "2", "--launcher", "yarn", "t.py"]))
