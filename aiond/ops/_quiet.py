@@ -6,8 +6,8 @@ and under ``-W error`` that warning would fail the op. Every registered
 kernel therefore runs under ``errstate(all="ignore")``. ``np.errstate`` as
 a context manager costs microseconds a call, so this sets numpy's error
 state directly: one context variable set and reset (numpy >= 2), or the
-thread's error object swapped (numpy 1.x), about 1 us. On aiond's own
-threads (the engine's workers run only kernels) it is set once for good,
+thread's error object swapped (numpy 1.x), a few hundred ns. On the
+engine's workers (they run nothing but kernels) it is set once for good,
 so a kernel there pays one check. A caller's thread that runs a ready op
 itself has its own numpy state back once the kernel returns.
 """
@@ -45,23 +45,27 @@ def _state_functions():
 _CV, _enter, _leave, _QUIET = _state_functions()
 
 
-def _engine_thread():
-    """Make this thread quiet for good when it is one of aiond's own (its
-    workers run nothing but kernels); True when it did."""
-    if _CV is None or not threading.current_thread().name.startswith("aiond-"):
-        return False
-    _CV.set(_QUIET)
-    return True
+def _engine_threads():
+    from ..engine import get as _engine
+    return _engine().threads       # the CPU workers' idents: they run nothing but kernels
 
 
 def quiet_kernel(kernel):
     """``kernel`` run with numpy's floating-point errors ignored."""
     enter, leave, quiet = _enter, _leave, _QUIET
     get = _CV.get if _CV is not None else (lambda: None)
+    ident = threading.get_ident
+    workers = None
 
     @functools.wraps(kernel)
     def run(*args, **kwargs):
-        if get() is quiet or _engine_thread():
+        nonlocal workers
+        if get() is quiet:
+            return kernel(*args, **kwargs)
+        if workers is None:
+            workers = _engine_threads()
+        if _CV is not None and ident() in workers:
+            _CV.set(quiet)              # a worker: quiet for good
             return kernel(*args, **kwargs)
         token = enter(quiet)            # a caller's thread: its state back afterwards
         try:
