@@ -447,6 +447,8 @@ if __name__ == "__main__":
 
 
 class Load:
+    script = None
+
     def __init__(self, name, backend, python, row, seconds_life=LOAD_LIFETIME):
         self.name = name
         nice = ["nice", "-n", "19"] if name in NICE19 else []
@@ -459,7 +461,14 @@ class Load:
             cmd = nice + [python, me, "--neighbour", backend, "--neighbour-row", row,
                           "--neighbour-life", str(seconds_life)]
         elif name == "loader":
-            cmd = [sys.executable, "-c", _LOADER % {"here": HERE, "life": seconds_life}]
+            # a file, not -c: the DataLoader's worker processes import the
+            # script to find its transform
+            import tempfile
+            fd, path = tempfile.mkstemp(prefix="aiond_busy_loader_", suffix=".py")
+            with os.fdopen(fd, "w") as f:
+                f.write(_LOADER % {"here": HERE, "life": seconds_life})
+            self.script = path
+            cmd = [sys.executable, path]
         else:
             raise ValueError("unknown load %r" % name)
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -473,6 +482,8 @@ class Load:
     def stop(self):
         self.p.kill()
         self.p.wait()
+        if getattr(self, "script", None):
+            os.unlink(self.script)
 
 
 # ------------------------------------------------------------------ driver
@@ -594,8 +605,37 @@ def main():
     emit("busy", args, results, judge(results), params)
 
 
+def table(path):
+    """Markdown: per row and load, each backend's mean ms (ratio to its own
+    quiet mean) and aiond's p90/p50, from a bench_busy JSON line."""
+    with open(path) as f:
+        d = json.loads(f.read().strip().splitlines()[-1])
+    res = d["results"]
+    backends = [b for b in ("aiond", "mxnet", "torch", "numpy") if b in res]
+    print("| row | load | " + " | ".join(backends) + " | p90/p50 aiond | MXNet |")
+    print("|---|---|" + "---|" * (len(backends) + 2))
+    for row in d["params"]["rows"]:
+        for load in ["quiet"] + d["params"]["loads"]:
+            cells = []
+            for b in backends:
+                c = res[b].get(row, {}).get(load)
+                if c is None:
+                    cells.append("")
+                elif load == "quiet":
+                    cells.append("%.3g" % c["mean_ms"])
+                else:
+                    cells.append("%.3g (%.2f×)" % (c["mean_ms"], c["ratio_mean"]))
+            tails = []
+            for b in ("aiond", "mxnet"):
+                c = res.get(b, {}).get(row, {}).get(load)
+                tails.append("" if c is None else "%.2f" % c["p90_over_p50"])
+            print("| %s | %s | %s | %s |" % (row, load, " | ".join(cells), " | ".join(tails)))
+
+
 if __name__ == "__main__":
-    if "--worker" in sys.argv:
+    if "--table" in sys.argv:
+        table(sys.argv[sys.argv.index("--table") + 1])
+    elif "--worker" in sys.argv:
         worker_main(sys.argv[sys.argv.index("--worker") + 1])
     elif "--neighbour" in sys.argv:
         a = sys.argv

@@ -95,6 +95,11 @@ _lock = threading.Lock()
 _done = False
 
 
+def ready():
+    """Whether ``setup`` has run."""
+    return _done
+
+
 def setup():
     """Find the BLAS numpy uses, pin it to one thread and decide whether it
     may follow the engine (once, before the engine first runs a kernel).

@@ -816,9 +816,20 @@ class Engine:
             opr.origin = user_origin(3)
             opr.executor.run_naive(opr)     # a device op: launched, then waited for
         else:
-            if opr.split is not None:       # the threaded engine's ranges: its bits
+            # the threaded engine's ranges and one BLAS thread: its bits
+            if opr.split is not None:
                 opr.fn = self.cpu.serial(opr.split, opr.fn)
-            self._run_inline(opr)
+            if not _blas.ready():
+                _blas.setup()
+            bl = _blas.state
+            if bl.dynamic:
+                bl.enter()
+                try:
+                    self._run_inline(opr)
+                finally:
+                    bl.leave()
+            else:
+                self._run_inline(opr)
         fail = opr.failure
         if fail is not None and not fail.reported:
             raise fail.error("the naive engine, at push")

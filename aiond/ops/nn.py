@@ -38,6 +38,7 @@ _F32 = np.dtype(np.float32)
 
 
 from .registry import optional as _optional  # noqa: E402
+from .matrix import MATMUL_SPLIT_MACS  # noqa: E402
 
 
 def _need_float(dtype, what="data"):
@@ -191,6 +192,8 @@ def _fc_rows(xp, ins, out, attrs):
     data, weight = ins[0], ins[1]
     nh = attrs["num_hidden"]
     x2 = data.reshape(-1, weight.shape[1])
+    if x2.shape[0] * x2.shape[1] * nh < MATMUL_SPLIT_MACS:
+        return 0, None
     o2 = out.reshape(-1, nh)
     wt = weight.T
     bias = ins[2].reshape(-1) if len(ins) > 2 else None

@@ -198,7 +198,7 @@ def test_a_gemm_runs_with_one_blas_thread_wherever_it_is_pushed_from(gemm_widths
     runs it), an op that waits behind another (the worker that frees it).
     At rest BLAS is back at the width the user had."""
     rng = np.random.RandomState(3)
-    a_np = rng.rand(256, 256).astype(np.float32)
+    a_np = rng.rand(512, 512).astype(np.float32)      # big enough to split (MATMUL_SPLIT_MACS)
     want = a_np @ a_np
     a = mx.nd.array(a_np)
     mx.nd.waitall()
@@ -230,7 +230,7 @@ def test_a_gemm_runs_with_one_blas_thread_wherever_it_is_pushed_from(gemm_widths
     # an op that waits behind a gated one: the worker that frees it runs it
     gemm_widths.clear()
     ev = threading.Event()
-    g = mx.nd.zeros((256, 256))
+    g = mx.nd.zeros((512, 512))
     mx.nd.waitall()
     mx.engine._engine.push(lambda: ev.wait(10), (), (g._st.var,), "gate")
     y = mx.nd.dot(a + g, a)
@@ -451,7 +451,7 @@ def test_a_split_gemm_gives_the_same_bits_whoever_runs_its_ranges():
     the ranges are fixed by the shape: with idle workers, with every worker
     held in a kernel, from an event loop and in the naive engine alike."""
     rng = np.random.RandomState(5)
-    a_np = rng.rand(96, 1024).astype(np.float32)
+    a_np = rng.rand(256, 1024).astype(np.float32)
     b_np = rng.rand(1024, 512).astype(np.float32)
     a, b = mx.nd.array(a_np), mx.nd.array(b_np)
     mx.nd.waitall()
