@@ -80,10 +80,11 @@ class _BadRequest(Exception):
 
 
 def _error(status, message, headers=None):
-    if status in (408, 413):
-        # the rest of the body is still on its way or unread: the connection
-        # cannot carry another request, and a client trickling it must not
-        # keep it open
+    if status == 408:
+        # the rest of the body is still on its way: a client trickling it
+        # must not keep the connection (uvicorn would read it as body forever);
+        # a 413's body is read and dropped, and closing early would reset the
+        # connection under a client still sending, losing the answer
         headers = dict(headers or {}, Connection="close")
     return JSONResponse({"error": message, "status": status}, status_code=status,
                         headers=headers)

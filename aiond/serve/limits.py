@@ -20,8 +20,8 @@ on the event loop with one timer:
 
 The body's deadline (``--body-timeout``, 30 s) and size (``--max-body-bytes``,
 413) are the app's (``http.py``), so they hold under any ASGI server; a 408
-or 413 there closes the connection, whose unread body would otherwise keep
-it. Every violation is counted on ``/metrics``
+there closes the connection, which a client trickling the rest of its body
+would otherwise keep. Every violation is counted on ``/metrics``
 (``aiond_serve_connections_closed_total{reason=...}``), beside the open
 connections.
 

@@ -102,17 +102,17 @@ def test_whole_array_assignment_fast_path_keeps_semantics():
 
 
 def test_large_matmuls_split_by_rows_give_numpy_results(split_ranges):
-    """Big dot/FullyConnected pushed from a coroutine run on a worker as one
-    row range per worker (when nothing else is queued); from a plain thread
-    they run there whole, with BLAS on every core. Every transpose
-    combination must be exact either way."""
+    """Big dot/FullyConnected (from 64 M multiply-adds) pushed from a
+    coroutine run on a worker as one row range per worker (when nothing else
+    is queued); from a plain thread its ranges are shared with idle workers.
+    Every transpose combination must be exact either way."""
     rng = np.random.RandomState(3)
-    a = rng.rand(130, 784).astype(np.float32)       # odd row count: uneven chunks
-    w = rng.rand(256, 784).astype(np.float32)
-    b = rng.rand(256).astype(np.float32)
+    a = rng.rand(331, 784).astype(np.float32)       # odd row count: uneven chunks
+    w = rng.rand(300, 784).astype(np.float32)
+    b = rng.rand(300).astype(np.float32)
     A, W, B = mx.nd.array(a), mx.nd.array(w), mx.nd.array(b)
     mx.nd.waitall()
-    cases = [(lambda: mx.nd.FullyConnected(A, W, B, num_hidden=256), a @ w.T + b),
+    cases = [(lambda: mx.nd.FullyConnected(A, W, B, num_hidden=300), a @ w.T + b),
              (lambda: mx.nd.dot(A, W, transpose_b=True), a @ w.T),
              (lambda: mx.nd.dot(W, A, transpose_b=True), w @ a.T),
              (lambda: mx.nd.dot(A, A, transpose_a=True), a.T @ a)]
