@@ -370,16 +370,20 @@ class Coalescer:
         outs = [handle(stores[s], stores[s].shape) for s in self.out_slots]
         member = _Member(x, stores)
         g = self.group
-        if g is not None and not g.closed and len(g.members) < self.max_members:
-            n = len(g.members) + 1
+        # read without the lock: a group that ran meanwhile has no members
+        members = g.members if g is not None else None
+        if members is not None and not g.closed and len(members) < self.max_members:
+            n = len(members) + 1
             if (n & (n - 1)) or self._plan_for(n) is not None:
                 plans = self.plans
 
                 def admit():
                     # (another thread's call may have joined since n was taken:
                     # every batch size its rows split into needs its plan)
+                    if g.closed:        # it ran (or runs): its members may be gone
+                        return False
                     m = len(g.members) + 1
-                    if g.closed or m > self.max_members or g.args[self.pos] is x or any(
+                    if m > self.max_members or g.args[self.pos] is x or any(
                             m >> b & 1 and (1 << b) not in plans for b in range(m.bit_length())):
                         return False
                     for a, b in zip(g.args, args):
