@@ -18,6 +18,7 @@ import os
 import runpy
 import signal
 import sys
+import time
 import traceback
 
 STATUS_DIR_ENV = "AIOND_LAUNCH_STATUS_DIR"
@@ -45,6 +46,9 @@ def _record(what):
 def _abort(code):
     sys.stdout.flush()
     sys.stderr.flush()
+    # mpiexec tears the job down at the abort, and may drop what it has not
+    # yet read of this rank's pipes: give it a moment to forward the traceback
+    time.sleep(0.3)
     mpi = sys.modules.get("mpi4py.MPI")
     if mpi is not None:
         try:
