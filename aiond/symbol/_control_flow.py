@@ -18,6 +18,7 @@ import copy
 from .. import attribute as _attribute
 from ..base import MXNetError
 from ..ndarray._control_flow import LoopInputError
+from ..ndarray._control_flow import regroup as _regroup
 from ..ops import control_flow as _cf
 from .symbol import Symbol, _Node, create, dfs
 from . import _control_flow_exec  # noqa: F401  (how the nodes infer shapes and run)
@@ -43,18 +44,6 @@ def _flatten(args, what):
         flat.extend(f)
         fmts.append(fmt)
     return flat, fmts
-
-
-def _regroup(args, fmt):
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    ret = []
-    for f in fmt:
-        r, args = _regroup(args, f)
-        ret.append(r)
-    return ret, args
 
 
 def _single(sym, what):
