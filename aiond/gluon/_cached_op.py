@@ -256,3 +256,13 @@ def _renamed(e, msg):
         new = MXNetError(msg)
     new.__cause__ = e.__cause__
     return new.with_traceback(e.__traceback__)
+
+
+def _install_symbol_hooks():
+    # the NumPy front functions on Symbols may ask a traced input's shape/dtype
+    from ..symbol.numpy._symbol import SYM
+    SYM.shape_hook = shape_of
+    SYM.dtype_hook = dtype_of
+
+
+_install_symbol_hooks()

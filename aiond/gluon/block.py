@@ -23,6 +23,7 @@ from .. import autograd as _autograd
 from .. import engine as _engine
 from .. import initializer, ndarray
 from .. import name as _name
+from ..util import is_np_array as _is_np_array
 from ..util import is_np_shape as _is_np_shape
 from ..ndarray import _coalesce
 from ..ndarray._plan import placeholder as _placeholder
@@ -106,6 +107,8 @@ class _FastCall(_Repeat):
             outs = self.co.call(args, self.ctx)
         if outs is None:
             outs = self.plan.push(args, self.ctx)
+        if blk._np_out:
+            outs = _np_outs(outs)
         return outs[0] if self.single else _regroup(outs, blk._out_format)
 
 
@@ -126,7 +129,15 @@ class _FastRecord(_Repeat):
             if (a._ag is not None and _live(a._ag) is not None) is not n:
                 return None
         outs = self.graph.run(self.comp, args, self.ctx)
+        if blk._np_out:
+            outs = _np_outs(outs)
         return outs[0] if self.single else _regroup(outs, blk._out_format)
+
+
+def _np_outs(outs):
+    """A graph traced under NumPy semantics returns ``mx.np.ndarray``s."""
+    from ..numpy.multiarray import _as_np
+    return [_as_np(o) if isinstance(o, NDArray) else o for o in outs]
 
 
 def _fast_record(blk, fmt, cargs, ctx):
@@ -753,6 +764,7 @@ class HybridBlock(Block):
         self._cached_op_args = []
         self._cached_sig = None
         self._sig_cache = OrderedDict()
+        self._np_out = False
         self._fast = None
         self._fast_rec = None
         self._coalesce_ok = True
@@ -788,6 +800,8 @@ class HybridBlock(Block):
                 if arg is not None:
                     name = "data{}".format(cnt) if real_arg_num > 1 else "data"
                     arg_sym = sym.var(name)
+                    if _is_np_array():
+                        arg_sym = arg_sym.as_np_ndarray()
                     if isinstance(arg, NDArray):
                         shapes[name] = arg.shape
                         dtypes[name] = arg.dtype
@@ -804,6 +818,7 @@ class HybridBlock(Block):
             self._shape_dependent = tr.shape_dependent
             out, self._out_format = _flatten(out, "output")
             self._cached_graph = symbol_inputs, sym.Group(out)
+            self._np_out = _is_np_array()
         return self._cached_graph
 
     def _build_cache(self, *args):
@@ -910,6 +925,8 @@ class HybridBlock(Block):
             self._fast = _fast_call(self, fmt, cargs, ctx)
         else:
             self._fast_rec = _fast_record(self, fmt, cargs, ctx)
+        if self._np_out:
+            out = _np_outs(out)
         return _regroup(out, self._out_format)
 
     def _clear_cached_op(self):

@@ -24,3 +24,17 @@ from . import sparse  # noqa: E402,F401
 from .sparse import cast_storage  # noqa: E402,F401  (storage-aware: dense in, sparse out)
 from .cached_op import CachedOp  # noqa: E402,F401
 from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: E402,F401
+
+_LAZY = {"numpy": "numpy", "np": "numpy", "numpy_extension": "numpy_extension",
+         "npx": "numpy_extension"}
+
+
+def __getattr__(name):
+    # mx.nd.np / mx.nd.npx load the NumPy front end, which is built on this package
+    sub = _LAZY.get(name)
+    if sub is None:
+        raise AttributeError("module 'aiond.ndarray' has no attribute %r" % name)
+    import importlib
+    mod = importlib.import_module("%s.%s" % (__name__, sub))
+    globals()[name] = mod
+    return mod

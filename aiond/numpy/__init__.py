@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from . import random  # noqa: F401
 from . import linalg  # noqa: F401
+from . import fft  # noqa: F401
 from .multiarray import *  # noqa: F401,F403
 from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403
 from .utils import *  # noqa: F401,F403
+from . import _front as _front
+
+__all__ = [n for n in dir() if not n.startswith("_")]
+_front.populate(_front.ND, "np", globals(), __name__)

@@ -17,10 +17,7 @@ from .multiarray import (_as_np, _bin, _dtype_arg, _reshape, _to_array, array, i
 _F32 = _np.dtype(_np.float32)
 _BOOL = _np.dtype(_np.bool_)
 
-__all__ = ["add", "subtract", "multiply", "divide", "true_divide", "mod", "remainder", "power",
-           "maximum", "minimum", "hypot", "arctan2", "copysign", "equal", "not_equal",
-           "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
-           "logical_xor", "logical_not", "negative", "absolute", "abs", "fabs", "sign",
+__all__ = ["logical_not", "negative", "absolute", "abs", "fabs", "sign",
            "square", "sqrt", "cbrt", "reciprocal", "exp", "expm1", "log", "log2", "log10",
            "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
            "arcsinh", "arccosh", "arctanh", "degrees", "radians", "rad2deg", "deg2rad",
@@ -48,53 +45,6 @@ def _out_assign(res, out):
         return res
     out[...] = res
     return out
-
-
-# ------------------------------------------------------------- binary ufuncs
-def _binary(name):
-    def fn(x1, x2, out=None, **kwargs):
-        return _bin(name, x1, x2, out=out)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = "NumPy's ``%s`` on mx.np arrays and/or scalars (elementwise, broadcasting)." % name
-    return wrap_np_binary_func(fn)
-
-
-add = _binary("add")
-subtract = _binary("subtract")
-multiply = _binary("multiply")
-true_divide = _binary("true_divide")
-divide = true_divide
-mod = _binary("mod")
-remainder = mod
-power = _binary("power")
-maximum = _binary("maximum")
-minimum = _binary("minimum")
-equal = _binary("equal")
-not_equal = _binary("not_equal")
-greater = _binary("greater")
-greater_equal = _binary("greater_equal")
-less = _binary("less")
-less_equal = _binary("less_equal")
-logical_and = _binary("logical_and")
-logical_or = _binary("logical_or")
-logical_xor = _binary("logical_xor")
-
-
-def _bin_arrays(name):
-    def fn(x1, x2, out=None, **kwargs):
-        a1 = _arr(x1, x2 if isinstance(x2, NDArray) else None)
-        a2 = _arr(x2, a1)
-        if a1.context != a2.context:
-            a2 = a2.as_in_context(a1.context)
-        return invoke("_npi_" + name, [a1, a2], {}, out)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = "NumPy's ``%s`` elementwise (broadcasting)." % name
-    return wrap_np_binary_func(fn)
-
-
-hypot = _bin_arrays("hypot")
-arctan2 = _bin_arrays("arctan2")
-copysign = _bin_arrays("copysign")
 
 
 # ------------------------------------------------------------- unary ufuncs
@@ -158,7 +108,7 @@ def _isclass(fname):
                                if fname != "isfinite" else
                                _bin("equal", x, x), out)
         if fname == "isnan":
-            return _bin("not_equal", x, x, out=out)
+            return _bin(x, x, out=out)
         if fname == "isinf":
             return _bin("equal", absolute(x), _np.inf, out=out)
         if fname == "isposinf":

@@ -24,3 +24,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
                                    isinstance(axis, integer_types)):
         return _op.max(_op.absolute(x), axis=axis, keepdims=keepdims)
     raise NotImplementedError("norm: ord=%r with axis=%r is not supported" % (ord, axis))
+
+
+from . import _front as _front  # noqa: E402
+_front.populate(_front.ND, "np.linalg", globals(), __name__)

@@ -519,17 +519,6 @@ def _reshape(a, newshape):
     return h
 
 
-def _is_scalar(x):
-    return isinstance(x, numeric_types) and not isinstance(x, _np.ndarray) or \
-        (isinstance(x, _np.ndarray) and x.ndim == 0 and False)
-
-
-_FLIP = {"greater": "less", "less": "greater", "greater_equal": "less_equal",
-         "less_equal": "greater_equal", "equal": "equal", "not_equal": "not_equal",
-         "add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
-_REVERSIBLE = ("subtract", "true_divide", "mod", "power")
-
-
 def _to_array(x, like=None):
     if isinstance(x, NDArray):
         return x
@@ -542,27 +531,7 @@ def _to_array(x, like=None):
 
 def _bin(name, x1, x2, out=None):
     """A NumPy binary ufunc on arrays and/or Python scalars."""
-    s1 = isinstance(x1, numeric_types) and not isinstance(x1, _np.ndarray)
-    s2 = isinstance(x2, numeric_types) and not isinstance(x2, _np.ndarray)
-    if s1 and s2:
-        return array(getattr(_np, name)(x1, x2))
-    if s2 or s1:
-        arr, sc = (x1, x2) if s2 else (x2, x1)
-        arr = _to_array(arr)
-        is_int = isinstance(sc, (bool, _np.bool_) + integer_types)
-        if not is_int and not _np.isfinite(sc) and False:
-            pass
-        attrs = {"scalar": float(sc), "is_int": is_int}
-        if name.startswith("logical"):
-            return _bin(name, arr, full(arr.shape, sc, dtype=arr.dtype, ctx=arr.context), out)
-        if s2:
-            return invoke("_npi_%s_scalar" % name, [arr], attrs, out)
-        if name in _REVERSIBLE:
-            return invoke("_npi_r%s_scalar" % name, [arr], attrs, out)
-        return invoke("_npi_%s_scalar" % _FLIP[name], [arr], attrs, out)
-    a1 = _to_array(x1, x2 if isinstance(x2, NDArray) else None)
-    a2 = _to_array(x2, a1)
-    return invoke("_npi_" + name, [a1, a2], {}, out)
+    return _binary(_ND, name, x1, x2, out)
 
 
 def _rebuild(value, dev_type, dev_id):
@@ -741,3 +710,7 @@ def identity(n, dtype=None, ctx=None):
 
 
 _ = MXNetError
+
+
+from ._f_binary import binary as _binary  # noqa: E402  (the front functions use ndarray)
+from ._front import ND as _ND  # noqa: E402

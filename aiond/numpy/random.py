@@ -192,3 +192,7 @@ def multinomial(n, pvals, size=None):
 
 
 _ = ndarray
+
+
+from . import _front as _front  # noqa: E402
+_front.populate(_front.ND, "np.random", globals(), __name__)

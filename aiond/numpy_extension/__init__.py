@@ -8,3 +8,4 @@ from ..util import (is_np_array, is_np_shape, np_array, np_shape, reset_np,  # n
                     set_np, set_np_shape, use_np, use_np_array, use_np_shape)
 from ._op import *  # noqa: F401,F403
 from . import random  # noqa: F401
+from . import image  # noqa: F401

@@ -101,3 +101,7 @@ def load(file):
     if isinstance(res, dict):
         return {k: _as_np(v) for k, v in res.items()}
     return [_as_np(v) for v in res]
+
+
+from ..numpy import _front as _front  # noqa: E402
+_front.populate(_front.ND, "npx", globals(), __name__)

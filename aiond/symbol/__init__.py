@@ -67,6 +67,10 @@ for _m in (_internal, linalg, contrib, random, sparse, image):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet
 _sys.modules.setdefault("aiond.executor", executor)
+from . import numpy  # noqa: E402  (mx.sym.np)
+from . import numpy_extension  # noqa: E402  (mx.sym.npx)
+np = numpy
+npx = numpy_extension
 
 
 def _namespace_fn(name):

@@ -770,6 +770,11 @@ class Symbol:
     def optimize_for(self, backend, *args, **kwargs):
         raise MXNetError("aiond has no subgraph backends (%s)" % backend)
 
+    def as_np_ndarray(self):
+        """This graph as an ``mx.sym.np`` symbol (NumPy semantics; no copy)."""
+        from .numpy._symbol import _Symbol  # the NumPy front end, built on this class
+        return _Symbol._from(self._outputs)
+
     def as_nd_ndarray(self):
         return self
 
