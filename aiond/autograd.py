@@ -581,3 +581,4 @@ class Function:
 
     def backward(self, *output_grads):
         raise NotImplementedError("The 'backward' method must be implemented.")
+from ._ctypes_helpers import MXCallbackList, c_array, c_array_buf, c_handle_array  # noqa: E402,F401  (MXNet names)

@@ -853,3 +853,6 @@ class Executor:
 
 
 Symbol._executor_cls = Executor
+
+from .. import ndarray  # noqa: E402,F401  (mxnet.executor.ndarray)
+from .._ctypes_helpers import c_str_array  # noqa: E402,F401  (MXNet helper in mx.executor)
