@@ -322,11 +322,11 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     def alloc(name, shape, dtype, shared, use_buffer):
         ctx = vctx.get(name, default_ctx)
         st = stypes.get(name, "default")
+        a = shared.get(name) if name in shared_names else None
+        if a is not None and a.shape == shape and a.dtype == dtype and a.stype == st:
+            return a
         if st != "default":
             return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
-        a = shared.get(name) if name in shared_names else None
-        if a is not None and a.shape == shape and a.dtype == dtype:
-            return a
         if use_buffer and shared_buffer is not None:
             b = shared_buffer.get(name)
             if b is not None and b.dtype == dtype and b.size >= int(np.prod(shape)):
@@ -340,7 +340,9 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     for n, req in zip(args, reqs):
         shape = inf.shapes[(id(n), 0)]
         dt = dtype_of(n)
-        arg_arrays.append(alloc(n.name, shape, dt, sh_args, True))
+        # as MXNet's simple_bind: only arguments that are not shared parameters
+        # (data, labels, unshared weights) go through the shared buffer
+        arg_arrays.append(alloc(n.name, shape, dt, sh_args, n.name not in shared_names))
         if req == "null":
             grad_arrays.append(None)
         else:
