@@ -18,6 +18,7 @@ from . import ndarray as nd
 from .base import mx_real_t
 from .context import cpu
 from .io import DataDesc
+from .symbol.executor import _reshaped
 
 __all__ = ["DataParallelExecutorGroup", "DataParallelExecutorManager"]
 
@@ -112,7 +113,7 @@ def _bind_exec(sym, ctx, input_shapes, param_names, need_grad=False, base_exec=N
             if shared_data_arrays is not None and name in shared_data_arrays:
                 old = shared_data_arrays[name]
                 if np.prod(old.shape) >= np.prod(shape) and old.dtype == dtype:
-                    arr = old.reshape(shape)
+                    arr = _reshaped(old, tuple(shape))     # a view of its first elements
                 else:
                     logger.warning('bucketing: data "%s" has a shape %s, which is larger than '
                                    'already allocated shape %s. Need to re-allocate. Consider '

@@ -115,16 +115,18 @@ def test_executor_manager_two_devices_matches_numpy():
     mgr.load_data_batch(batch)
     mgr.forward(is_train=True)
     mgr.backward()
-    # LinearRegressionOutput: d/dpred = pred - label, per device on its slice
+    # LinearRegressionOutput: d/dpred = (pred - label) / 2 outputs, per device on its slice
     for dev, sl in enumerate(mgr.slices):
         pred = xs[sl] @ w.T + b
-        g = pred - ys[sl]
+        g = (pred - ys[sl]) / 2
         np.testing.assert_allclose(mgr.grad_arrays[0][dev].asnumpy(), g.T @ xs[sl], rtol=1e-5)
         np.testing.assert_allclose(mgr.grad_arrays[1][dev].asnumpy(), g.sum(0), rtol=1e-5)
     assert mgr.param_arrays[0][1].context == mx.cpu(1)
     metric = mx.metric.MSE()
     mgr.update_metric(metric, batch.label)
-    assert metric.get()[1] == pytest.approx(np.mean((xs @ w.T + b - ys) ** 2), rel=1e-5)
+    # MXNet's MSE averages the per-update means: one update per device slice
+    per_dev = [np.mean((xs[sl] @ w.T + b - ys[sl]) ** 2) for sl in mgr.slices]
+    assert metric.get()[1] == pytest.approx(np.mean(per_dev), rel=1e-5)
     out = {'fc_weight': mx.nd.zeros((2, 3)), 'fc_bias': mx.nd.zeros(2)}
     mgr.copy_to(out, {})
     np.testing.assert_allclose(out['fc_weight'].asnumpy(), w, rtol=1e-6)
