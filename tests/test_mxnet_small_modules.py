@@ -224,7 +224,7 @@ def test_error_register():
     assert isinstance(e, MXNetError) and 'MXNet hint' in str(e)
 
 
-def test_library_and_libinfo_say_what_aiond_cannot_do(tmp_path):
+def test_library_and_libinfo_say_what_aiond_cannot_do(tmp_path, monkeypatch):
     with pytest.raises(MXNetError, match='does NOT exist'):
         mx.library.load(str(tmp_path / 'none.so'))
     (tmp_path / 'x.txt').write_text('')
@@ -234,7 +234,7 @@ def test_library_and_libinfo_say_what_aiond_cannot_do(tmp_path):
     with pytest.raises(MXNetError, match='cannot load compiled MXNet extension'):
         mx.library.load(str(tmp_path / 'lib.so'))
     with pytest.raises(MXNetError, match='not an absolute path'):
-        os.chdir(tmp_path)
+        monkeypatch.chdir(tmp_path)
         mx.library.load('lib.so')
     assert mx.libinfo.__version__ == '1.9.1'
     with pytest.raises(RuntimeError, match='Cannot find the MXNet library'):
