@@ -170,3 +170,45 @@ def test_executor_manager_buckets_share_parameters():
                                     mgr.execgrp.param_arrays[0][0])
     with pytest.raises(NotImplementedError, match='bucketing'):
         mgr.install_monitor(mx.mon.Monitor(1))
+
+
+def test_monitor_sees_backward_nodes_like_mxnet():
+    """MXNet 1.9.1's list for this net (values of the real gradients match;
+    MXNet reports uninitialised memory for inputs that need no gradient,
+    aiond zeros)."""
+    x = mx.sym.Variable('data')
+    x = mx.sym.FullyConnected(name='fc_0', data=x, num_hidden=2)
+    x = mx.sym.Activation(name='act_0', data=x, act_type='sigmoid')
+    x = mx.sym.LinearRegressionOutput(data=x, name='lro', grad_scale=2)
+    mod = mx.mod.Module(x, label_names=['lro_label'])
+    mod.bind([('data', (1, 2))], [('lro_label', (1, 2))])
+    mon = mx.mon.Monitor(1, pattern='.*')
+    mod.install_monitor(mon)
+    mod.init_params(arg_params={'fc_0_weight': mx.nd.array([[.15, .20], [.25, .30]]),
+                                'fc_0_bias': mx.nd.array([.35, .35])})
+    batch = mx.io.DataBatch([mx.nd.array([[0.05, .10]])], [mx.nd.array([[.01, .99]])])
+    mon.tic()
+    mod.forward_backward(batch)
+    res = mon.toc()
+    assert [k for _, k, _ in res] == [
+        'fc_0_output', 'act_0_output', 'lro_output', 'lro_backward_output0',
+        'lro_backward_output1', 'act_0_backward_output', 'fc_0_backward_output0',
+        'fc_0_backward_output1', 'fc_0_backward_output2', 'data', 'fc_0_weight', 'fc_0_bias',
+        'lro_label']
+    vals = {k: float(v.split('\t')[0]) for _, k, v in res}
+    a = 1 / (1 + np.exp(-(np.array([.05, .10]) @ np.array([[.15, .20], [.25, .30]]).T + .35)))
+    g_out = 2 * (a - [.01, .99]) / 2            # grad_scale / number of outputs
+    g_pre = g_out * a * (1 - a)
+    rms = lambda v: np.sqrt(np.mean(np.square(v)))      # noqa: E731
+    assert vals['lro_backward_output0'] == pytest.approx(rms(g_out), rel=1e-5)
+    assert vals['lro_backward_output1'] == 0.0
+    assert vals['fc_0_backward_output2'] == pytest.approx(rms(g_pre), rel=1e-5)
+    assert vals['fc_0_backward_output1'] == pytest.approx(
+        rms(np.outer(g_pre, [.05, .10])), rel=1e-5)
+    # without a monitor, backward reports nothing and gradients are the same
+    mod2 = mx.mod.Module(x, label_names=['lro_label'])
+    mod2.bind([('data', (1, 2))], [('lro_label', (1, 2))])
+    mod2.init_params(arg_params=mod.get_params()[0])
+    mod2.forward_backward(batch)
+    np.testing.assert_allclose(mod2._exec_group.grad_arrays[0][0].asnumpy(),
+                               mod._exec_group.grad_arrays[0][0].asnumpy(), rtol=1e-6)
