@@ -351,3 +351,11 @@ def test_small_names():
     assert issubclass(mx.symbol_doc.ConcatDoc, mx.symbol_doc.SymbolDoc)
     assert 'Examples' in mx.ndarray_doc.StackDoc.__doc__
     assert mx.mon is mx.monitor
+
+
+def test_backend_plugin_modules_are_empty_as_in_a_standard_mxnet_build():
+    # MXNet 1.9.1 without USE_TVM_OP / USE_TORCH: the modules exist and hold no functions
+    assert not mx.runtime.Features().is_enabled('TVM_OP')
+    assert mx.th is mx.torch
+    for m in (mx.tvmop, mx.torch):
+        assert not [n for n in vars(m) if not n.startswith('_')]
