@@ -584,4 +584,7 @@ class Function:
 
     def backward(self, *output_grads):
         raise NotImplementedError("The 'backward' method must be implemented.")
-from ._ctypes_helpers import MXCallbackList, c_array, c_array_buf, c_handle_array  # noqa: E402,F401  (MXNet names)
+
+
+from ._ctypes_helpers import (MXCallbackList, c_array, c_array_buf,  # noqa: E402,F401
+                              c_handle_array)  # MXNet names in mx.autograd

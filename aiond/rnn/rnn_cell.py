@@ -706,5 +706,6 @@ class BidirectionalCell(BaseRNNCell):
         return outputs, states
 
 # convolutional cells live in their own module (MXNet has them here)
-from .conv_rnn_cell import BaseConvRNNCell, ConvRNNCell, ConvLSTMCell, ConvGRUCell  # noqa: E402,F401
+from .conv_rnn_cell import (BaseConvRNNCell, ConvRNNCell, ConvLSTMCell,  # noqa: E402,F401
+                            ConvGRUCell)
 __all__ += ["BaseConvRNNCell", "ConvRNNCell", "ConvLSTMCell", "ConvGRUCell"]
