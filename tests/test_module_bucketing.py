@@ -260,3 +260,17 @@ def test_python_module_errors():
 def test_module_module_nd_is_ndarray():
     import aiond.module.module as mm
     assert mm.nd is mx.nd
+
+
+def test_bucketing_two_devices_same_as_one():
+    it = _BucketIter(lengths=(6, 4), nbatch=4, seed=5)
+    init = {'fc_weight': mx.nd.array([[0.2], [-0.1]]), 'fc_bias': mx.nd.array([0.0, 0.1])}
+    got = []
+    for ctx in ([mx.cpu(0)], [mx.cpu(0), mx.cpu(1)]):
+        mod = mx.mod.BucketingModule(_sym_gen, default_bucket_key=6, context=ctx)
+        it.reset()
+        mod.fit(it, num_epoch=2, arg_params=init, optimizer_params={'learning_rate': 0.4})
+        got.append(mod.get_params()[0])
+    for k in init:
+        np.testing.assert_allclose(got[1][k].asnumpy(), got[0][k].asnumpy(), rtol=1e-5,
+                                   atol=1e-6)
