@@ -44,6 +44,12 @@ _LAZY = {
     "contrib": ("aiond.contrib", None),
     "image": ("aiond.image", None), "img": ("aiond.image", None),
 }
+# MXNet's smaller top-level modules (monitor, registry, log, the legacy executor manager ...)
+_LAZY.update({n: ("aiond." + n, None) for n in (
+    "monitor", "executor_manager", "registry", "log", "error", "misc", "library", "libinfo",
+    "api", "cython", "symbol_doc", "ndarray_doc", "notebook", "tvmop", "torch", "rtc")})
+_LAZY["mon"] = ("aiond.monitor", None)
+_LAZY["th"] = ("aiond.torch", None)
 
 
 def __getattr__(name):

@@ -31,6 +31,7 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
 class _State(threading.local):
     recording = False
     training = False
+    bwd_observer = None     # f(node, input grads) per node backward runs (mx.mon.Monitor)
 
 
 _state = _State()
@@ -425,6 +426,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             if len(igrads) != len(node.edges):
                 raise MXNetError("gradient of %s returned %d arrays for %d inputs"
                                  % (node.name, len(igrads), len(node.edges)))
+            if _state.bwd_observer is not None:
+                _state.bwd_observer(node, igrads)       # a monitored executor's backward
             for e, g in zip(node.edges, igrads):
                 if e is None or g is None:
                     continue
@@ -581,3 +584,7 @@ class Function:
 
     def backward(self, *output_grads):
         raise NotImplementedError("The 'backward' method must be implemented.")
+
+
+from ._ctypes_helpers import (MXCallbackList, c_array, c_array_buf,  # noqa: E402,F401
+                              c_handle_array)  # MXNet names in mx.autograd

@@ -519,3 +519,7 @@ class FusedRNN(Initializer):
             else:
                 self._init(arg_desc, args[name])
         arr[:] = cell.pack_weights(args)['parameters']
+
+# MXNet keeps the initializer table in mx.registry; share it (and the module names MXNet has)
+from . import ndarray, random, registry  # noqa: E402,F401
+registry._share(Initializer, _REGISTRY)

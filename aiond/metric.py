@@ -1011,3 +1011,7 @@ for _cls in (CompositeEvalMetric, Accuracy, TopKAccuracy, F1, MCC, Perplexity, M
              Torch, Caffe, CustomMetric):
     register(_cls)
 del _cls
+
+# MXNet keeps the metric table in mx.registry; share it (and the module names MXNet has)
+from . import ndarray, registry  # noqa: E402,F401
+registry._share(EvalMetric, _REGISTRY)

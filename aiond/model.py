@@ -590,3 +590,9 @@ class FeedForward(object):
                   work_load_list=work_load_list, eval_end_callback=eval_end_callback,
                   eval_batch_end_callback=eval_batch_end_callback)
         return model
+
+# MXNet names in mx.model: its symbol module, and whether scikit-learn (for
+# FeedForward as a BaseEstimator) is installed
+from . import symbol as sym  # noqa: E402,F401
+import importlib.util as _ilu  # noqa: E402
+SKLEARN_INSTALLED = _ilu.find_spec("sklearn") is not None

@@ -86,3 +86,5 @@ def current() -> NameManager:
 
 
 NameManager._current.value = NameManager()
+
+from .base import classproperty, with_metaclass  # noqa: E402,F401  (MXNet names in mx.name)

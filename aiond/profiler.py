@@ -394,3 +394,14 @@ class Marker:
         if p is not None:
             p.instant(self.name, "%s,instant_marker" % self.domain.name, _SCOPES[scope])
 
+
+
+profiler_kvstore_handle = None
+
+
+def set_kvstore_handle(handle):
+    """Record the kvstore whose server processes ``profile_process='server'``
+    calls address (MXNet's kvstore sets it when created). aiond's stores
+    have no server processes, so such calls act on this process."""
+    global profiler_kvstore_handle
+    profiler_kvstore_handle = handle

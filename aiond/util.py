@@ -205,6 +205,26 @@ def _np_ufunc_check(func_name, kwargs):
                                       .format(key, value, func_name))
 
 
+def np_ufunc_legal_option(key, value):
+    """Whether ``key=value`` is a NumPy ufunc keyword argument aiond's
+    ``mx.np`` functions accept (``where``, ``casting``, ``order``, ``dtype``,
+    ``subok`` with an allowed value), as MXNet's helper decides."""
+    import numpy as _np
+    if key == 'where':
+        return True
+    if key == 'casting':
+        return value in {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}
+    if key == 'order':
+        return isinstance(value, str)
+    if key == 'dtype':
+        return value in {_np.int8, _np.uint8, _np.int32, _np.int64, _np.float16, _np.float32,
+                         _np.float64, 'int8', 'uint8', 'int32', 'int64', 'float16', 'float32',
+                         'float64'}
+    if key == 'subok':
+        return isinstance(value, bool)
+    return False
+
+
 def wrap_np_unary_func(func):
     """Check NumPy ufunc keyword arguments of a unary function, then call it."""
     @functools.wraps(func)
@@ -247,3 +267,6 @@ def setenv(name, value):
         os.environ.pop(name, None)
     else:
         os.environ[name] = str(value)
+
+from .base import py_str  # noqa: E402,F401  (MXNet names in mx.util)
+from ._ctypes_helpers import c_str, check_call  # noqa: E402,F401

@@ -9,3 +9,5 @@ from .. import symbol as _symbol
 
 symbol = sym = _symbol.contrib
 from . import text  # noqa: E402,F401  (mx.contrib.text: vocabularies, token embeddings)
+from . import autograd  # noqa: E402,F401  (mx.contrib.autograd: MXNet's experimental autograd API)
+from . import tensorboard  # noqa: E402,F401  (mx.contrib.tensorboard: LogMetricsCallback)

@@ -24,6 +24,7 @@ from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
                      _update_params_on_kvstore, load_checkpoint)
+from .. import ndarray as nd  # noqa: F401  (mxnet.module.module.nd, as in MXNet)
 from ..ndarray import zeros
 from .base_module import BaseModule, _check_input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup

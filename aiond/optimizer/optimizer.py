@@ -777,3 +777,6 @@ from .adaptive import (AdaDelta, AdaGrad, Adam, Adamax, FTML, Ftrl, Nadam,  # no
                        RMSProp, Test)
 from .lars import LARS  # noqa: E402,F401
 from .updater import Updater, get_updater  # noqa: E402,F401
+
+from .lbsgd import LBSGD  # noqa: E402,F401  (MXNet defines it in this module)
+__all__.append("LBSGD")

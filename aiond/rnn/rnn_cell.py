@@ -704,3 +704,8 @@ class BidirectionalCell(BaseRNNCell):
             outputs = outputs[0]
         states = [l_states, r_states]
         return outputs, states
+
+# convolutional cells live in their own module (MXNet has them here)
+from .conv_rnn_cell import (BaseConvRNNCell, ConvRNNCell, ConvLSTMCell,  # noqa: E402,F401
+                            ConvGRUCell)
+__all__ += ["BaseConvRNNCell", "ConvRNNCell", "ConvLSTMCell", "ConvGRUCell"]

@@ -93,7 +93,8 @@ class Plan:
             if len(st.outs) == 1 and _num_outputs(st.op, st.params) == 1:
                 st.direct = h
 
-    def run(self, args, auxs, ctx, outs=None, monitor=None, monitor_all=False):
+    def run(self, args, auxs, ctx, outs=None, monitor=None, monitor_all=False,
+            tape_names=None):
         """Push every op; returns the head arrays (``outs`` when given).
         ``monitor(name, array)`` sees every op output; with ``monitor_all``
         also each op's inputs, first by variable name (for graph inputs), then
@@ -126,6 +127,11 @@ class Plan:
             if monitor is not None:
                 for s, nm in zip(st.outs, st.out_names):
                     monitor(nm, vals[s])
+            if tape_names is not None:
+                # the tape node of this step, for the monitor's backward names
+                ag = getattr(vals[st.outs[0]], "_ag", None)
+                if ag is not None and hasattr(ag, "node"):
+                    tape_names[id(ag.node)] = st.name
         res = [vals[s] for s in self.heads]
         if outs is not None:
             copy = _reg.get("_copy")
@@ -322,11 +328,11 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     def alloc(name, shape, dtype, shared, use_buffer):
         ctx = vctx.get(name, default_ctx)
         st = stypes.get(name, "default")
+        a = shared.get(name) if name in shared_names else None
+        if a is not None and a.shape == shape and a.dtype == dtype and a.stype == st:
+            return a
         if st != "default":
             return zeros(shape, ctx=ctx, dtype=dtype, stype=st)
-        a = shared.get(name) if name in shared_names else None
-        if a is not None and a.shape == shape and a.dtype == dtype:
-            return a
         if use_buffer and shared_buffer is not None:
             b = shared_buffer.get(name)
             if b is not None and b.dtype == dtype and b.size >= int(np.prod(shape)):
@@ -340,7 +346,9 @@ def simple_bind(sym, ctx, grad_req="write", type_dict=None, stype_dict=None, gro
     for n, req in zip(args, reqs):
         shape = inf.shapes[(id(n), 0)]
         dt = dtype_of(n)
-        arg_arrays.append(alloc(n.name, shape, dt, sh_args, True))
+        # as MXNet's simple_bind: only arguments that are not shared parameters
+        # (data, labels, unshared weights) go through the shared buffer
+        arg_arrays.append(alloc(n.name, shape, dt, sh_args, n.name not in shared_names))
         if req == "null":
             grad_arrays.append(None)
         else:
@@ -441,6 +449,7 @@ class Executor:
         self._grad_req = list(grad_reqs)
         self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
         self._monitor = None
+        self._tape_names = {}       # id(tape node) -> op name, while monitored
         self._monitor_all = False
         self._recorded = False
         names = symbol.list_arguments()
@@ -616,10 +625,11 @@ class Executor:
             views = [self._views[i] for i in self._grad_idx]
             autograd.mark_variables(views, [None] * len(views),
                                     [self._grad_req[i] for i in self._grad_idx])
+            self._tape_names = {} if monitor is not None else None
             with autograd.record(train_mode=True):
                 if not self._run_fused(self._views):
                     self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
-                                   monitor, self._monitor_all)
+                                   monitor, self._monitor_all, self._tape_names)
             self._recorded = True
         else:
             with autograd.pause(train_mode=bool(is_train)):
@@ -653,10 +663,11 @@ class Executor:
             views = [self._views[i] for i in self._grad_idx]
             autograd.mark_variables(views, [None] * len(views),
                                     [self._grad_req[i] for i in self._grad_idx])
+            self._tape_names = {} if self._monitor is not None else None
             with autograd.record(train_mode=False):
                 if not self._run_fused(self._views):
                     self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
-                                   self._monitor, self._monitor_all)
+                                   self._monitor, self._monitor_all, self._tape_names)
             self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))
         heads, hgrads = [], []
@@ -680,8 +691,34 @@ class Executor:
             heads.append(o)
             hgrads.append(g)
         views = [self._views[i] for i in self._grad_idx]
-        with _engine.bulk_scope("backward", "backward"):
-            self._write_grads(heads, hgrads, views, is_train)
+        observe = self._backward_monitor()
+        prev = autograd._state.bwd_observer
+        autograd._state.bwd_observer = observe
+        try:
+            with _engine.bulk_scope("backward", "backward"):
+                self._write_grads(heads, hgrads, views, is_train)
+        finally:
+            autograd._state.bwd_observer = prev
+
+    def _backward_monitor(self):
+        """With a monitor installed: a tape observer passing each op's input
+        gradients to it, named as MXNet's backward nodes are
+        (``<op>_backward_output`` or ``<op>_backward_output<i>``); an input
+        that needs no gradient is reported as zeros."""
+        monitor, names = self._monitor, self._tape_names
+        if monitor is None or not names:
+            return None
+
+        def observe(node, igrads):
+            name = names.get(id(node))
+            if name is None:
+                return
+            with autograd.pause():
+                for i, g in enumerate(igrads):
+                    if g is None:
+                        g = _nd.zeros_like(node.inputs[i])
+                    monitor("%s_backward_output%s" % (name, "" if len(igrads) == 1 else i), g)
+        return observe
 
     def _write_grads(self, heads, hgrads, views, is_train):
         if heads:
@@ -853,3 +890,6 @@ class Executor:
 
 
 Symbol._executor_cls = Executor
+
+from .. import ndarray  # noqa: E402,F401  (mxnet.executor.ndarray)
+from .._ctypes_helpers import c_str_array  # noqa: E402,F401  (MXNet helper in mx.executor)

@@ -127,3 +127,4 @@ class _Identity(HybridBlock):
 
 
 from . import vision  # noqa: E402,F401
+from . import model_store  # noqa: E402,F401  (MXNet's module of the pretrained-file store)
