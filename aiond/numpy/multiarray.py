@@ -80,7 +80,19 @@ def _dtype_arg(dtype, default=_F32):
         return _np.dtype(_np.int64)
     if dtype is float:
         return _np.dtype(_np.float64)
-    return _reg.to_dtype(dtype)
+    if isinstance(dtype, str) and dtype in ("int", "float"):
+        return _np.dtype(dtype)     # NumPy's meaning: int64, float64
+    try:
+        return _reg.to_dtype(dtype)
+    except TypeError:
+        # any other spelling NumPy reads ('l', '<f4', 'i8', ...) of a dtype aiond has
+        try:
+            dt = _np.dtype(dtype)
+        except TypeError:
+            dt = None
+        if dt is None or dt.kind not in "biuf":
+            raise
+        return _reg.to_dtype(dt)
 
 
 def _shape_arg(shape):
@@ -179,6 +191,14 @@ class ndarray(NDArray):
     def __array__(self, dtype=None, copy=None):
         a = self.asnumpy()
         return a if dtype is None else a.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._dispatch import array_ufunc
+        return array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from ._dispatch import array_function
+        return array_function(self, func, types, args, kwargs)
 
     def __repr__(self):
         s = repr(self.asnumpy())
