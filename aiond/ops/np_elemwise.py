@@ -289,8 +289,9 @@ for _n, _rev in (("copysign", False), ("rcopysign", True), ("arctan2", False),
     register("_npi_%s_scalar" % _n, params=_SCALAR, infer=_float_scalar_rule,
              elemwise=True)(_scalar_float_kernel(_n.lstrip("r") if _rev else _n, _rev))
 
-# MXNet registers the legacy clip op under the NumPy name as well
+# legacy ops MXNet also registers under NumPy-interface names
 alias("clip", "_npi_clip")
+alias("Custom", "_npi_Custom")
 
 
 # ------------------------------------------------------------- gradients

@@ -6,6 +6,7 @@ import pytest
 
 import aiond as mx
 from aiond import np
+from aiond.base import MXNetError
 
 
 def test_array_function_runs_mx_np():
@@ -114,3 +115,31 @@ def test_dtype_spellings():
     assert a.astype("l").dtype == onp.int64 and a.astype("<f4").dtype == onp.float32
     with pytest.raises(TypeError):
         a.astype("complex64")
+
+
+def test_numpy_op_fallback_ops():
+    from aiond.ndarray.numpy import _internal as npi
+    from aiond.symbol.numpy import _internal as spi
+    from aiond import numpy_op_fallback as fb
+    x = onp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=onp.float32)
+    r = npi.resize_fallback(np.array(x), new_shape=(3, 3))
+    assert isinstance(r, np.ndarray) and r.asnumpy().tolist() == onp.resize(x, (3, 3)).tolist()
+    u = npi.unravel_index_fallback(np.array([5.0, 7.0]), shape=(2, 4))
+    assert u.asnumpy().tolist() == onp.array(onp.unravel_index([5, 7], (2, 4))).tolist()
+    e = npi.empty_like_fallback(np.array(x), dtype="int32", order="C", subok=False, shape=None)
+    assert e.shape == (2, 3) and e.dtype == onp.int32
+    m = npi.mvn_fallback(np.zeros((3,)), np.eye(3), size=(4,))
+    assert m.shape == (4, 3) and onp.isfinite(m.asnumpy()).all()
+    with pytest.raises(MXNetError, match="same length"):
+        npi.mvn_fallback(np.zeros((2,)), np.eye(3))
+    s = spi.resize_fallback(mx.sym.var("x").as_np_ndarray(), new_shape=(4,))
+    assert isinstance(s, mx.sym.np._Symbol)
+    out = s.as_nd_ndarray().eval(x=mx.nd.array([1, 2, 3]))[0]
+    assert out.asnumpy().tolist() == [1.0, 2.0, 3.0, 1.0]
+    with pytest.raises(ValueError, match="Duplicate"):
+        fb.register("resize_fallback")(fb.ResizeProp)
+    # the _npi_* ops by their short names, on arrays and on symbols
+    assert npi.sin(np.array([0.0])).asnumpy().tolist() == [0.0]
+    assert spi.exp(mx.sym.var("y").as_np_ndarray()).tojson().count("_npi_exp") == 1
+    with pytest.raises(AttributeError):
+        npi.no_such_operator
