@@ -115,7 +115,8 @@ def _register_array_function():
     for op_name in _NUMPY_ARRAY_FUNCTION_LIST:
         mx_np_op = _lookup(mx_np, op_name)
         onp_op = _lookup(_np, op_name)
-        if mx_np_op is not None and onp_op is not None:
+        # (an mx.np name that is NumPy's own function is its fallback already)
+        if mx_np_op is not None and onp_op is not None and mx_np_op is not onp_op:
             _implements(onp_op)(mx_np_op)
 
 
@@ -126,7 +127,7 @@ def _register_array_ufunc():
         raise ValueError("Duplicate operator name {} in _NUMPY_ARRAY_UFUNC_LIST".format(dup))
     for op_name in _NUMPY_ARRAY_UFUNC_LIST:
         mx_np_op = getattr(mx_np, op_name, None)
-        if mx_np_op is None:
+        if mx_np_op is None or mx_np_op is getattr(_np, op_name, None):
             continue
         _NUMPY_ARRAY_UFUNC_DICT[op_name] = mx_np_op
         # NumPy calls some ufuncs by another name (np.abs is 'absolute',
