@@ -194,15 +194,41 @@ def set_module(module):
     return decorator
 
 
+_np_ufunc_default_kwargs = {"where": True, "casting": "same_kind", "order": "K",
+                            "dtype": None, "subok": True}
+
+
+def np_ufunc_legal_option(key, value):
+    """Whether ``value`` is one NumPy accepts for ufunc keyword ``key`` (MXNet
+    then says the option is not implemented rather than not understood)."""
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        import numpy as _onp
+        return value in (_onp.int8, _onp.uint8, _onp.int32, _onp.int64, _onp.float16,
+                         _onp.float32, _onp.float64, "int8", "uint8", "int32", "int64",
+                         "float16", "float32", "float64")
+    if key == "subok":
+        return isinstance(value, bool)
+    return False
+
+
 def _np_ufunc_check(func_name, kwargs):
-    legal = {"out": None, "where": True, "casting": "same_kind", "order": "K",
-             "dtype": None, "subok": True}
+    """MXNet's check of NumPy ufunc keywords: only the defaults are implemented
+    (NotImplementedError for another legal value, TypeError for an unknown
+    keyword or a value NumPy itself would reject)."""
     for key, value in kwargs.items():
-        if key not in legal:
-            raise TypeError("{} got an unexpected keyword argument {!r}".format(func_name, key))
-        if key != "out" and key != "dtype" and value != legal[key]:
-            raise NotImplementedError("{}={} is not implemented yet for operator {}"
-                                      .format(key, value, func_name))
+        if key not in _np_ufunc_default_kwargs:
+            raise TypeError("{} is an invalid keyword to function '{}'".format(key, func_name))
+        if value != _np_ufunc_default_kwargs[key]:
+            if np_ufunc_legal_option(key, value):
+                raise NotImplementedError("{}={} is not implemented yet for operator {}"
+                                          .format(key, value, func_name))
+            raise TypeError("{}={} not understood for operator {}".format(key, value, func_name))
 
 
 def np_ufunc_legal_option(key, value):

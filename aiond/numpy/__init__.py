@@ -11,6 +11,8 @@ default to float32, as MXNet's do.
 """
 from __future__ import annotations
 
+from .fallback import *  # noqa: F401,F403  (NumPy's own functions; mx.np's own override them)
+from . import fallback, fallback_linalg  # noqa: F401
 from . import random  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401

@@ -12,11 +12,13 @@ from ._front import front
 # ``scalar <op> array`` written as ``array <flipped op> scalar``
 _FLIP = {"greater": "less", "less": "greater", "greater_equal": "less_equal",
          "less_equal": "greater_equal", "equal": "equal", "not_equal": "not_equal",
-         "add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
+         "add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum",
+         "hypot": "hypot", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
+         "bitwise_xor": "bitwise_xor", "lcm": "lcm"}
 # ops with an ``_npi_r<op>_scalar`` (scalar on the left)
-_REVERSIBLE = ("subtract", "true_divide", "mod", "power")
+_REVERSIBLE = ("subtract", "true_divide", "mod", "power", "copysign", "arctan2", "ldexp")
 # ops with no ``_scalar`` form: the scalar becomes an array
-_ARRAY_ONLY = ("logical_and", "logical_or", "logical_xor", "hypot", "arctan2", "copysign")
+_ARRAY_ONLY = ("logical_and", "logical_or", "logical_xor")
 
 
 def is_scalar(x):
@@ -27,7 +29,8 @@ def binary(F, name, x1, x2, out=None):
     """NumPy's ufunc ``name`` on ``x1``, ``x2`` (arrays and/or scalars)."""
     s1, s2 = is_scalar(x1), is_scalar(x2)
     if s1 and s2:
-        return F.arr(getattr(_np, name)(x1, x2))
+        # two Python numbers: NumPy's own result (a NumPy scalar), as MXNet returns
+        return getattr(_np, name)(x1, x2)
     if s1 or s2:
         arr, sc = (x1, x2) if s2 else (x2, x1)
         arr = F.arr(arr)
@@ -61,7 +64,7 @@ def _make(name):
 for _name in ("add", "subtract", "multiply", "true_divide", "mod", "power", "maximum",
               "minimum", "equal", "not_equal", "greater", "greater_equal", "less",
               "less_equal", "logical_and", "logical_or", "logical_xor", "hypot", "arctan2",
-              "copysign"):
+              "copysign", "bitwise_and", "bitwise_or", "bitwise_xor", "lcm", "ldexp"):
     front(_name)(_make(_name))
 front("divide")(_make("true_divide"))
 front("remainder")(_make("mod"))

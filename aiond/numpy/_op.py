@@ -10,28 +10,21 @@ import numpy as _np
 from ..base import MXNetError, integer_types, numeric_types
 from ..ndarray.ndarray import NDArray
 from ..ops._rules import norm_axis
-from ..util import wrap_np_binary_func, wrap_np_unary_func
 from .multiarray import (_as_np, _bin, _dtype_arg, _reshape, _to_array, array, invoke,
                          ndarray, zeros)
 
 _F32 = _np.dtype(_np.float32)
 _BOOL = _np.dtype(_np.bool_)
 
-__all__ = ["logical_not", "negative", "absolute", "abs", "fabs", "sign",
-           "square", "sqrt", "cbrt", "reciprocal", "exp", "expm1", "log", "log2", "log10",
-           "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-           "arcsinh", "arccosh", "arctanh", "degrees", "radians", "rad2deg", "deg2rad",
-           "floor", "ceil", "trunc", "rint", "fix", "around", "round", "round_", "isnan",
-           "isinf", "isfinite", "isposinf", "isneginf", "invert", "bitwise_not",
-           "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "argmax",
+__all__ = ["sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "argmax",
            "argmin", "all", "any", "cumsum", "reshape", "ravel", "transpose", "swapaxes",
            "moveaxis", "expand_dims", "squeeze", "broadcast_to", "concatenate", "stack",
            "vstack", "hstack", "dstack", "row_stack", "column_stack", "split", "array_split",
-           "tile", "repeat", "flip", "flipud", "fliplr", "clip", "where", "dot", "matmul",
+           "tile", "repeat", "flip", "flipud", "fliplr", "where", "dot", "matmul",
            "tensordot", "inner", "outer", "vdot", "take", "sort", "argsort", "nonzero",
-           "atleast_1d", "atleast_2d", "atleast_3d", "diag", "trace", "copy", "may_share_memory",
-           "shares_memory", "ndim", "size", "square", "einsum", "unique", "tril", "triu",
-           "nan_to_num", "average", "cumprod"]
+           "atleast_1d", "atleast_2d", "atleast_3d", "diag", "trace", "copy",
+           "ndim", "size", "einsum", "unique", "tril", "triu",
+           "average", "cumprod"]
 
 
 def _arr(x, like=None):
@@ -45,115 +38,6 @@ def _out_assign(res, out):
         return res
     out[...] = res
     return out
-
-
-# ------------------------------------------------------------- unary ufuncs
-def _float_in(x):
-    x = _arr(x)
-    return x.astype(_F32) if x.dtype.kind in "iub" else x
-
-
-def _unary(name, legacy, float_math=True):
-    def fn(x, out=None, **kwargs):
-        if isinstance(x, numeric_types):
-            return array(getattr(_np, name)(x))
-        xin = _float_in(x) if float_math else _arr(x)
-        return invoke(legacy, [xin], {}, out)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = "NumPy's ``%s`` elementwise." % name
-    return wrap_np_unary_func(fn)
-
-
-for _n, _l in (("exp", "exp"), ("expm1", "expm1"), ("log", "log"), ("log2", "log2"),
-               ("log10", "log10"), ("log1p", "log1p"), ("sqrt", "sqrt"), ("cbrt", "cbrt"),
-               ("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("arcsin", "arcsin"),
-               ("arccos", "arccos"), ("arctan", "arctan"), ("sinh", "sinh"),
-               ("cosh", "cosh"), ("tanh", "tanh"), ("arcsinh", "arcsinh"),
-               ("arccosh", "arccosh"), ("arctanh", "arctanh"), ("degrees", "degrees"),
-               ("radians", "radians"), ("reciprocal", "reciprocal")):
-    globals()[_n] = _unary(_n, _l)
-rad2deg = _unary("rad2deg", "degrees")
-deg2rad = _unary("deg2rad", "radians")
-for _n, _l in (("negative", "negative"), ("absolute", "abs"), ("sign", "sign"),
-               ("square", "square"), ("floor", "floor"), ("ceil", "ceil"),
-               ("trunc", "trunc"), ("rint", "rint"), ("fix", "fix")):
-    globals()[_n] = _unary(_n, _l, float_math=False)
-abs = absolute  # noqa: A001 - NumPy's name
-fabs = _unary("fabs", "abs")
-
-
-def logical_not(x, out=None, **kwargs):
-    """Elementwise NOT: a bool array."""
-    return _bin("equal", _arr(x), 0, out=out)
-
-
-def invert(x, out=None, **kwargs):
-    """Bitwise NOT (logical NOT for bool arrays)."""
-    x = _arr(x)
-    if x.dtype == _BOOL:
-        return logical_not(x, out=out)
-    if x.dtype.kind not in "iu":
-        raise TypeError("ufunc 'invert' not supported for the input types")
-    return _bin("subtract", -1, x, out=out)
-
-
-bitwise_not = invert
-
-
-def _isclass(fname):
-    def fn(x, out=None, **kwargs):
-        x = _arr(x)
-        if x.dtype.kind != "f":
-            return _out_assign(zeros(x.shape, dtype=_BOOL, ctx=x.context)
-                               if fname != "isfinite" else
-                               _bin("equal", x, x), out)
-        if fname == "isnan":
-            return _bin(x, x, out=out)
-        if fname == "isinf":
-            return _bin("equal", absolute(x), _np.inf, out=out)
-        if fname == "isposinf":
-            return _bin("equal", x, _np.inf, out=out)
-        if fname == "isneginf":
-            return _bin("equal", x, -_np.inf, out=out)
-        return _bin("less", absolute(x), _np.inf, out=out)
-    fn.__name__ = fname
-    fn.__doc__ = "NumPy's ``%s``: a bool array." % fname
-    return fn
-
-
-isnan = _isclass("isnan")
-isinf = _isclass("isinf")
-isfinite = _isclass("isfinite")
-isposinf = _isclass("isposinf")
-isneginf = _isclass("isneginf")
-
-
-def around(x, decimals=0, out=None, **kwargs):
-    """Round to ``decimals`` decimals (half to even, as NumPy)."""
-    x = _arr(x)
-    if decimals == 0:
-        return invoke("rint", [x], {}, out) if x.dtype.kind == "f" else _out_assign(x.copy(), out)
-    f = 10.0 ** decimals
-    return _out_assign(invoke("rint", [x * f], {}) / f, out)
-
-
-round = around  # noqa: A001
-round_ = around
-
-
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None, **kwargs):
-    """NaN -> ``nan``, +-inf -> the dtype's largest/smallest finite values."""
-    x = _arr(x)
-    if x.dtype.kind != "f":
-        return x.copy() if copy else x
-    fi = _np.finfo(x.dtype)
-    res = where(isnan(x), nan, x)
-    res = where(isposinf(res), fi.max if posinf is None else posinf, res)
-    res = where(isneginf(res), fi.min if neginf is None else neginf, res)
-    if not copy:
-        x[...] = res
-        return x
-    return res
 
 
 # ------------------------------------------------------------- reductions
@@ -576,19 +460,6 @@ def fliplr(m):
     return flip(m, 1)
 
 
-def clip(a, a_min, a_max, out=None):
-    """Values of ``a`` limited to [a_min, a_max]."""
-    if a_min is None and a_max is None:
-        raise ValueError("array_clip: must set either max or min")
-    a = _arr(a)
-    res = a
-    if a_min is not None:
-        res = maximum(res, a_min)
-    if a_max is not None:
-        res = minimum(res, a_max)
-    return _out_assign(res, out)
-
-
 def where(condition, x=None, y=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``."""
     if x is None and y is None:
@@ -799,17 +670,6 @@ def copy(a):
     return _arr(a).copy()
 
 
-def may_share_memory(a, b, max_work=None):
-    """Whether ``a`` and ``b`` are views of one buffer whose ranges overlap."""
-    if a._st is not b._st:
-        return False
-    oa, ob = a._off or 0, b._off or 0
-    return oa < ob + b.size and ob < oa + a.size and a.size > 0 and b.size > 0
-
-
-shares_memory = may_share_memory
-
-
 def ndim(a):
     """Number of dimensions."""
     return _arr(a).ndim if isinstance(a, NDArray) else _np.ndim(a)
@@ -823,3 +683,10 @@ def size(a, axis=None):
 
 
 _ = _as_np
+
+
+# front functions (``_f_unary``, ``_f_binary``) that the nd-only functions above call
+from . import _fronts  # noqa: E402,F401  (registers them)
+from ._front import ND as _ND, bind as _bind, table as _table  # noqa: E402
+for _n in ("sqrt", "multiply", "absolute"):
+    globals()[_n] = _bind(_ND, _table()[_n], _n, __name__)

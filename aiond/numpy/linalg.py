@@ -8,6 +8,10 @@ from . import _op
 
 __all__ = ["norm"]
 
+from .fallback_linalg import *  # noqa: E402,F401,F403  (NumPy's cond, lstsq, qr, ...)
+from . import fallback_linalg as _fallback_linalg  # noqa: E402
+__all__ += _fallback_linalg.__all__
+
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's name
     """Frobenius/2-norm (default), or the 1-/inf-norms of vectors."""

@@ -80,7 +80,19 @@ def _dtype_arg(dtype, default=_F32):
         return _np.dtype(_np.int64)
     if dtype is float:
         return _np.dtype(_np.float64)
-    return _reg.to_dtype(dtype)
+    if isinstance(dtype, str) and dtype in ("int", "float"):
+        return _np.dtype(dtype)     # NumPy's meaning: int64, float64
+    try:
+        return _reg.to_dtype(dtype)
+    except TypeError:
+        # any other spelling NumPy reads ('l', '<f4', 'i8', ...) of a dtype aiond has
+        try:
+            dt = _np.dtype(dtype)
+        except TypeError:
+            dt = None
+        if dt is None or dt.kind not in "biuf":
+            raise
+        return _reg.to_dtype(dt)
 
 
 def _shape_arg(shape):
@@ -179,6 +191,14 @@ class ndarray(NDArray):
     def __array__(self, dtype=None, copy=None):
         a = self.asnumpy()
         return a if dtype is None else a.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._dispatch import array_ufunc
+        return array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from ._dispatch import array_function
+        return array_function(self, func, types, args, kwargs)
 
     def __repr__(self):
         s = repr(self.asnumpy())
@@ -349,30 +369,37 @@ class ndarray(NDArray):
     __hash__ = NDArray.__hash__
 
     def __neg__(self):
-        return _bin("multiply", self, -1)
+        from ._front import ND, table
+        return table()["negative"](ND, self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        from ._op import absolute
-        return absolute(self)
+        from ._front import ND, table
+        return table()["absolute"](ND, self)
 
     def __invert__(self):
-        from ._op import invert
-        return invert(self)
+        from ._front import ND, table
+        return table()["invert"](ND, self)
 
     def __and__(self, other):
-        return _bin("logical_and", self, other) if self._dtype.kind == "b" else \
-            _unsupported("&", self)
+        return _bin("bitwise_and", self, other)
+
+    def __rand__(self, other):
+        return _bin("bitwise_and", other, self)
 
     def __or__(self, other):
-        return _bin("logical_or", self, other) if self._dtype.kind == "b" else \
-            _unsupported("|", self)
+        return _bin("bitwise_or", self, other)
+
+    def __ror__(self, other):
+        return _bin("bitwise_or", other, self)
 
     def __xor__(self, other):
-        return _bin("logical_xor", self, other) if self._dtype.kind == "b" else \
-            _unsupported("^", self)
+        return _bin("bitwise_xor", self, other)
+
+    def __rxor__(self, other):
+        return _bin("bitwise_xor", other, self)
 
     def _inplace(self, name, other):
         res = _bin(name, self, other)
@@ -445,8 +472,8 @@ class ndarray(NDArray):
         return f(self, axis=axis, out=out, keepdims=keepdims)
 
     def clip(self, min=None, max=None, out=None):  # noqa: A002
-        from ._op import clip as f
-        return f(self, min, max, out=out)
+        from ._front import ND, table
+        return table()["clip"](ND, self, min, max, out=out)
 
     def dot(self, b, out=None):
         from ._op import dot as f
@@ -485,8 +512,8 @@ class ndarray(NDArray):
         return f(self, reps)
 
     def round(self, decimals=0, out=None):
-        from ._op import round as f
-        return f(self, decimals=decimals, out=out)
+        from ._front import ND, table
+        return table()["round"](ND, self, decimals=decimals, out=out)
 
     def nonzero(self):
         from ._op import nonzero as f
@@ -499,11 +526,6 @@ class ndarray(NDArray):
     def broadcast_like(self, other):
         from ._op import broadcast_to as f
         return f(self, other.shape)
-
-
-def _unsupported(op, x):
-    raise TypeError("ufunc %r is only supported for boolean mx.np.ndarrays here, got %s"
-                    % (op, x.dtype))
 
 
 def _reshape(a, newshape):
@@ -575,7 +597,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
         from ..ndarray._gpu import from_numpy_value
         return _as_np(from_numpy_value(_np.ascontiguousarray(src), ctx, src.dtype))
     h = _as_np(_new_array(src.shape, src.dtype, ctx))
-    h._st.set(_np.ascontiguousarray(src))
+    h._st.set(_np.ascontiguousarray(src).reshape(src.shape))  # numpy<2 makes 0-d 1-d
     return h
 
 

@@ -31,3 +31,8 @@ NaN = onp.nan
 newaxis = None
 finfo = onp.finfo
 iinfo = onp.iinfo
+
+# dtype names as a graph attribute spells them (MXNet's table; 'None': not given)
+_STR_2_DTYPE_ = {"float16": float16, "float32": float32, "float64": float64, "float": float64,
+                 "uint8": uint8, "int8": int8, "int32": int32, "int64": int64, "int": int64,
+                 "bool": bool_, "bool_": bool_, "None": None}

@@ -80,10 +80,16 @@ def p_int(v):
     raise TypeError("expected an int, got %r" % (v,))
 
 
+_NONFINITE = {"inf": np.inf, "+inf": np.inf, "-inf": -np.inf, "nan": np.nan}
+
+
 def p_float(v):
     v = _lit(v)
     if isinstance(v, (int, float, np.number, np.bool_)):
         return float(v)
+    if isinstance(v, str) and v.strip().lower() in _NONFINITE:
+        # str(float('-inf')) as a graph attribute (MXNet's parser reads it too)
+        return float(_NONFINITE[v.strip().lower()])
     raise TypeError("expected a number, got %r" % (v,))
 
 

@@ -15,3 +15,5 @@ from ._symbolic import *  # noqa: F401,F403
 from ._symbolic import _parse_location, _parse_aux_states  # noqa: F401
 from ._data import *  # noqa: F401,F403
 from ._random import *  # noqa: F401,F403
+from ._ops import *  # noqa: F401,F403
+from ..symbol.numpy import _Symbol as np_symbol  # noqa: F401  (MXNet exports it here)
