@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import MXNetError, OpError
-from ._grad import set_grads, zeros_grad
+from ..base import OpError
+from ._grad import zeros_grad
 from .dynamic import dynamic_shape
 from .registry import Param, register
 
@@ -55,8 +55,9 @@ def _npx_nonzero(xp, x, out, _count=None):
 
 @dynamic_shape("_npx_nonzero")
 def nonzero(x, out=None, name=None):
-    """Imperative ``_npx_nonzero``: counts x's nonzero elements (x must already be
-    computed: an inline engine read that never blocks), then pushes the op."""
+    """Imperative ``_npx_nonzero``: counts x's nonzero elements (an inline engine
+    read when x is computed; otherwise it waits for x, as MXNet's nonzero does),
+    then pushes the op with that count as its shape."""
     from ..engine import get as _get_engine
     from ..ndarray._invoke import data_of, invoke
     from ..ndarray.ndarray import NDArray
@@ -64,25 +65,17 @@ def nonzero(x, out=None, name=None):
     if not isinstance(x, NDArray):
         raise TypeError("nonzero(): x must be an array, got %s" % type(x).__name__)
     eng = _get_engine()
+    opr = eng.push(lambda: int(np.count_nonzero(data_of(x))), (x._st.var,), (),
+                   "nonzero_count", 0, True)
+    if opr.done:
+        if opr.failure is not None:
+            raise opr.failure.error("nonzero()")
+        count = opr.result
+    elif eng.tracing():
+        from ..engine.segments import TraceError
+        raise TraceError("nonzero reads x's values")
+    else:
+        # pending (or gathered in a segment): MXNet's nonzero waits for x too
+        count = int(np.count_nonzero(x.asnumpy()))
+    return invoke(get("_npx_nonzero"), [x], {"_count": count}, out)
 
-    def count():
-        return eng.push(lambda: int(np.count_nonzero(data_of(x))), (x._st.var,), (),
-                        "nonzero_count", 0, True)
-    opr = count()
-    if not opr.done:
-        if eng.tracing():
-            from ..engine.segments import TraceError
-            raise TraceError("nonzero reads x's values")
-        # MXNet's nonzero waits for its input too
-        x.wait_to_read()
-        opr = count()
-    if not opr.done:
-        raise MXNetError("_npx_nonzero: the result's shape depends on the values of x, which "
-                         "is still being computed; aiond infers shapes without waiting, so "
-                         "call x.wait_to_read() (or `await x.read()` in a coroutine) first")
-    if opr.failure is not None:
-        raise opr.failure.error("nonzero()")
-    return invoke(get("_npx_nonzero"), [x], {"_count": opr.result}, out)
-
-
-set_grads({})
