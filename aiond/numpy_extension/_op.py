@@ -8,6 +8,7 @@ from ..ndarray import _namespace
 from ..ndarray.ndarray import waitall  # noqa: F401
 from ..numpy.multiarray import _as_np
 from ..ops import registry as _reg
+from .utils import load, save  # noqa: F401  (npx.save / npx.load)
 
 # npx names MXNet's numpy_extension lacks, kept on arrays (MXNet's own npx
 # operators are front functions: aiond/numpy/_f_npx.py)
@@ -75,25 +76,6 @@ def reshape(a, newshape, reverse=False, order="C"):
     if reverse:
         return _reshape(a, tuple(infer_reshape(a.shape, codes, True)))
     return _reshape(a, tuple(out))
-
-
-def save(file, arr):
-    """Save an ndarray or a dict/list of them (MXNet's binary format, NumPy shapes)."""
-    from ..ndarray.io import save as _save
-    from ..util import np_shape
-    with np_shape(True):
-        _save(file, arr)
-
-
-def load(file):
-    """Load arrays saved by :func:`save` as mx.np.ndarrays."""
-    from ..ndarray.io import load as _load
-    from ..util import np_shape
-    with np_shape(True):
-        res = _load(file)
-    if isinstance(res, dict):
-        return {k: _as_np(v) for k, v in res.items()}
-    return [_as_np(v) for v in res]
 
 
 from ..numpy import _front as _front  # noqa: E402
