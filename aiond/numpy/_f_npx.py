@@ -8,6 +8,8 @@ name), then its parameters, ``out=`` (arrays only) and ``name=`` (ignored),
 and returns ``mx.np.ndarray``s or ``_Symbol``s."""
 from __future__ import annotations
 
+import inspect
+
 from ..ops import registry as _reg
 from ._front import front
 
@@ -83,10 +85,24 @@ def call_op(F, op_name, args, kwargs, public):
     return res if out is not None else _as_np(res)
 
 
+def _signature(op):
+    """MXNet's generated signature: (F, inputs..., params..., out=None, name=None)."""
+    P = inspect.Parameter
+    params = [P("F", P.POSITIONAL_ONLY)]
+    params += [P(n, P.POSITIONAL_OR_KEYWORD, default=None) for n in op.inputs
+               if not n.startswith("*")]
+    params += [P(p.name, P.POSITIONAL_OR_KEYWORD,
+                 default=None if p.default is _reg.Null else p.default) for p in op.params]
+    params += [P("out", P.KEYWORD_ONLY, default=None), P("name", P.KEYWORD_ONLY, default=None)]
+    return inspect.Signature(params)
+
+
 def _make(public, op_name):
     def impl(F, *args, **kwargs):
         return call_op(F, op_name, args, kwargs, public)
     impl.__name__ = impl.__qualname__ = public
+    if op_name in _reg.ops() and not _reg.get(op_name).variadic:
+        impl.__signature__ = _signature(_reg.get(op_name))
     impl.__doc__ = "MXNet's ``%s`` operator as ``npx.%s``.\n\n%s" % (
         op_name, public, _reg.get(op_name).doc if op_name in _reg.ops() else "")
     return impl

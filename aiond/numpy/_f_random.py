@@ -55,11 +55,19 @@ def _sample(F, op, inputs, attrs, ctx=None, out=None):
         return F.op(op, inputs, attrs, out)
     from ..ops import registry as _reg
     from .multiarray import _ctx, invoke
+    entry = _reg.get(op)
     # parsed here (dtype names, checks), as a Symbol's node parses its attributes
-    attrs = _reg.get(op).parse({k: v for k, v in attrs.items() if v is not None})
+    attrs = entry.parse({k: v for k, v in attrs.items() if v is not None})
     where = None
     if not inputs:
         where = out.context if out is not None and ctx is None else _ctx(ctx)
+    if out is not None and entry.num_outputs == 2:
+        # a reparameterised sampler also writes its (hidden) noise
+        from .multiarray import empty
+        noise = empty(out.shape, dtype=_np.float64 if out.dtype == _np.float64 else _np.float32,
+                      ctx=out.context)
+        invoke(op, inputs, attrs, [out, noise], where)
+        return out
     return invoke(op, inputs, attrs, out, where)
 
 

@@ -220,3 +220,15 @@ def test_symbol_json_names():
     assert "_npi_normal" in js
     out = s.as_nd_ndarray().eval(x=mx.nd.zeros((3,)))[0]
     assert out.shape == (3,)
+
+
+def test_out_and_ctx():
+    o = np.zeros((2, 3))
+    assert np.random.normal(np.zeros((3,)), 1.0, size=(2, 3), out=o) is o
+    assert (o.asnumpy() != 0).all()
+    assert np.random.exponential(size=(2, 3), out=o) is o and (o.asnumpy() >= 0).all()
+    assert np.random.uniform(size=(2, 3), out=o) is o
+    c = mx.cpu(1)
+    assert np.random.uniform(size=2, ctx=c).context == c
+    assert np.random.randint(3, size=2, ctx=c).context == c
+    assert npx.random.bernoulli(0.5, size=2, ctx=c).context == c
