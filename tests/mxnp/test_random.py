@@ -232,3 +232,31 @@ def test_out_and_ctx():
     assert np.random.uniform(size=2, ctx=c).context == c
     assert np.random.randint(3, size=2, ctx=c).context == c
     assert npx.random.bernoulli(0.5, size=2, ctx=c).context == c
+
+
+def test_device_samplers(fake_gpu):
+    """On a GPU context (the CuPy double) the samplers draw on the device; those
+    with a host kernel (gamma, choice, multinomial, mvn) round-trip the host."""
+    g = mx.gpu(0)
+    n = 100000
+    cases = [
+        (np.random.normal(1, 2, size=n, ctx=g), 1.0, 4.0),
+        (np.random.uniform(2, 5, size=n, ctx=g), 3.5, 0.75),
+        (np.random.exponential(np.full((n,), 2.0, ctx=g)), 2.0, 4.0),
+        (np.random.gamma(3, 2, size=n, ctx=g), 6.0, 12.0),
+        (np.random.logistic(0, 1, size=n, ctx=g), 0.0, onp.pi ** 2 / 3),
+        (npx.random.bernoulli(0.3, size=n, ctx=g), 0.3, 0.21),
+    ]
+    for x, mean, var in cases:
+        assert x.context == g
+        a = x.asnumpy().astype(onp.float64)
+        assert abs(a.mean() - mean) < 0.05 * max(1, abs(mean))
+        assert abs(a.var() - var) < 0.05 * var
+    loc = np.zeros((3,), ctx=g)
+    loc.attach_grad()
+    with autograd.record():
+        y = np.random.normal(loc, 1.0, size=(4, 3))
+    y.backward()
+    onp.testing.assert_allclose(loc.grad.asnumpy(), [4.0, 4.0, 4.0])
+    assert np.random.choice(5, size=(3,), ctx=g).context == g
+    assert np.random.multivariate_normal(np.zeros((2,), ctx=g), np.eye(2, ctx=g)).shape == (2,)
