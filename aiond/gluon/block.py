@@ -140,6 +140,18 @@ def _np_outs(outs):
     return [_as_np(o) if isinstance(o, NDArray) else o for o in outs]
 
 
+def _np_views(out):
+    """Under NumPy semantics a block's results are ``mx.np.ndarray``s (MXNet's
+    layers compute with ``F.npx``): legacy results become np views (same
+    buffer and autograd link)."""
+    if isinstance(out, NDArray):
+        from ..numpy.multiarray import ndarray as _np_ndarray
+        return out if isinstance(out, _np_ndarray) else out.as_np_ndarray()
+    if isinstance(out, (list, tuple)):
+        return type(out)(_np_views(o) for o in out)
+    return out
+
+
 def _fast_record(blk, fmt, cargs, ctx):
     """The _FastRecord repeating a recorded call that pushed ``cargs``, or None."""
     if fmt != [0] or blk._in_format != [0] or blk._shape_dependent:
@@ -1106,7 +1118,8 @@ class HybridBlock(Block):
                 # join their parent's), as a hybridized call's do
                 with _engine.bulk_scope("forward" if _autograd.is_recording() else "inference",
                                         "forward"):
-                    return self.hybrid_forward(ndarray, x, *args, **params)
+                    out = self.hybrid_forward(ndarray, x, *args, **params)
+                return _np_views(out) if _is_np_array() else out
             except DeferredInitializationError:
                 raise
             except MXNetError as e:
@@ -1208,6 +1221,9 @@ class SymbolBlock(HybridBlock):
                 self.params.get(aux, grad_req="null", allow_deferred_init=True,
                                 dtype=aux_types[i])
         self._cached_graph = syms, out
+        # an np graph (or one built under NumPy semantics) returns mx.np.ndarrays
+        from ..symbol.numpy import _Symbol
+        self._np_out = _is_np_array() or isinstance(outputs, _Symbol)
         len_prefix = len(_common_prefix(list(self._params.keys())))
         self._reg_params = {key[len_prefix:]: val for key, val in self._params.items()}
 

@@ -33,6 +33,17 @@ def _tensor_types():
     return (Symbol, NDArray)
 
 
+def _zeros(shape, dtype, ctx, stype):
+    """Zeros for a parameter's data or gradient: mx.np.ndarray under NumPy-array
+    semantics (a block run with ``use_np``), as MXNet makes them."""
+    if is_np_array():
+        if stype != "default":
+            raise ValueError("mxnet.numpy.zeros does not support stype = {}".format(stype))
+        from .. import numpy as _mx_np
+        return _mx_np.zeros(shape=shape, dtype=dtype, ctx=ctx)
+    return ndarray.zeros(shape=shape, dtype=dtype, ctx=ctx, stype=stype)
+
+
 class ParameterFileError(MXNetError, AssertionError):
     """A parameter file does not fit the network: a parameter missing or
     extra, a shape or dtype that differs, an array stored as 'none'. MXNet
@@ -290,6 +301,8 @@ class Parameter(object):
                         self.name, str(self.dtype), str(data.dtype)))
         if self._stype != data.stype:
             data = data.tostype(self._stype)
+        elif is_np_array() and self._stype == "default":
+            data = data.as_np_ndarray()     # MXNet loads with npx.load under NumPy semantics
         if isinstance(ctx, Context):
             ctx = [ctx]
         if self._data is None:
@@ -320,8 +333,7 @@ class Parameter(object):
             "in_channels, etc for `Block`s." % (self.name, str(self.shape))
         with autograd.pause():
             if data is None:
-                data = ndarray.zeros(shape=self.shape, dtype=self.dtype, ctx=context.cpu(),
-                                     stype=self._stype)
+                data = _zeros(self.shape, self.dtype, context.cpu(), self._stype)
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {"__init__": init}), data)
             self._init_impl(data, ctx)
@@ -344,8 +356,7 @@ class Parameter(object):
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [ndarray.zeros(shape=i.shape, dtype=i.dtype, ctx=i.context,
-                                    stype=self._grad_stype) for i in self._data]
+        self._grad = [_zeros(i.shape, i.dtype, i.context, self._grad_stype) for i in self._data]
         _mark(self._check_and_get(self._data, list), self._grad, self.grad_req)
 
     def _reduce(self):

@@ -5,3 +5,5 @@ from __future__ import annotations
 from . import _f_binary  # noqa: F401  (add, subtract, ..., comparisons, logical_*)
 from . import _f_index  # noqa: F401  (_getitem: a Symbol's basic indexing)
 from . import _f_unary  # noqa: F401  (unary ufuncs, around, nan_to_num, clip, shares_memory)
+from . import _f_random  # noqa: F401  (np.random, npx.random samplers)
+from . import _f_npx  # noqa: F401  (npx, npx.image: MXNet's deep-learning ops)

@@ -9,3 +9,4 @@ from ..util import (is_np_array, is_np_shape, np_array, np_shape, reset_np,  # n
 from ._op import *  # noqa: F401,F403
 from . import random  # noqa: F401
 from . import image  # noqa: F401
+from . import utils  # noqa: F401

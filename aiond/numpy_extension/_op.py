@@ -8,22 +8,16 @@ from ..ndarray import _namespace
 from ..ndarray.ndarray import waitall  # noqa: F401
 from ..numpy.multiarray import _as_np
 from ..ops import registry as _reg
+from .utils import load, save  # noqa: F401  (npx.save / npx.load)
 
-# npx name -> registry op
+# npx names MXNet's numpy_extension lacks, kept on arrays (MXNet's own npx
+# operators are front functions: aiond/numpy/_f_npx.py)
 _OPS = {
-    "activation": "Activation", "batch_norm": "BatchNorm", "convolution": "Convolution",
-    "deconvolution": "Deconvolution", "pooling": "Pooling", "dropout": "Dropout",
-    "embedding": "Embedding", "fully_connected": "FullyConnected", "layer_norm": "LayerNorm",
-    "instance_norm": "InstanceNorm", "leaky_relu": "LeakyReLU", "log_softmax": "log_softmax",
-    "one_hot": "one_hot", "pick": "pick", "relu": "relu", "sigmoid": "sigmoid",
-    "softmax": "softmax", "topk": "topk", "sequence_mask": "SequenceMask",
-    "sequence_last": "SequenceLast", "sequence_reverse": "SequenceReverse", "rnn": "RNN",
-    "batch_dot": "batch_dot", "batch_flatten": "Flatten", "erf": "erf", "erfinv": "erfinv",
-    "gamma": "gamma", "gammaln": "gammaln", "smooth_l1": "smooth_l1", "slice": "slice",
-    "slice_axis": "slice_axis", "shape_array": "shape_array", "stop_gradient": "BlockGrad",
-    "gather_nd": "gather_nd", "scatter_nd": "scatter_nd", "reshape_like": "reshape_like",
-    "broadcast_like": "broadcast_like", "softmax_cross_entropy": "softmax_cross_entropy",
-    "hard_sigmoid": "hard_sigmoid", "softsign": "softsign", "cast": "Cast",
+    "instance_norm": "InstanceNorm", "sequence_last": "SequenceLast",
+    "sequence_reverse": "SequenceReverse", "slice_axis": "slice_axis",
+    "stop_gradient": "BlockGrad", "scatter_nd": "scatter_nd", "broadcast_like": "broadcast_like",
+    "softmax_cross_entropy": "softmax_cross_entropy", "hard_sigmoid": "hard_sigmoid",
+    "softsign": "softsign",
 }
 
 __all__ = sorted(_OPS) + ["reshape", "load", "save", "waitall"]
@@ -82,25 +76,6 @@ def reshape(a, newshape, reverse=False, order="C"):
     if reverse:
         return _reshape(a, tuple(infer_reshape(a.shape, codes, True)))
     return _reshape(a, tuple(out))
-
-
-def save(file, arr):
-    """Save an ndarray or a dict/list of them (MXNet's binary format, NumPy shapes)."""
-    from ..ndarray.io import save as _save
-    from ..util import np_shape
-    with np_shape(True):
-        _save(file, arr)
-
-
-def load(file):
-    """Load arrays saved by :func:`save` as mx.np.ndarrays."""
-    from ..ndarray.io import load as _load
-    from ..util import np_shape
-    with np_shape(True):
-        res = _load(file)
-    if isinstance(res, dict):
-        return {k: _as_np(v) for k, v in res.items()}
-    return [_as_np(v) for v in res]
 
 
 from ..numpy import _front as _front  # noqa: E402

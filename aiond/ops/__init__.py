@@ -9,6 +9,10 @@ from . import misc  # noqa: F401
 from . import random_pdf  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import np_init  # noqa: F401  (mx.np creation ops: _npi_full_like, ...)
+from . import np_random  # noqa: F401  (mx.np.random, mx.npx.random samplers: _npi_normal, ...)
+from . import np_npx  # noqa: F401  (_npx_constraint_check, _npx_nonzero)
+from . import image_random  # noqa: F401  (_image_random_* augmentations, _image_adjust_lighting)
+from . import contrib_multibox  # noqa: F401  (_contrib_MultiBoxPrior/Target/Detection)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import np_elemwise  # noqa: F401  (mx.np unary math, predicates, bitwise, around, ...)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)

@@ -378,6 +378,8 @@ def _softmax_rule(attrs, shapes, dtypes):
 def _softmax_core(xp, data, axis, temperature, length=None, log=False):
     """Softmax (or log-softmax) of data along axis, MXNet style:
     exp((x - max) / T) / sum. Masks positions >= length to 0 when given."""
+    if data.size == 0:
+        return data     # a zero-size axis has no max: nothing to normalise
     x = data.astype(_F32) if data.dtype == np.float16 else data
     mask = None
     with _errstate():

@@ -14,7 +14,6 @@ from ..base import OpError
 from ._grad import set_grads, unbroadcast
 from ._rules import broadcast_shapes, fmt, reduce_axes
 from .elemwise import cast_scalar
-from .random import _dev_randint, _fdt
 from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, register
 
 _BOOL = np.dtype(np.bool_)
@@ -320,83 +319,3 @@ _rows.update({
         F._internal._np_reshape(og[0], newshape=ins[0].shape)],
 })
 set_grads(_rows)
-
-
-# ------------------------------------------------------------- random
-_DISTS = ("uniform", "normal", "gamma", "exponential", "beta", "chisquare", "laplace",
-          "logistic", "gumbel", "lognormal", "weibull", "pareto", "power", "rayleigh", "f",
-          "integers")
-
-
-def _dist_rule(attrs, shapes, dtypes):
-    shape = attrs["size"]
-    for s in shapes:
-        broadcast_shapes(s, shape)
-    if attrs["dist"] == "integers":
-        return (shape,), (attrs["dtype"] or np.dtype(np.int64),)
-    return (shape,), (attrs["dtype"] or _F32,)
-
-
-def _dist_check(op, attrs):
-    if attrs["dist"] not in _DISTS:
-        raise OpError("unknown distribution %r" % attrs["dist"])
-
-
-@register("_npi_random", inputs=("*params",), variadic=True, needs_rng=True,
-          params=[Param("dist", str, doc="the numpy.random.Generator method"),
-                  Param("args", lambda v: tuple(v), (), "scalar parameters; None entries "
-                        "are taken from the array inputs in order"),
-                  Param("size", p_shape, (), "shape of the result"),
-                  Param("dtype", p_dtype, None, "dtype of the result")],
-          infer=_dist_rule, attr_check=_dist_check, inline=False)
-def _npi_random(xp, *params, out, rng, dist, args=(), size=(), dtype=None):
-    """_npi_random(*params, dist, args, size): draws of numpy's ``dist`` from the
-    context's generator (NumPy broadcasting of array parameters)."""
-    it = iter(params)
-    vals = [next(it) if a is None else a for a in args]
-    if xp is not np:
-        draw = _DEVICE_DRAWS.get(dist)
-        if draw is not None and (dist != "integers" or (len(vals) == 2 and not params)):
-            out[...] = draw(xp, rng.device(xp), vals, out)
-            return
-        # no device sampler: the context's host generator, with the array
-        # parameters brought to the host (a host synchronization)
-        vals = [xp.asnumpy(v) if isinstance(v, xp.ndarray) else v for v in vals]
-    with np.errstate(invalid="ignore", over="ignore"):
-        r = getattr(rng.gen, dist)(*vals, size=out.shape)
-    out[...] = r
-
-
-def _arg(vals, i, default):
-    return vals[i] if len(vals) > i else default
-
-
-def _dev_scaled(x, scale):
-    x *= scale
-    return x
-
-
-# numpy Generator methods with a device sampler (``random.py``): on a GPU
-# context they draw from the device's generator on the op's stream
-_DEVICE_DRAWS = {
-    "uniform": lambda xp, rs, v, o: rs.uniform(_arg(v, 0, 0.0), _arg(v, 1, 1.0), size=o.shape,
-                                               dtype=_fdt(o)),
-    "normal": lambda xp, rs, v, o: rs.normal(_arg(v, 0, 0.0), _arg(v, 1, 1.0), size=o.shape,
-                                             dtype=_fdt(o)),
-    "lognormal": lambda xp, rs, v, o: xp.exp(rs.normal(_arg(v, 0, 0.0), _arg(v, 1, 1.0),
-                                                       size=o.shape, dtype=np.float64)),
-    "gamma": lambda xp, rs, v, o: rs.gamma(v[0], _arg(v, 1, 1.0), size=o.shape, dtype=_fdt(o)),
-    "exponential": lambda xp, rs, v, o: _dev_scaled(
-        rs.standard_exponential(o.shape, dtype=np.float64), _arg(v, 0, 1.0)),
-    "integers": lambda xp, rs, v, o: _dev_randint(xp, rs, v[0], v[1], o),
-}
-
-
-@register("_npi_choice", inputs=("*p",), variadic=True, needs_rng=True,
-          params=[Param("a", p_int, doc="draw from range(a)"),
-                  Param("size", p_shape, ()), Param("replace", p_bool, True)],
-          infer=lambda attrs, s, d: ((attrs["size"],), (np.dtype(np.int64),)), inline=False)
-def _npi_choice(xp, *p, out, rng, a, size=(), replace=True):
-    """_npi_choice([p], a, size, replace): indices drawn from range(a) (with weights p)."""
-    out[...] = rng.gen.choice(a, size=out.shape, replace=replace,
-                              p=None if not p else np.asarray(p[0], dtype=np.float64))

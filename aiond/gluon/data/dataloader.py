@@ -45,6 +45,7 @@ from ... import ndarray as nd
 from ...base import MXNetError
 from ...context import cpu, cpu_pinned
 from ...ndarray import NDArray
+from ...util import is_np_array
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -82,6 +83,9 @@ def _from_wire(obj, ctx=None):
     t = type(obj)
     if t is _NDLeaf:
         a = obj.array
+        if is_np_array():   # MXNet's batchify makes mx.np arrays under NumPy semantics
+            from ... import numpy as _mx_np
+            return _mx_np.array(a, ctx=ctx, dtype=a.dtype)
         return nd.array(a, ctx=ctx, dtype=a.dtype)
     if t is list:
         return [_from_wire(o, ctx) for o in obj]
