@@ -24,4 +24,5 @@ from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagra
 from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies run by symbol)
 from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
 from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
+from . import quantized  # noqa: F401  (int8 inference: quantize_v2, quantized_conv/fc, requantize, calibrate_entropy)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
