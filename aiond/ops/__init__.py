@@ -25,4 +25,5 @@ from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies 
 from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
 from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
 from . import quantized  # noqa: F401  (int8 inference: quantize_v2, quantized_conv/fc, requantize, calibrate_entropy)
+from . import image_random  # noqa: F401  (_image_random_* augmentations, adjust_lighting)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
