@@ -145,3 +145,71 @@ def test_io_utils_and_image_module_attrs():
     v = mx.gluon.data.vision
     assert v.datasets.ImageFolderDataset is v.ImageFolderDataset
     assert v.datasets.ImageRecordDataset is v.ImageRecordDataset
+
+
+def _write_rec(tmp_path, n=5, label_width=1, indexed=False):
+    from PIL import Image
+    import io as _io
+    rs = np.random.RandomState(0)
+    imgs = [rs.randint(0, 256, (12, 10, 3)).astype(np.uint8) for _ in range(n)]
+    rec_path, idx_path = str(tmp_path / "d.rec"), str(tmp_path / "d.idx")
+    rec = (mx.recordio.MXIndexedRecordIO(idx_path, rec_path, "w") if indexed
+           else mx.recordio.MXRecordIO(rec_path, "w"))
+    for i, im in enumerate(imgs):
+        buf = _io.BytesIO()
+        Image.fromarray(im).save(buf, format="PNG")
+        label = float(i) if label_width == 1 else [float(i), float(10 + i)]
+        s = mx.recordio.pack(mx.recordio.IRHeader(0, label, i, 0), buf.getvalue())
+        if indexed:
+            rec.write_idx(i, s)
+        else:
+            rec.write(s)
+    rec.close()
+    return rec_path, idx_path, imgs
+
+
+def test_image_record_iter(tmp_path):
+    pytest.importorskip("PIL")
+    rec, _, imgs = _write_rec(tmp_path)
+    it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2,
+                               mean_r=10, mean_g=20, mean_b=30, std_r=2, std_g=2, std_b=2,
+                               scale=0.5)
+    assert isinstance(it, mx.io.MXDataIter)
+    assert it.provide_data[0].shape == (2, 3, 8, 8) and it.provide_label[0].shape == (2,)
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 0, 1]
+    assert batches[-1].label[0].asnumpy().tolist() == [4, 0]
+    crop = imgs[1][2:10, 1:9].astype(np.float32).transpose(2, 0, 1)   # centred 8x8
+    want = (crop - np.array([10, 20, 30], np.float32)[:, None, None]) * 0.5 / 2
+    np.testing.assert_allclose(batches[0].data[0].asnumpy()[1], want, rtol=1e-6)
+    u8 = mx.io.ImageRecordUInt8Iter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=5,
+                                    mirror=True)
+    b = u8.next()
+    assert b.data[0].dtype == np.uint8
+    np.testing.assert_array_equal(b.data[0].asnumpy()[0],
+                                  imgs[0][2:10, 1:9].transpose(2, 0, 1)[:, :, ::-1])
+    big = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 16, 16), batch_size=5,
+                                round_batch=False)
+    assert big.next().data[0].shape == (5, 3, 16, 16)      # scaled up to fit, then cropped
+    sh = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=5,
+                               shuffle=True, rand_crop=True, rand_mirror=True, resize=9,
+                               seed=3)
+    labels = sorted(sh.next().label[0].asnumpy().tolist())
+    assert labels == [0, 1, 2, 3, 4]
+    with pytest.raises(MXNetError, match="max_rotate_angle"):
+        mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2,
+                              max_rotate_angle=10)
+    with pytest.raises(MXNetError, match="unknown argument"):
+        mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2, bogus=1)
+
+
+def test_image_record_iter_indexed_parts_and_label_width(tmp_path):
+    pytest.importorskip("PIL")
+    rec, idx, _ = _write_rec(tmp_path, n=6, label_width=2, indexed=True)
+    it = mx.io.ImageRecordIter(path_imgrec=rec, path_imgidx=idx, data_shape=(3, 6, 6),
+                               batch_size=3, label_width=2, num_parts=2, part_index=1)
+    b = it.next()
+    assert b.label[0].asnumpy().tolist() == [[3, 13], [4, 14], [5, 15]]
+    assert b.index.tolist() == [3, 4, 5]
+    with pytest.raises(StopIteration):
+        it.next()

@@ -567,3 +567,4 @@ class NDArrayIter(DataIter):
 # MXNet's C++ iterators (written here in Python) and their wrapper
 from .mxdataiter import MXDataIter  # noqa: E402,F401
 from .native import CSVIter, LibSVMIter  # noqa: E402,F401
+from .image_record import ImageRecordIter, ImageRecordInt8Iter, ImageRecordUInt8Iter  # noqa: E402,F401
