@@ -133,3 +133,13 @@ def test_transforms_are_blocks_and_hybridize():
         T.ToTensor()(mx.nd.ones((2, 2, 3, 4, 3)))
     back = pickle.loads(pickle.dumps(T.Compose([T.Resize(8), T.ToTensor()])))
     assert back(img).shape == (3, 8, 8)
+
+
+def test_numpy_images_in_and_out():
+    img = np.random.RandomState(2).randint(0, 256, (6, 8, 3)).astype(np.uint8)
+    out = T.Compose([T.Resize((4, 3)), T.ToTensor()])(img)
+    assert type(out) is np.ndarray and out.shape == (3, 3, 4) and out.dtype == np.float32
+    ref = T.Compose([T.Resize((4, 3)), T.ToTensor()])(mx.nd.array(img, dtype="uint8"))
+    np.testing.assert_allclose(out, ref.asnumpy())
+    with pytest.raises(ValueError, match="either 1 or 3"):      # ShapeError: MXNetError too
+        T.Normalize((0.5, 1), (0.5, 2))(mx.nd.ones((3, 2, 2)))

@@ -8,7 +8,9 @@ RandomRotation) call ``mx.image``'s functions. ``Compose`` chains them,
 hybridizing runs of consecutive HybridBlocks; ``RandomApply`` applies a
 transform with probability ``p``. Bad
 images (wrong rank, channel count, sizes) raise MXNetError from the ops.
-Blocks pickle, so they go to DataLoader worker processes.
+Blocks pickle, so they go to DataLoader worker processes. As before in
+aiond, a numpy image may be given too: it goes through as an NDArray and
+the result comes back as numpy.
 """
 from __future__ import annotations
 
@@ -33,7 +35,18 @@ def _image_ns(F):
     return F.npx if is_np_array() else F
 
 
-class Compose(Sequential):
+class _NumpyIn(object):
+    """numpy image in, numpy image out (the transform itself runs on NDArrays)."""
+
+    def __call__(self, x, *args):
+        if isinstance(x, np.ndarray):
+            from .... import ndarray as nd
+            out = super(_NumpyIn, self).__call__(nd.array(x, dtype=x.dtype), *args)
+            return out.asnumpy() if isinstance(out, nd.NDArray) else out
+        return super(_NumpyIn, self).__call__(x, *args)
+
+
+class Compose(_NumpyIn, Sequential):
     """Sequentially composes multiple transforms; consecutive HybridBlocks are
     grouped into a hybridized HybridSequential.
 
@@ -61,7 +74,7 @@ class Compose(Sequential):
                 self.add(t)
 
 
-class Cast(HybridBlock):
+class Cast(_NumpyIn, HybridBlock):
     """Cast inputs to a specific data type (default float32)."""
     def __init__(self, dtype='float32'):
         super(Cast, self).__init__()
@@ -71,7 +84,7 @@ class Cast(HybridBlock):
         return _image_ns(F).cast(x, self._dtype)
 
 
-class ToTensor(HybridBlock):
+class ToTensor(_NumpyIn, HybridBlock):
     """(H x W x C) or (N x H x W x C) images in [0, 255] to float32 (C x H x W)
     or (N x C x H x W) tensors in [0, 1)."""
     def __init__(self):
@@ -81,7 +94,7 @@ class ToTensor(HybridBlock):
         return _image_ns(F).image.to_tensor(x)
 
 
-class Normalize(HybridBlock):
+class Normalize(_NumpyIn, HybridBlock):
     """Normalize a (C x H x W) or (N x C x H x W) tensor with mean and standard
     deviation per channel: ``(x[c] - mean[c]) / std[c]``."""
     def __init__(self, mean=0.0, std=1.0):
@@ -99,7 +112,7 @@ def _float32_only(x):
                         "Consider calling it after ToTensor")
 
 
-class Rotate(Block):
+class Rotate(_NumpyIn, Block):
     """Rotate a (C x H x W) or (N x C x H x W) float32 tensor by
     ``rotation_degrees``, zooming in or out so that no padding shows or the
     whole image stays inside."""
@@ -112,7 +125,7 @@ class Rotate(Block):
         return image.imrotate(x, *self._args)
 
 
-class RandomRotation(Block):
+class RandomRotation(_NumpyIn, Block):
     """Rotate by an angle drawn from ``angle_limits`` (lower, upper), with
     probability ``rotate_with_proba``."""
     def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
@@ -132,7 +145,7 @@ class RandomRotation(Block):
         return image.random_rotate(x, *self._args)
 
 
-class RandomResizedCrop(Block):
+class RandomResizedCrop(_NumpyIn, Block):
     """Crop a random area (``scale`` of the image's area, aspect ratio in
     ``ratio``) of an (H x W x C) image and resize it to ``size``."""
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
@@ -145,7 +158,7 @@ class RandomResizedCrop(Block):
         return image.random_size_crop(x, *self._args)[0]
 
 
-class CropResize(HybridBlock):
+class CropResize(_NumpyIn, HybridBlock):
     """Crop the (width x height) area at (x, y) of (H x W x C) or
     (N x H x W x C) images, then resize it to ``size`` if given."""
     def __init__(self, x, y, width, height, size=None, interpolation=None):
@@ -166,7 +179,7 @@ class CropResize(HybridBlock):
         return out
 
 
-class CenterCrop(Block):
+class CenterCrop(_NumpyIn, Block):
     """Crop the center of an (H x W x C) image to ``size`` (int or (W, H)),
     resizing up where the image is smaller."""
     def __init__(self, size, interpolation=1):
@@ -179,7 +192,7 @@ class CenterCrop(Block):
         return image.center_crop(x, *self._args)[0]
 
 
-class Resize(HybridBlock):
+class Resize(_NumpyIn, HybridBlock):
     """Resize (H x W x C) or (N x H x W x C) images to ``size`` (int or (W, H);
     with ``keep_ratio`` an int sizes the short edge)."""
     def __init__(self, size, keep_ratio=False, interpolation=1):
@@ -192,7 +205,7 @@ class Resize(HybridBlock):
         return _image_ns(F).image.resize(x, self._size, self._keep, self._interpolation)
 
 
-class RandomFlipLeftRight(HybridBlock):
+class RandomFlipLeftRight(_NumpyIn, HybridBlock):
     """Flip images left-right with probability 0.5."""
     def __init__(self):
         super(RandomFlipLeftRight, self).__init__()
@@ -201,7 +214,7 @@ class RandomFlipLeftRight(HybridBlock):
         return _image_ns(F).image.random_flip_left_right(x)
 
 
-class RandomFlipTopBottom(HybridBlock):
+class RandomFlipTopBottom(_NumpyIn, HybridBlock):
     """Flip images top-bottom with probability 0.5."""
     def __init__(self):
         super(RandomFlipTopBottom, self).__init__()
@@ -210,7 +223,7 @@ class RandomFlipTopBottom(HybridBlock):
         return _image_ns(F).image.random_flip_top_bottom(x)
 
 
-class RandomBrightness(HybridBlock):
+class RandomBrightness(_NumpyIn, HybridBlock):
     """Scale an (H x W x C) image by a factor from
     [max(0, 1 - brightness), 1 + brightness]."""
     def __init__(self, brightness):
@@ -221,7 +234,7 @@ class RandomBrightness(HybridBlock):
         return _image_ns(F).image.random_brightness(x, *self._args)
 
 
-class RandomContrast(HybridBlock):
+class RandomContrast(_NumpyIn, HybridBlock):
     """Jitter contrast by a factor from [max(0, 1 - contrast), 1 + contrast]."""
     def __init__(self, contrast):
         super(RandomContrast, self).__init__()
@@ -231,7 +244,7 @@ class RandomContrast(HybridBlock):
         return _image_ns(F).image.random_contrast(x, *self._args)
 
 
-class RandomSaturation(HybridBlock):
+class RandomSaturation(_NumpyIn, HybridBlock):
     """Jitter saturation by a factor from [max(0, 1 - saturation), 1 + saturation]."""
     def __init__(self, saturation):
         super(RandomSaturation, self).__init__()
@@ -241,7 +254,7 @@ class RandomSaturation(HybridBlock):
         return _image_ns(F).image.random_saturation(x, *self._args)
 
 
-class RandomHue(HybridBlock):
+class RandomHue(_NumpyIn, HybridBlock):
     """Rotate the hue by a factor from [max(0, 1 - hue), 1 + hue] (times 360
     degrees; MXNet's range, kept as is)."""
     def __init__(self, hue):
@@ -252,7 +265,7 @@ class RandomHue(HybridBlock):
         return _image_ns(F).image.random_hue(x, *self._args)
 
 
-class RandomColorJitter(HybridBlock):
+class RandomColorJitter(_NumpyIn, HybridBlock):
     """Randomly jitter brightness, contrast, saturation and hue, in a random order."""
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
         super(RandomColorJitter, self).__init__()
@@ -262,7 +275,7 @@ class RandomColorJitter(HybridBlock):
         return _image_ns(F).image.random_color_jitter(x, *self._args)
 
 
-class RandomLighting(HybridBlock):
+class RandomLighting(_NumpyIn, HybridBlock):
     """Add AlexNet-style PCA-based noise of intensity ``alpha`` to an image."""
     def __init__(self, alpha):
         super(RandomLighting, self).__init__()
@@ -272,7 +285,7 @@ class RandomLighting(HybridBlock):
         return _image_ns(F).image.random_lighting(x, self._alpha)
 
 
-class RandomApply(Sequential):
+class RandomApply(_NumpyIn, Sequential):
     """Apply ``transforms`` with probability ``p`` (Python's ``random``)."""
     def __init__(self, transforms, p=0.5):
         super(RandomApply, self).__init__()
