@@ -11,3 +11,7 @@ symbol = sym = _symbol.contrib
 from . import text  # noqa: E402,F401  (mx.contrib.text: vocabularies, token embeddings)
 from . import autograd  # noqa: E402,F401  (mx.contrib.autograd: MXNet's experimental autograd API)
 from . import tensorboard  # noqa: E402,F401  (mx.contrib.tensorboard: LogMetricsCallback)
+from . import amp  # noqa: E402,F401  (mx.contrib.amp: automatic mixed precision)
+from . import quantization  # noqa: E402,F401  (mx.contrib.quantization: INT8 models)
+from . import quantization as quant  # noqa: E402,F401
+from . import io  # noqa: E402,F401  (mx.contrib.io: DataLoaderIter)

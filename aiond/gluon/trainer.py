@@ -344,6 +344,9 @@ class Trainer(object):
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad=False):
+        loss_scaler = getattr(self, '_amp_loss_scaler', None)  # amp.init_trainer's
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return  # skip on overflow
         ex = self._express
         if ex is not None and ex.ready(self):
             if ex.single and _eng.prof is None:

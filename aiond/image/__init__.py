@@ -4,6 +4,7 @@
 augmenters, ``ImageIter`` and the detection iterator/augmenters, as in
 MXNet 1.9.1."""
 from . import image  # noqa: F401
+from .image import recordio  # noqa: F401  (mx.image.recordio, as MXNet's star import exports it)
 from .image import *  # noqa: F401,F403
 from .image import (imread, imresize, imdecode, scale_down, copyMakeBorder,  # noqa: F401
                     resize_short, fixed_crop, random_crop, center_crop, color_normalize,

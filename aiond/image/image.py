@@ -35,6 +35,8 @@ import numpy as np
 from ..base import numeric_types, MXNetError
 from .. import ndarray as nd
 from ..ndarray import _internal
+from .. import io  # noqa: F401  (MXNet's image module imports io and recordio: mx.image.image.io)
+from .. import recordio  # noqa: F401
 
 try:
     import cv2  # noqa: F401  (MXNet imports it when present; aiond does not need it)

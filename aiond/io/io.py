@@ -1,5 +1,6 @@
 """Data iterators (MXNet 1.9.1 ``mxnet.io``): DataDesc, DataBatch, DataIter,
-NDArrayIter, ResizeIter, PrefetchingIter and a pure-Python CSVIter.
+NDArrayIter, ResizeIter, PrefetchingIter; MXDataIter and the file iterators
+MXNet writes in C++ (``native.py``).
 
 ``NDArrayIter`` keeps MXNet's exact cursor arithmetic, so padding, discarding
 and rolling over of the last batch, the ``pad`` values, and shuffling with
@@ -19,7 +20,7 @@ from ..ndarray.sparse import CSRNDArray
 from .utils import _getdata_by_idx, _has_instance, _init_data, _slice_along_batch_axis
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter",
-           "NDArrayIter", "CSVIter"]
+           "NDArrayIter", "CSVIter", "LibSVMIter", "MXDataIter"]
 
 _mx_real_t = np.float32
 
@@ -563,100 +564,7 @@ class NDArrayIter(DataIter):
         self.label = _getdata_by_idx(label, order)
 
 
-class CSVIter(DataIter):
-    """Batches from CSV files, in pure Python (MXNet's is a C++ iterator).
-
-    Rows of ``data_csv`` (and ``label_csv``) are reshaped to ``data_shape``
-    (``label_shape``); without ``label_csv`` labels are zeros. As MXNet's
-    batch loader: with ``round_batch=True`` an incomplete last batch is
-    filled from the start of the file and the next epoch goes on from there
-    (it does not restart at row 0); with ``round_batch=False`` the last batch
-    keeps the previous batch's rows in its padded slots. ``pad`` counts them.
-    """
-
-    def __init__(self, data_csv, data_shape, label_csv=None, label_shape=(1,),
-                 batch_size=1, round_batch=True, dtype='float32',
-                 data_name='data', label_name='softmax_label', **kwargs):
-        super(CSVIter, self).__init__(batch_size)
-        from ..base import MXNetError
-        data_shape = tuple(int(x) for x in data_shape)
-        label_shape = tuple(int(x) for x in label_shape)
-        self._dtype = np.dtype(dtype)
-        try:
-            data = np.loadtxt(data_csv, delimiter=',', dtype=self._dtype, ndmin=2)
-            data = data.reshape((data.shape[0],) + data_shape)
-            if label_csv is not None:
-                label = np.loadtxt(label_csv, delimiter=',', dtype=self._dtype, ndmin=2)
-                label = label.reshape((label.shape[0],) + label_shape)
-            else:
-                label = np.zeros((data.shape[0],) + label_shape, dtype=self._dtype)
-        except (OSError, ValueError) as e:
-            raise MXNetError("CSVIter: cannot read %s: %s" % (data_csv, e)) from e
-        if label.shape[0] != data.shape[0]:
-            raise MXNetError("CSVIter: %d data rows but %d label rows"
-                             % (data.shape[0], label.shape[0]))
-        if label_shape == (1,):
-            label = label.reshape((label.shape[0],))
-        self._rows, self._labels = data, label
-        self.round_batch = bool(round_batch)
-        self.data_name, self.label_name = data_name, label_name
-        self._data_buf = np.zeros((batch_size,) + data.shape[1:], dtype=self._dtype)
-        self._label_buf = np.zeros((batch_size,) + label.shape[1:], dtype=self._dtype)
-        self._pos = 0             # next row of the file
-        self._num_overflow = 0
-        self._pad = 0
-        self._batch = None
-
-    @property
-    def provide_data(self):
-        return [DataDesc(self.data_name, self._data_buf.shape, self._dtype.type)]
-
-    @property
-    def provide_label(self):
-        return [DataDesc(self.label_name, self._label_buf.shape, self._dtype.type)]
-
-    def reset(self):
-        if not self.round_batch or self._num_overflow == 0:
-            self._pos = 0
-        else:
-            self._num_overflow = 0
-
-    def iter_next(self):
-        from ..base import MXNetError
-        self._pad = 0
-        if self._num_overflow != 0:
-            return False
-        n = self._rows.shape[0]
-        top = 0
-        while self._pos < n:
-            self._data_buf[top] = self._rows[self._pos]
-            self._label_buf[top] = self._labels[self._pos]
-            self._pos += 1
-            top += 1
-            if top >= self.batch_size:
-                return True
-        if top == 0:
-            return False
-        if self.round_batch:
-            self._pos = 0
-            while top < self.batch_size:
-                if self._pos >= n:
-                    raise MXNetError("number of input must be bigger than batch size")
-                self._data_buf[top] = self._rows[self._pos]
-                self._label_buf[top] = self._labels[self._pos]
-                self._pos += 1
-                top += 1
-                self._num_overflow += 1
-            self._pad = self._num_overflow
-        else:
-            self._pad = self.batch_size - top
-        return True
-
-    def getdata(self):
-        return [array(self._data_buf, dtype=self._dtype)]
-
-    def getlabel(self):
-        return [array(self._label_buf, dtype=self._dtype)]
-
-    def getpad(self):
-        return self._pad
+# MXNet's C++ iterators (written here in Python) and their wrapper
+from .mxdataiter import MXDataIter  # noqa: E402,F401
+from .native import CSVIter, LibSVMIter  # noqa: E402,F401
+from .image_record import ImageRecordIter, ImageRecordInt8Iter, ImageRecordUInt8Iter  # noqa: E402,F401

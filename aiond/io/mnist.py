@@ -20,7 +20,7 @@ import struct
 import numpy as np
 
 from ..base import MXNetError
-from .io import DataBatch, DataDesc, DataIter
+from .mxdataiter import MXDataIter
 
 __all__ = ["MNISTIter", "part_range"]
 
@@ -50,15 +50,48 @@ def _read_idx(path, magic, what):
         raise MXNetError("MNISTIter: cannot read %s: %s" % (path, e)) from e
 
 
-class MNISTIter(DataIter):
+class _MNISTSource(object):
+    """MNISTIter's batches: whole batches only (a last partial batch is dropped)."""
+
+    def __init__(self, img, lab, batch_size):
+        self.img, self.lab, self.bs = img, lab, batch_size
+        self.loc = 0
+        self.lo = 0
+
+    def before_first(self):
+        self.loc = 0
+
+    def next(self):
+        if self.loc + self.bs > len(self.lab):
+            return False
+        self.lo = self.loc
+        self.loc += self.bs
+        return True
+
+    def data(self):
+        from ..ndarray import array
+        return array(self.img[self.lo:self.lo + self.bs])
+
+    def label(self):
+        from ..ndarray import array
+        return array(self.lab[self.lo:self.lo + self.bs])
+
+    def index(self):
+        return np.arange(self.lo, self.lo + self.bs, dtype=np.uint64)
+
+    def pad(self):
+        return 0
+
+
+class MNISTIter(MXDataIter):
     """Iterating on the MNIST dataset (see the module docstring)."""
 
     def __init__(self, image="./train-images-idx3-ubyte", label="./train-labels-idx1-ubyte",
                  batch_size=128, shuffle=True, flat=False, seed=0, silent=False,
                  num_parts=1, part_index=0, data_name="data", label_name="softmax_label",
                  **kwargs):
-        super().__init__(int(batch_size))
-        if self.batch_size < 1:
+        batch_size = int(batch_size)
+        if batch_size < 1:
             raise MXNetError("MNISTIter: batch_size must be >= 1")
         for k in kwargs:        # MXNet's C++ iterators ignore prefetch_buffer, ctx, dtype
             if k not in ("prefetch_buffer", "ctx", "dtype", "input_shape"):
@@ -67,13 +100,15 @@ class MNISTIter(DataIter):
         if shuffle:
             perm = np.random.RandomState(int(seed)).permutation(len(lab))
             img, lab = img[perm], lab[perm]
-        self._img = img.reshape(len(img), -1) if flat else img[:, None]
-        self._lab = lab
+        img = img.reshape(len(img), -1) if flat else img[:, None]
+        if len(lab) < batch_size:
+            raise MXNetError("MNISTIter: %d images, fewer than batch_size=%d"
+                             % (len(lab), batch_size))
         self.data_name, self.label_name = data_name, label_name
-        self._loc = 0
         if not silent:
             logging.info("MNISTIter: load %d images, shuffle=%d, shape=%s", len(lab),
-                         int(bool(shuffle)), (self.batch_size,) + self._img.shape[1:])
+                         int(bool(shuffle)), (batch_size,) + img.shape[1:])
+        super().__init__(_MNISTSource(img, lab, batch_size), data_name, label_name)
 
     @staticmethod
     def _load(image, label, num_parts, part_index):
@@ -94,24 +129,3 @@ class MNISTIter(DataIter):
             raise MXNetError("MNISTIter: %d images but %d labels in part %d"
                              % (len(img), len(lab), part_index))
         return img, lab
-
-    @property
-    def provide_data(self):
-        return [DataDesc(self.data_name, (self.batch_size,) + self._img.shape[1:], np.float32)]
-
-    @property
-    def provide_label(self):
-        return [DataDesc(self.label_name, (self.batch_size,), np.float32)]
-
-    def reset(self):
-        self._loc = 0
-
-    def next(self):
-        from ..ndarray import array
-        lo, hi = self._loc, self._loc + self.batch_size
-        if hi > len(self._lab):
-            raise StopIteration
-        self._loc = hi
-        return DataBatch(data=[array(self._img[lo:hi])], label=[array(self._lab[lo:hi])],
-                         pad=0, index=None, provide_data=self.provide_data,
-                         provide_label=self.provide_label)

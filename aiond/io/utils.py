@@ -8,6 +8,7 @@ import numpy as np
 
 from ..ndarray import NDArray, _invoke, array
 from ..ndarray.ndarray import _cached, _view
+from ..ndarray.sparse import array as sparse_array  # noqa: F401  (MXNet: mx.io.utils.sparse_array)
 
 __all__ = ["_init_data", "_has_instance", "_getdata_by_idx", "_slice_along_batch_axis"]
 

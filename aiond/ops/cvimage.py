@@ -152,8 +152,10 @@ def resize_image(img, w, h, interp, xp=np):
     wx = resize_weights(w, iw, interp, area)
     ct = np.float32 if img.dtype == np.float32 else np.float64
     x = img.astype(ct, copy=False)
-    y = xp.einsum("oh,hwc->owc", xp.asarray(wy.astype(ct)), x)
-    y = xp.einsum("pw,owc->opc", xp.asarray(wx.astype(ct)), y)
+    # two BLAS products (einsum's generic loop is ~50x slower on large images)
+    y = xp.tensordot(xp.asarray(wy.astype(ct)), x, axes=([1], [0]))        # (h, iw, C)
+    y = xp.tensordot(xp.asarray(wx.astype(ct)), y, axes=([1], [1]))        # (w, h, C)
+    y = y.transpose(1, 0, 2)
     if img.dtype.kind in "iub":
         info = np.iinfo(img.dtype)
         y = xp.clip(xp.rint(y), info.min, info.max)

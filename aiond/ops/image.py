@@ -28,7 +28,7 @@ def _norm_rule(attrs, shapes, dtypes):
     for name in ("mean", "std"):
         n = len(attrs[name])
         if n != 1 and n != c:   # MXNet's check: the 4-entry defaults need 1 or 4 channels
-            raise OpError("Invalid %s for input with shape %s. %s must have either 1 or %d "
+            raise ShapeError("Invalid %s for input with shape %s. %s must have either 1 or %d "
                           "elements, but got %s" % (name, fmt(d), name, c, attrs[name]))
     if dtypes[0].kind != "f":
         raise OpError("data must be a float array, got %s" % dtypes[0].name)

@@ -184,3 +184,6 @@ class CIFAR100(CIFAR10):
 
     def _label_column(self):
         return int(bool(self._fine_label))
+
+# MXNet defines the image-file datasets in this module too
+from .image_datasets import ImageRecordDataset, ImageFolderDataset  # noqa: E402,F401

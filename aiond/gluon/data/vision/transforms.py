@@ -1,263 +1,298 @@
 """Image transforms (MXNet 1.9.1 ``gluon.data.vision.transforms``).
 
-Each transform is a callable taking an image as an NDArray (then it returns
-an NDArray) or a numpy array (then it returns numpy). ``ToTensor``,
-``Normalize`` and ``Cast`` on NDArrays are engine ops and return at once;
-``Resize``, ``CenterCrop`` and the flips compute with numpy (no image
-library): ``Resize`` supports nearest (0) and bilinear (1) interpolation,
-bilinear matching OpenCV's (what MXNet uses) to within 1 on uint8.
-
-All of them are plain module-level classes, so they pickle to DataLoader
-worker processes. (In MXNet they are Gluon Blocks; ``hybridize()`` is
-accepted and does nothing.)
+Transforms are Gluon Blocks over NDArray images: the HybridBlocks (Cast,
+ToTensor, Normalize, Resize, CropResize, the flips and color jitters) call
+the ``image`` operators through ``F`` and so also run hybridized, inside
+Symbol graphs; the others (CenterCrop, RandomResizedCrop, Rotate,
+RandomRotation) call ``mx.image``'s functions. ``Compose`` chains them,
+hybridizing runs of consecutive HybridBlocks; ``RandomApply`` applies a
+transform with probability ``p``. Bad
+images (wrong rank, channel count, sizes) raise MXNetError from the ops.
+Blocks pickle, so they go to DataLoader worker processes. As before in
+aiond, a numpy image may be given too: it goes through as an NDArray and
+the result comes back as numpy.
 """
 from __future__ import annotations
 
-import numbers
+import random
 
 import numpy as np
 
-from .... import ndarray as nd
-from ....ndarray import NDArray
+from ...block import Block, HybridBlock
+from ...nn import Sequential, HybridSequential
+from .... import image
+from ....base import numeric_types
+from ....util import is_np_array
 
-__all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
-           "RandomFlipLeftRight", "RandomFlipTopBottom"]
+__all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Rotate",
+           "RandomRotation", "RandomResizedCrop", "CropResize", "CenterCrop", "Resize",
+           "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness",
+           "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter",
+           "RandomLighting", "RandomApply"]
 
 
-class _Transform:
+def _image_ns(F):
+    return F.npx if is_np_array() else F
+
+
+class _NumpyIn(object):
+    """numpy image in, numpy image out (the transform itself runs on NDArrays)."""
+
     def __call__(self, x, *args):
-        return self.forward(x, *args)
-
-    def forward(self, x):
-        raise NotImplementedError
-
-    def hybridize(self, active=True, **kwargs):
-        """Accepted for MXNet compatibility; transforms run as they are."""
-
-    def __repr__(self):
-        return "%s(%s)" % (type(self).__name__, ", ".join(
-            "%s=%r" % (k.lstrip("_"), v) for k, v in vars(self).items()))
+        if isinstance(x, np.ndarray):
+            from .... import ndarray as nd
+            out = super(_NumpyIn, self).__call__(nd.array(x, dtype=x.dtype), *args)
+            return out.asnumpy() if isinstance(out, nd.NDArray) else out
+        return super(_NumpyIn, self).__call__(x, *args)
 
 
-def _numpy_apply(x, fn):
-    """Apply a numpy function to an NDArray or numpy image."""
-    if isinstance(x, NDArray):
-        out = fn(x.asnumpy())
-        return nd.array(out, ctx=x.context, dtype=out.dtype)
-    return fn(np.asarray(x))
+class Compose(_NumpyIn, Sequential):
+    """Sequentially composes multiple transforms; consecutive HybridBlocks are
+    grouped into a hybridized HybridSequential.
 
-
-class Compose(_Transform):
-    """Apply ``transforms`` in order.
-
-    >>> t = Compose([Resize(300), CenterCrop(256), ToTensor()])
+    >>> transformer = transforms.Compose([transforms.Resize(300),
+    ...                                   transforms.CenterCrop(256),
+    ...                                   transforms.ToTensor()])
     """
-
     def __init__(self, transforms):
-        self._transforms = [t for t in transforms if t is not None]
+        super(Compose, self).__init__()
+        hybrid = []
+        for t in list(transforms) + [None]:
+            if isinstance(t, HybridBlock):
+                hybrid.append(t)
+                continue
+            if len(hybrid) == 1:
+                self.add(hybrid[0])
+            elif len(hybrid) > 1:
+                block = HybridSequential()
+                for h in hybrid:
+                    block.add(h)
+                block.hybridize()
+                self.add(block)
+            hybrid = []
+            if t is not None:
+                self.add(t)
 
-    def forward(self, x, *args):
-        for t in self._transforms:
-            x = t(x, *args) if args else t(x)
-        return x
 
-    def __len__(self):
-        return len(self._transforms)
-
-    def __getitem__(self, i):
-        return self._transforms[i]
-
-
-class Cast(_Transform):
-    """Cast to ``dtype`` (default float32)."""
-
-    def __init__(self, dtype="float32"):
+class Cast(_NumpyIn, HybridBlock):
+    """Cast inputs to a specific data type (default float32)."""
+    def __init__(self, dtype='float32'):
+        super(Cast, self).__init__()
         self._dtype = dtype
 
-    def forward(self, x):
-        if isinstance(x, NDArray):
-            return x.astype(self._dtype)
-        return np.asarray(x).astype(self._dtype)
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).cast(x, self._dtype)
 
 
-def _check_image(shape, what):
-    if len(shape) not in (3, 4):
-        raise ValueError("%s: input image must have shape (height, width, channels) or "
-                         "(N, height, width, channels), but got %s" % (what, tuple(shape)))
+class ToTensor(_NumpyIn, HybridBlock):
+    """(H x W x C) or (N x H x W x C) images in [0, 255] to float32 (C x H x W)
+    or (N x C x H x W) tensors in [0, 1)."""
+    def __init__(self):
+        super(ToTensor, self).__init__()
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.to_tensor(x)
 
 
-class ToTensor(_Transform):
-    """(H x W x C) or (N x H x W x C) in [0, 255] -> float32 (C x H x W) or
-    (N x C x H x W) divided by 255 (whatever the input dtype, as in MXNet)."""
-
-    def forward(self, x):
-        _check_image(x.shape, "ToTensor")
-        axes = (2, 0, 1) if len(x.shape) == 3 else (0, 3, 1, 2)
-        if isinstance(x, NDArray):
-            return x.astype("float32").transpose(axes) / 255.0
-        return np.transpose(np.asarray(x, dtype=np.float32), axes) / np.float32(255.0)
-
-
-class Normalize(_Transform):
-    """``(x[c] - mean[c]) / std[c]`` on (C x H x W) or (N x C x H x W) tensors;
-    a scalar (or 1-element) mean or std applies to every channel."""
-
+class Normalize(_NumpyIn, HybridBlock):
+    """Normalize a (C x H x W) or (N x C x H x W) tensor with mean and standard
+    deviation per channel: ``(x[c] - mean[c]) / std[c]``."""
     def __init__(self, mean=0.0, std=1.0):
+        super(Normalize, self).__init__()
         self._mean = mean
         self._std = std
 
-    def _param(self, v, channels, name, shape):
-        a = np.asarray(v, dtype=np.float32).reshape(-1)
-        if a.size not in (1, channels):
-            raise ValueError("Normalize: invalid %s for input with shape %s: %s must have "
-                             "either 1 or %d elements, but got %s"
-                             % (name, tuple(shape), name, channels, list(a)))
-        return a
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.normalize(x, self._mean, self._std)
+
+
+def _float32_only(x):
+    if x.dtype is not np.float32 and np.dtype(x.dtype) != np.float32:
+        raise TypeError("This transformation only supports float32. "
+                        "Consider calling it after ToTensor")
+
+
+class Rotate(_NumpyIn, Block):
+    """Rotate a (C x H x W) or (N x C x H x W) float32 tensor by
+    ``rotation_degrees``, zooming in or out so that no padding shows or the
+    whole image stays inside."""
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super(Rotate, self).__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
 
     def forward(self, x):
-        shape = x.shape
-        if len(shape) not in (3, 4):
-            raise ValueError("Normalize: input must have shape (C, H, W) or (N, C, H, W), "
-                             "but got %s" % (tuple(shape),))
-        c = shape[-3]
-        bshape = (c, 1, 1) if len(shape) == 3 else (1, c, 1, 1)
-        mean = np.broadcast_to(self._param(self._mean, c, "mean", shape), (c,)).reshape(bshape)
-        std = np.broadcast_to(self._param(self._std, c, "std", shape), (c,)).reshape(bshape)
-        if isinstance(x, NDArray):
-            dt = np.dtype(x.dtype)
-            xf = x if dt == np.float32 else x.astype("float32")
-            out = (xf - nd.array(mean, ctx=x.context)) / nd.array(std, ctx=x.context)
-            return out if dt == np.float32 else out.astype(dt)
-        x = np.asarray(x)
-        out = (x.astype(np.float32) - mean) / std
-        return out.astype(x.dtype, copy=False)
+        _float32_only(x)
+        return image.imrotate(x, *self._args)
 
 
-# --------------------------------------------------------------- resizing
-def _src_index(out_len, in_len, interp):
-    """Source indices and weights along one axis, as OpenCV computes them."""
-    scale = in_len / out_len
-    d = np.arange(out_len, dtype=np.float64)
-    if interp == 0:
-        i0 = np.minimum(np.floor(d * scale).astype(np.int64), in_len - 1)
-        return i0, i0, np.zeros(out_len)
-    f = (d + 0.5) * scale - 0.5
-    i0 = np.floor(f).astype(np.int64)
-    w = f - i0
-    low = i0 < 0
-    i0[low], w[low] = 0, 0.0
-    high = i0 >= in_len - 1
-    i0[high], w[high] = in_len - 1, 0.0
-    return i0, np.minimum(i0 + 1, in_len - 1), w
-
-
-def _resize_np(img, w, h, interp):
-    """Resize (..., H, W, C) to (..., h, w, C): 0 nearest, 1 bilinear."""
-    if interp not in (0, 1):
-        raise NotImplementedError("aiond's Resize supports interpolation 0 (nearest) and "
-                                  "1 (bilinear), got %r" % (interp,))
-    H, W = img.shape[-3], img.shape[-2]
-    if (H, W) == (h, w):
-        return img.copy()
-    y0, y1, wy = _src_index(h, H, interp)
-    x0, x1, wx = _src_index(w, W, interp)
-    if interp == 0:
-        return img[..., y0, :, :][..., x0, :]
-    f = img.astype(np.float64)
-    top = f[..., y0, :, :]
-    bot = f[..., y1, :, :]
-    wy = wy.reshape(-1, 1, 1)
-    rows = top * (1.0 - wy) + bot * wy
-    wx = wx.reshape(-1, 1)
-    out = rows[..., x0, :] * (1.0 - wx) + rows[..., x1, :] * wx
-    if np.issubdtype(img.dtype, np.integer):
-        info = np.iinfo(img.dtype)
-        out = np.clip(np.rint(out), info.min, info.max)
-    return out.astype(img.dtype)
-
-
-class Resize(_Transform):
-    """Resize (H x W x C) or (N x H x W x C) images to ``size``: an int
-    (a square, or with ``keep_ratio`` the short edge) or ``(width, height)``."""
-
-    def __init__(self, size, keep_ratio=False, interpolation=1):
-        self._size = size
-        self._keep = keep_ratio
-        self._interpolation = interpolation
-
-    def _out_size(self, h, w):
-        size = self._size
-        if isinstance(size, numbers.Integral):
-            size = (size,)
-        size = tuple(int(s) for s in size)
-        if len(size) == 1:
-            s = size[0]
-            if not self._keep:
-                return s, s
-            if h > w:
-                return s, h * s // w
-            return w * s // h, s
-        if len(size) != 2:
-            raise ValueError("Resize: size must be an int or (width, height), got %r"
-                             % (self._size,))
-        return size
+class RandomRotation(_NumpyIn, Block):
+    """Rotate by an angle drawn from ``angle_limits`` (lower, upper), with
+    probability ``rotate_with_proba``."""
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super(RandomRotation, self).__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
 
     def forward(self, x):
-        _check_image(x.shape, "Resize")
-        w, h = self._out_size(x.shape[-3], x.shape[-2])
-        return _numpy_apply(x, lambda a: _resize_np(a, w, h, self._interpolation))
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        _float32_only(x)
+        return image.random_rotate(x, *self._args)
 
 
-def _scale_down(src_size, size):
-    w, h = size
-    sw, sh = src_size
-    if sh < h:
-        w, h = float(w * sh) / h, sh
-    if sw < w:
-        w, h = sw, float(h * sw) / w
-    return int(w), int(h)
-
-
-class CenterCrop(_Transform):
-    """Crop the center of an (H x W x C) image to ``size`` (int or (width,
-    height)); an image smaller than ``size`` is cropped to its aspect ratio
-    and resized up, as MXNet's ``image.center_crop``."""
-
-    def __init__(self, size, interpolation=1):
-        if isinstance(size, numbers.Number):
+class RandomResizedCrop(_NumpyIn, Block):
+    """Crop a random area (``scale`` of the image's area, aspect ratio in
+    ``ratio``) of an (H x W x C) image and resize it to ``size``."""
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=1):
+        super(RandomResizedCrop, self).__init__()
+        if isinstance(size, numeric_types):
             size = (size, size)
-        self._size = tuple(int(s) for s in size)
+        self._args = (size, scale, ratio, interpolation)
+
+    def forward(self, x):
+        return image.random_size_crop(x, *self._args)[0]
+
+
+class CropResize(_NumpyIn, HybridBlock):
+    """Crop the (width x height) area at (x, y) of (H x W x C) or
+    (N x H x W x C) images, then resize it to ``size`` if given."""
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super(CropResize, self).__init__()
+        self._x = x
+        self._y = y
+        self._width = width
+        self._height = height
+        self._size = size
         self._interpolation = interpolation
 
-    def _crop(self, a):
-        if a.ndim != 3:
-            raise ValueError("CenterCrop: input must have shape (H, W, C), got %s"
-                             % (a.shape,))
-        h, w = a.shape[:2]
-        new_w, new_h = _scale_down((w, h), self._size)
-        x0, y0 = int((w - new_w) / 2), int((h - new_h) / 2)
-        out = a[y0:y0 + new_h, x0:x0 + new_w]
-        if (new_w, new_h) != self._size:
-            return _resize_np(out, self._size[0], self._size[1], self._interpolation)
-        return out.copy()
+    def hybrid_forward(self, F, x):
+        F = _image_ns(F)
+        out = F.image.crop(x, self._x, self._y, self._width, self._height)
+        if self._size:
+            interp = 1 if self._interpolation is None else self._interpolation
+            out = F.image.resize(out, self._size, False, interp)
+        return out
+
+
+class CenterCrop(_NumpyIn, Block):
+    """Crop the center of an (H x W x C) image to ``size`` (int or (W, H)),
+    resizing up where the image is smaller."""
+    def __init__(self, size, interpolation=1):
+        super(CenterCrop, self).__init__()
+        if isinstance(size, numeric_types):
+            size = (size, size)
+        self._args = (size, interpolation)
 
     def forward(self, x):
-        return _numpy_apply(x, self._crop)
+        return image.center_crop(x, *self._args)[0]
 
 
-class RandomFlipLeftRight(_Transform):
-    """Flip an (H x W x C) image left-right with probability 0.5 (numpy's RNG)."""
+class Resize(_NumpyIn, HybridBlock):
+    """Resize (H x W x C) or (N x H x W x C) images to ``size`` (int or (W, H);
+    with ``keep_ratio`` an int sizes the short edge)."""
+    def __init__(self, size, keep_ratio=False, interpolation=1):
+        super(Resize, self).__init__()
+        self._keep = keep_ratio
+        self._size = size
+        self._interpolation = interpolation
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.resize(x, self._size, self._keep, self._interpolation)
+
+
+class RandomFlipLeftRight(_NumpyIn, HybridBlock):
+    """Flip images left-right with probability 0.5."""
+    def __init__(self):
+        super(RandomFlipLeftRight, self).__init__()
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_flip_left_right(x)
+
+
+class RandomFlipTopBottom(_NumpyIn, HybridBlock):
+    """Flip images top-bottom with probability 0.5."""
+    def __init__(self):
+        super(RandomFlipTopBottom, self).__init__()
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_flip_top_bottom(x)
+
+
+class RandomBrightness(_NumpyIn, HybridBlock):
+    """Scale an (H x W x C) image by a factor from
+    [max(0, 1 - brightness), 1 + brightness]."""
+    def __init__(self, brightness):
+        super(RandomBrightness, self).__init__()
+        self._args = (max(0, 1 - brightness), 1 + brightness)
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_brightness(x, *self._args)
+
+
+class RandomContrast(_NumpyIn, HybridBlock):
+    """Jitter contrast by a factor from [max(0, 1 - contrast), 1 + contrast]."""
+    def __init__(self, contrast):
+        super(RandomContrast, self).__init__()
+        self._args = (max(0, 1 - contrast), 1 + contrast)
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_contrast(x, *self._args)
+
+
+class RandomSaturation(_NumpyIn, HybridBlock):
+    """Jitter saturation by a factor from [max(0, 1 - saturation), 1 + saturation]."""
+    def __init__(self, saturation):
+        super(RandomSaturation, self).__init__()
+        self._args = (max(0, 1 - saturation), 1 + saturation)
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_saturation(x, *self._args)
+
+
+class RandomHue(_NumpyIn, HybridBlock):
+    """Rotate the hue by a factor from [max(0, 1 - hue), 1 + hue] (times 360
+    degrees; MXNet's range, kept as is)."""
+    def __init__(self, hue):
+        super(RandomHue, self).__init__()
+        self._args = (max(0, 1 - hue), 1 + hue)
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_hue(x, *self._args)
+
+
+class RandomColorJitter(_NumpyIn, HybridBlock):
+    """Randomly jitter brightness, contrast, saturation and hue, in a random order."""
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super(RandomColorJitter, self).__init__()
+        self._args = (brightness, contrast, saturation, hue)
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_color_jitter(x, *self._args)
+
+
+class RandomLighting(_NumpyIn, HybridBlock):
+    """Add AlexNet-style PCA-based noise of intensity ``alpha`` to an image."""
+    def __init__(self, alpha):
+        super(RandomLighting, self).__init__()
+        self._alpha = alpha
+
+    def hybrid_forward(self, F, x):
+        return _image_ns(F).image.random_lighting(x, self._alpha)
+
+
+class RandomApply(_NumpyIn, Sequential):
+    """Apply ``transforms`` with probability ``p`` (Python's ``random``)."""
+    def __init__(self, transforms, p=0.5):
+        super(RandomApply, self).__init__()
+        self.transforms = transforms
+        self.p = p
 
     def forward(self, x):
-        if np.random.random() < 0.5:
-            return _numpy_apply(x, lambda a: a[..., :, ::-1, :].copy())
-        return x
-
-
-class RandomFlipTopBottom(_Transform):
-    """Flip an (H x W x C) image top-bottom with probability 0.5 (numpy's RNG)."""
-
-    def forward(self, x):
-        if np.random.random() < 0.5:
-            return _numpy_apply(x, lambda a: a[..., ::-1, :, :].copy())
-        return x
+        if self.p < random.random():
+            return x
+        return self.transforms(x)
