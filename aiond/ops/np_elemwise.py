@@ -106,7 +106,12 @@ def _predicate(fname):
             # integers and bools hold neither NaN nor infinities
             out.fill(fname == "isfinite")
             return
-        getattr(xp, fname)(x, out=out)
+        if fname == "isposinf":      # (written with isinf: CuPy has no isposinf)
+            xp.logical_and(xp.isinf(x), x > 0, out=out)
+        elif fname == "isneginf":
+            xp.logical_and(xp.isinf(x), x < 0, out=out)
+        else:
+            getattr(xp, fname)(x, out=out)
     kernel.__doc__ = "_npi_%s(x): NumPy's %s, a bool array." % (fname, fname)
     return kernel
 
@@ -171,8 +176,9 @@ def _npi_nan_to_num(xp, data, out, copy=True, nan=0.0, posinf=None, neginf=None)
     neg = fi.min if neginf is None else cast_scalar(neginf, out.dtype)
     with _errstate():
         r = xp.where(xp.isnan(data), cast_scalar(nan, out.dtype), data)
-        r = xp.where(xp.isposinf(data), pos, r)
-        r = xp.where(xp.isneginf(data), neg, r)
+        inf = xp.isinf(data)
+        r = xp.where(inf & (data > 0), pos, r)
+        r = xp.where(inf & (data < 0), neg, r)
     xp.copyto(out, r, casting="unsafe")
 
 
