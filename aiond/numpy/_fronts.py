@@ -4,3 +4,5 @@ from __future__ import annotations
 
 from . import _f_binary  # noqa: F401  (add, subtract, ..., comparisons, logical_*)
 from . import _f_index  # noqa: F401  (_getitem: a Symbol's basic indexing)
+from . import _f_creation  # noqa: F401  (zeros, ones, full, *_like, arange, linspace, eye, windows, ...)
+from . import _f_shape  # noqa: F401  (reshape, transpose, concatenate, split, flip, pad, insert, where, take, ...)

@@ -22,9 +22,7 @@ from ..ndarray.ndarray import NDArray
 from ..ops import registry as _reg
 from ..ops.np_ops import np_newshape
 
-__all__ = ["ndarray", "empty", "empty_like", "array", "shape", "zeros", "zeros_like", "ones",
-           "ones_like", "full", "full_like", "arange", "linspace", "eye", "identity",
-           "asarray"]
+__all__ = ["ndarray", "empty", "array", "shape", "asarray"]
 
 _F32 = _np.dtype(_np.float32)
 _OPS = {}
@@ -268,7 +266,7 @@ class ndarray(NDArray):
         return _reshape(self, (-1,))
 
     def transpose(self, *axes):
-        from ._op import transpose
+        from . import transpose
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
         return transpose(self, axes or None)
@@ -453,23 +451,23 @@ class ndarray(NDArray):
         return f(self, b, out=out)
 
     def squeeze(self, axis=None):
-        from ._op import squeeze as f
+        from . import squeeze as f
         return f(self, axis=axis)
 
     def expand_dims(self, axis):
-        from ._op import expand_dims as f
+        from . import expand_dims as f
         return f(self, axis)
 
     def swapaxes(self, axis1, axis2):
-        from ._op import swapaxes as f
+        from . import swapaxes as f
         return f(self, axis1, axis2)
 
     def repeat(self, repeats, axis=None):
-        from ._op import repeat as f
+        from . import repeat as f
         return f(self, repeats, axis=axis)
 
     def take(self, indices, axis=None, mode="raise"):
-        from ._op import take as f
+        from . import take as f
         return f(self, indices, axis=axis, mode=mode)
 
     def sort(self, axis=-1, kind=None, order=None):
@@ -481,7 +479,7 @@ class ndarray(NDArray):
         return f(self, axis=axis, kind=kind, order=order)
 
     def tile(self, reps):
-        from ._op import tile as f
+        from . import tile as f
         return f(self, reps)
 
     def round(self, decimals=0, out=None):
@@ -493,11 +491,11 @@ class ndarray(NDArray):
         return f(self)
 
     def broadcast_to(self, shape):
-        from ._op import broadcast_to as f
+        from . import broadcast_to as f
         return f(self, shape)
 
     def broadcast_like(self, other):
-        from ._op import broadcast_to as f
+        from . import broadcast_to as f
         return f(self, other.shape)
 
 
@@ -593,120 +591,6 @@ def shape(a):
     """The shape of an array."""
     return _np.shape(a) if not isinstance(a, NDArray) else a.shape
 
-
-def _fill(op, shape, dtype, ctx, out, **extra):
-    attrs = dict({"shape": _shape_arg(shape), "dtype": _dtype_arg(dtype)}, **extra)
-    if out is not None:
-        attrs["shape"], attrs["dtype"] = out.shape, out._dtype
-        return _invoke(_op(op), [], attrs, out, out.context)
-    return invoke(op, [], attrs, None, _ctx(ctx))
-
-
-def zeros(shape, dtype=None, order="C", ctx=None):
-    """An array of zeros (float32 unless ``dtype``)."""
-    return _fill("_zeros", shape, dtype, ctx, None)
-
-
-def ones(shape, dtype=None, order="C", ctx=None):
-    """An array of ones (float32 unless ``dtype``)."""
-    return _fill("_ones", shape, dtype, ctx, None)
-
-
-def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
-    """An array of ``shape`` filled with ``fill_value``.
-
-    The dtype defaults to float32 for a Python scalar and to the array's
-    dtype when ``fill_value`` is an ndarray (broadcast to ``shape``)."""
-    if isinstance(fill_value, NDArray):
-        from ._op import broadcast_to
-        fv = fill_value.as_np_ndarray()
-        if dtype is not None:
-            fv = fv.astype(dtype)
-        res = broadcast_to(fv, _shape_arg(shape))
-        if out is not None:
-            out[...] = res
-            return out
-        return res
-    if dtype is None and isinstance(fill_value, (bool, _np.bool_)):
-        dtype = _np.bool_
-    return _fill("_full", shape, dtype, ctx, out, value=float(fill_value))
-
-
-def _like(prototype, dtype, shape_, fill):
-    dt = prototype.dtype if dtype is None else dtype
-    shp = prototype.shape if shape_ is None else shape_
-    ctx = prototype.context if isinstance(prototype, NDArray) else None
-    return fill(shp, dt, ctx)
-
-
-def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):  # noqa: F811
-    """An uninitialised array with the shape and dtype of ``prototype``."""
-    return _like(prototype, dtype, shape, lambda s, d, c: empty(s, d, ctx=c))
-
-
-def zeros_like(a, dtype=None, order="C", ctx=None, out=None):
-    """Zeros with the shape and dtype of ``a``."""
-    res = _like(a, dtype, None, lambda s, d, c: zeros(s, d, ctx=ctx or c))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
-
-
-def ones_like(a, dtype=None, order="C", ctx=None, out=None):
-    """Ones with the shape and dtype of ``a``."""
-    res = _like(a, dtype, None, lambda s, d, c: ones(s, d, ctx=ctx or c))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
-
-
-def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):
-    """``fill_value`` with the shape and dtype of ``a``."""
-    res = _like(a, dtype, None, lambda s, d, c: full(s, fill_value, d, ctx=ctx or c))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
-
-
-def arange(start, stop=None, step=1, dtype=None, ctx=None):
-    """Evenly spaced values in [start, stop) (float32 unless ``dtype``)."""
-    if stop is None:
-        start, stop = 0, start
-    if step == 0:
-        raise ZeroDivisionError("step cannot be 0")
-    op = _op("_arange")
-    attrs = op.parse({"start": start, "stop": stop, "step": step,
-                      "dtype": _dtype_arg(dtype)})
-    return invoke("_arange", [], attrs, None, _ctx(ctx))
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
-    """``num`` evenly spaced values over [start, stop]."""
-    if num < 0:
-        raise ValueError("Number of samples, %d, must be non-negative." % num)
-    if axis != 0:
-        raise NotImplementedError("linspace only supports axis=0")
-    vals = _np.linspace(start, stop, num, endpoint=endpoint, dtype=_np.float64)
-    res = array(vals, dtype=_dtype_arg(dtype), ctx=ctx)
-    if retstep:
-        div = (num - 1) if endpoint else num
-        return res, (stop - start) / div if div > 0 else float("nan")
-    return res
-
-
-def eye(N, M=None, k=0, dtype=_np.float32, ctx=None, **kwargs):
-    """A 2-D array with ones on the k-th diagonal."""
-    op = _op("_eye")
-    attrs = op.parse({"N": N, "M": 0 if M is None else M, "k": k, "dtype": _dtype_arg(dtype)})
-    return invoke("_eye", [], attrs, None, _ctx(ctx))
-
-
-def identity(n, dtype=None, ctx=None):
-    """The n x n identity matrix."""
-    return eye(n, dtype=_dtype_arg(dtype), ctx=ctx)
 
 
 _ = MXNetError

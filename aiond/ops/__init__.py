@@ -9,6 +9,8 @@ from . import misc  # noqa: F401
 from . import random_pdf  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import np_init  # noqa: F401  (mx.np creation ops: _npi_full_like, ...)
+from . import np_shape  # noqa: F401  (mx.np shape manipulation: _np_transpose, _npi_concatenate, ...)
+from . import np_creation  # noqa: F401  (mx.np creation, windows, index grids, boolean mask assign)
 from . import custom  # noqa: F401  (mx.operator's Custom)
 from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
 from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
