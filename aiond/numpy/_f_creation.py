@@ -164,8 +164,6 @@ def linspace(F, start, stop, num=50, endpoint=True, retstep=False, dtype=None, a
              ctx=None):
     """``num`` evenly spaced values over [start, stop] (float32 unless ``dtype``)."""
     _check_scalar_range("linspace", start, stop, axis)
-    if num < 0:
-        raise ValueError("Number of samples, %d, must be non-negative." % num)
     res = make(F, "_npi_linspace", {"start": float(start), "stop": float(stop), "num": int(num),
                                     "endpoint": bool(endpoint), "dtype": _dtype(dtype)}, ctx)
     if retstep:
@@ -178,8 +176,6 @@ def linspace(F, start, stop, num=50, endpoint=True, retstep=False, dtype=None, a
 def logspace(F, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
     """``base ** linspace(start, stop, num)`` (float32 unless ``dtype``)."""
     _check_scalar_range("logspace", start, stop, axis)
-    if num < 0:
-        raise ValueError("Number of samples, %d, must be non-negative." % num)
     return make(F, "_npi_logspace", {"start": float(start), "stop": float(stop),
                                      "num": int(num), "endpoint": bool(endpoint),
                                      "base": float(base), "dtype": _dtype(dtype)}, ctx)

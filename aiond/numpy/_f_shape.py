@@ -148,8 +148,9 @@ def broadcast_arrays(F, *args):
 def concatenate(F, seq, axis=0, out=None):
     """Join arrays along an existing axis (``axis=None`` flattens them first)."""
     arrs = _arrs(F, seq)
-    return F.op("_npi_concatenate", arrs, {"axis": None if axis is None else int(axis),
-                                           "num_args": len(arrs)}, out)
+    if axis is None:
+        arrs, axis = [reshape(F, x, (-1,)) for x in arrs], 0
+    return F.op("_npi_concatenate", arrs, {"axis": int(axis), "num_args": len(arrs)}, out)
 
 
 @front()
@@ -501,8 +502,9 @@ def take(F, a, indices, axis=None, mode="raise", out=None):
             raise TypeError("take: a Symbol's indices must be a Symbol")
     else:
         idx = F.arr(indices if F.isarr(indices) else _np.asarray(indices), like=a)
-    return F.op("_npi_take", [a, idx], {"axis": None if axis is None else int(axis),
-                                        "mode": mode}, out)
+    if axis is None:
+        a, axis = reshape(F, a, (-1,)), 0
+    return F.op("_npi_take", [a, idx], {"axis": int(axis), "mode": mode}, out)
 
 
 @front()

@@ -154,7 +154,7 @@ def _npi_logspace(xp, out, start, stop, num=50, endpoint=True, base=10.0, dtype=
 # ------------------------------------------------------------ eye, identity
 def _eye_rule(attrs, shapes, dtypes):
     n = attrs["N"]
-    m = attrs["M"] if attrs["M"] not in (None, 0) or attrs.get("_m_given") else n
+    m = n if attrs["M"] is None else attrs["M"]
     if n < 0 or m < 0:
         raise OpError("negative dimensions are not allowed")
     return ((n, m),), (_dt(attrs),)

@@ -40,10 +40,10 @@ def _transpose_axes(axes, ndim):
     if isinstance(axes, int):
         axes = (axes,)
     if len(axes) != ndim:
-        raise OpError("axes %s don't match array of %d dimension(s)" % (tuple(axes), ndim))
+        raise ShapeError("axes %s don't match array of %d dimension(s)" % (tuple(axes), ndim))
     ax = tuple(norm_axis(a, ndim) for a in axes)
     if sorted(ax) != list(range(ndim)):
-        raise OpError("axes %s repeat an axis" % (tuple(axes),))
+        raise ShapeError("axes %s repeat an axis" % (tuple(axes),))
     return ax
 
 
@@ -127,6 +127,10 @@ select_op("_npi_rollaxis", lambda xp, a, fill=None, axis=0, start=0: xp.transpos
 
 # ------------------------------------------------------------ squeeze, expand
 def _squeeze_axes(axis, shape):
+    if not shape:
+        if axis is not None and tuple(np.atleast_1d(axis)) not in ((0,), (-1,)):
+            raise OpError("axis %s is out of bounds for array of dimension 0" % (axis,))
+        return ()
     if axis is None:
         return tuple(i for i, d in enumerate(shape) if d == 1)
     axes = _axes_of(axis, len(shape))
@@ -712,6 +716,7 @@ def _take_rule(attrs, shapes, dtypes):
     ax = attrs["axis"]
     if ax is None:
         return (i,), (dtypes[0],)
+    s = s or (1,)       # NumPy takes from a 0-d array as from its flattened (1,)
     ax = norm_axis(ax, len(s))
     if s[ax] == 0 and i and int(np.prod(i)):
         raise OpError("cannot do a non-empty take from an empty axes.")
@@ -719,7 +724,7 @@ def _take_rule(attrs, shapes, dtypes):
 
 
 def _take(xp, a, idx, fill=None, axis=0, mode="clip"):
-    if axis is None:
+    if axis is None or a.ndim == 0:
         a, axis = xp.reshape(a, (-1,)), 0
     n = a.shape[axis]
     idx = idx.astype(np.int64)
@@ -864,7 +869,7 @@ def _insert(xp, a, *rest, fill=None, val=None, start=None, stop=None, step=None,
         i = int(int_ind if idx is None else idx)
         if not -n <= i <= n:
             raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
-        i = i + n + 1 if i < 0 else i
+        i = i + n if i < 0 else i
         v = xp.reshape(values, (1,) * max(0, nd - values.ndim) + values.shape)
         v = xp.moveaxis(v, 0, axis)
         k = v.shape[axis]
@@ -1028,7 +1033,8 @@ def _npx_reshape_rule(attrs, shapes, dtypes):
 @register("_npx_reshape", params=[Param("newshape", p_shape), Param("reverse", p_bool, False),
                                   Param("order", str, "C", choices=("C",))],
           inputs=("a",), infer=_npx_reshape_rule, aliases=("_npi_reshape",),
-          grad=lambda F, at, ins, outs, og: [og[0].reshape(ins[0].shape)])
+          grad=lambda F, at, ins, outs, og: [F._internal._np_reshape(og[0],
+                                                                      newshape=ins[0].shape)])
 def _npx_reshape(xp, a, out, newshape, reverse=False, order="C"):
     """_npx_reshape(a, newshape, reverse): a reshaped with MXNet's special codes
     (-1 infer, -2 copy, -3 drop a 1, -4 copy the rest, -5 merge two, -6 split one)."""
