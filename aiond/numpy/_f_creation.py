@@ -150,6 +150,12 @@ def arange(F, start, stop=None, step=1, dtype=None, ctx=None):
                                    "step": float(step), "dtype": _dtype(dtype)}, ctx)
 
 
+def _check_num(name, num):
+    if not isinstance(num, Integral) or isinstance(num, bool):
+        from ..base import OpError
+        raise OpError("%s: num must be an integer, got %r" % (name, num))
+
+
 def _check_scalar_range(name, start, stop, axis):
     for v in (start, stop):
         if not isinstance(v, numeric_types) or isinstance(v, _np.ndarray):
@@ -164,6 +170,7 @@ def linspace(F, start, stop, num=50, endpoint=True, retstep=False, dtype=None, a
              ctx=None):
     """``num`` evenly spaced values over [start, stop] (float32 unless ``dtype``)."""
     _check_scalar_range("linspace", start, stop, axis)
+    _check_num("linspace", num)
     res = make(F, "_npi_linspace", {"start": float(start), "stop": float(stop), "num": int(num),
                                     "endpoint": bool(endpoint), "dtype": _dtype(dtype)}, ctx)
     if retstep:
@@ -176,6 +183,7 @@ def linspace(F, start, stop, num=50, endpoint=True, retstep=False, dtype=None, a
 def logspace(F, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
     """``base ** linspace(start, stop, num)`` (float32 unless ``dtype``)."""
     _check_scalar_range("logspace", start, stop, axis)
+    _check_num("logspace", num)
     return make(F, "_npi_logspace", {"start": float(start), "stop": float(stop),
                                      "num": int(num), "endpoint": bool(endpoint),
                                      "base": float(base), "dtype": _dtype(dtype)}, ctx)

@@ -569,11 +569,12 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
         src = _np.array(object, dtype=dt, order="C")
     except Exception as e:  # noqa: BLE001 - NumPy's message, as MXNet shows it
         raise TypeError("{}".format(str(e))) from None
+    # src is a C-ordered copy already (np.ascontiguousarray would make a 0-d one 1-d)
     if ctx.device_typeid == 2:
         from ..ndarray._gpu import from_numpy_value
-        return _as_np(from_numpy_value(_np.ascontiguousarray(src), ctx, src.dtype))
+        return _as_np(from_numpy_value(src, ctx, src.dtype))
     h = _as_np(_new_array(src.shape, src.dtype, ctx))
-    h._st.set(_np.ascontiguousarray(src))
+    h._st.set(src)
     return h
 
 
