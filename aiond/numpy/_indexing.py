@@ -81,6 +81,9 @@ def _is_basic(key):
 def setitem(arr, key, value):
     if isinstance(value, (list, tuple)):
         value = _np.array(value)
+    from ._bool_assign import assign
+    if assign(arr, key, value):
+        return
     if not arr.shape:
         parts = key if isinstance(key, tuple) else (key,)
         if any(p not in (Ellipsis, slice(None)) for p in parts):
