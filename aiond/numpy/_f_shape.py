@@ -364,8 +364,12 @@ def _obj_attrs(F, obj, n_name="int_ind"):
         return {"start": obj.start, "stop": obj.stop, "step": obj.step}, None
     if isinstance(obj, Integral) and not isinstance(obj, bool):
         return {n_name: int(obj)}, None
-    if F.isarr(obj) or isinstance(obj, (list, tuple, _np.ndarray)):
+    if F.isarr(obj) or hasattr(obj, "shape") or isinstance(obj, (list, tuple)):
         if not F.isarr(obj):
+            if F.kind != "nd" and hasattr(obj, "shape"):
+                raise NotImplementedError("a Symbol's insert/delete takes obj as an int, a "
+                                          "slice, a list or a Symbol, got %s"
+                                          % type(obj).__name__)
             obj = _np.asarray(obj)
             if obj.dtype.kind not in "iu":
                 if obj.size:

@@ -846,6 +846,9 @@ def _insert_rule(attrs, shapes, dtypes):
     if ax is None:
         s, ax = (int(np.prod(s)) if s else 1,), 0
     ax = norm_axis(ax, len(s))
+    if attrs["int_ind"] is not None and not -s[ax] <= attrs["int_ind"] <= s[ax]:
+        raise IndexError("index %d is out of bounds for axis %d with size %d"
+                         % (attrs["int_ind"], ax, s[ax]))
     vs, obj = _insert_args([tuple(x) for x in shapes[1:]], attrs["val"])
     k = _insert_count(len(s), ax, () if vs is None else vs, obj, attrs, s[ax])
     return (s[:ax] + (s[ax] + k,) + s[ax + 1:],), (dtypes[0],)
