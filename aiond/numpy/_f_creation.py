@@ -271,3 +271,21 @@ def polyval(F, p, x):
         return _np.polyval(p, x)
     raise TypeError("polyval: p and x must both be arrays or both be array-likes, got %s and %s"
                     % (type(p).__name__, type(x).__name__))
+
+
+@front()
+def interp(F, x, xp, fp, left=None, right=None, period=None):
+    """NumPy's 1-D linear interpolation of ``(xp, fp)`` at ``x`` (float64, as
+    NumPy's; a scalar ``x`` gives a Python float)."""
+    if period is not None and period == 0:
+        raise ValueError("period must be a non-zero value")
+    scalar = isinstance(x, numeric_types) and not isinstance(x, _np.ndarray)
+    xa = F.arr(x if F.isarr(x) else _np.asarray(x, dtype=_np.float64))
+    like = xa
+    xpa = F.arr(xp if F.isarr(xp) else _np.asarray(xp, dtype=_np.float64), like=like)
+    fpa = F.arr(fp if F.isarr(fp) else _np.asarray(fp, dtype=_np.float32), like=like)
+    res = F.op("_npi_interp", [xa, xpa, fpa], {
+        "left": None if left is None else float(left),
+        "right": None if right is None else float(right),
+        "period": None if period is None else float(period)})
+    return res.item() if scalar and F.kind == "nd" else res

@@ -78,12 +78,6 @@ def ravel(F, x, order="C"):
 
 
 @front()
-def flatten(F, a, order="C"):
-    """The flattened array (``ndarray.flatten``)."""
-    return ravel(F, a, order)
-
-
-@front()
 def transpose(F, a, axes=None):
     """``a`` with its axes permuted (reversed by default)."""
     return F.op("_np_transpose", [F.arr(a)], {"axes": _int_or_tuple(axes)})
@@ -544,3 +538,11 @@ def meshgrid(F, *xi, **kwargs):
             full[0], full[1] = full[1], full[0]
         out = [broadcast_to(F, x, tuple(full)) for x in out]
     return out
+
+
+@front()
+def take_along_axis(F, arr, indices, axis):
+    """Values of ``arr`` at ``indices`` matched along ``axis`` (NumPy's take_along_axis)."""
+    a = F.arr(arr)
+    idx = F.arr(indices if F.isarr(indices) else _np.asarray(indices), like=a)
+    return F.op("_npi_take_along_axis", [a, idx], {"axis": None if axis is None else int(axis)})

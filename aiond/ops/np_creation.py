@@ -335,3 +335,28 @@ _get("_npi_boolean_mask_assign_tensor").grad = lambda F, at, ins, outs, og: [
     _bma_grad(F, at, ins, outs, og)[0], None, None]
 
 _unused = (broadcast_shapes, select_op)
+
+
+# ------------------------------------------------------------ interp
+def _interp_rule(attrs, shapes, dtypes):
+    if len(shapes[1]) != 1 or tuple(shapes[1]) != tuple(shapes[2]):
+        raise OpError("xp and fp must be 1-D sequences of the same length, got %s and %s"
+                      % (tuple(shapes[1]), tuple(shapes[2])))
+    if shapes[1][0] == 0:
+        raise OpError("array of sample points is empty")
+    return (tuple(shapes[0]),), (np.dtype(np.float64),)    # NumPy's (and MXNet's) result
+
+
+def _opt_num(v):
+    from .registry import _lit
+    v = _lit(v)
+    return None if v is None else p_float(v)
+
+
+@register("_npi_interp", inputs=("x", "xp", "fp"), infer=_interp_rule, grad=_no_grad,
+          params=[Param("left", _opt_num, None), Param("right", _opt_num, None),
+                  Param("period", _opt_num, None)])
+def _npi_interp(xp, x, xp_, fp, out, left=None, right=None, period=None):
+    """_npi_interp(x, xp, fp, left, right, period): NumPy's 1-D linear interpolation."""
+    out[...] = xp.interp(x.astype(np.float64), xp_.astype(np.float64), fp.astype(np.float64),
+                         left=left, right=right, period=period).astype(out.dtype)

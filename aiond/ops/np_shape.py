@@ -1049,3 +1049,38 @@ def _npx_reshape(xp, a, out, newshape, reverse=False, order="C"):
     """_npx_reshape(a, newshape, reverse): a reshaped with MXNet's special codes
     (-1 infer, -2 copy, -3 drop a 1, -4 copy the rest, -5 merge two, -6 split one)."""
     out[...] = a.reshape(out.shape)
+
+
+# ------------------------------------------------------------ take_along_axis
+def _tala_rule(attrs, shapes, dtypes):
+    s, i = tuple(shapes[0]), tuple(shapes[1])
+    if dtypes[1].kind not in "iu":
+        raise OpError("`indices` must be an integer array, got %s" % dtypes[1])
+    if attrs["axis"] is None:
+        if len(i) != 1:
+            raise OpError("when axis=None, `indices` must have a single dimension")
+        return (i,), (dtypes[0],)
+    if len(i) != len(s):
+        raise OpError("`indices` and `arr` must have the same number of dimensions")
+    ax = norm_axis(attrs["axis"], len(s))
+    out = []
+    for k, (a, b) in enumerate(zip(s, i)):
+        if k == ax:
+            out.append(b)
+        elif a == b or b == 1 or a == 1:
+            out.append(max(a, b) if min(a, b) else 0)
+        else:
+            raise ShapeError("shape mismatch: indices %s cannot be broadcast against arr %s"
+                             % (fmt(i), fmt(s)))
+    return (tuple(out),), (dtypes[0],)
+
+
+def _take_along_axis(xp, a, idx, fill=None, axis=None):
+    if axis is None:
+        a, axis = xp.reshape(a, (-1,)), 0
+    return xp.take_along_axis(a, idx.astype(np.int64), axis)
+
+
+select_op("_npi_take_along_axis", _take_along_axis, _tala_rule, [Param("axis", _opt_int, None)],
+          inputs=("arr", "indices"), diff=lambda n, at: (0,),
+          doc="_npi_take_along_axis(arr, indices, axis): NumPy's take_along_axis.")

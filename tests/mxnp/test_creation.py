@@ -137,3 +137,14 @@ def test_boolean_mask_assign():
     assert x.asnumpy().tolist() == [[3, 0, 0], [0, 0, 3]]
     with pytest.raises(MXNetError):
         npi.boolean_mask_assign_scalar(x, np.array([True, False, True]), 1.0)
+
+
+def test_interp():
+    r = np.interp(np.array([0.5, 1.5, 3.0]), np.array([0.0, 1.0, 2.0]), np.array([0.0, 10.0, 20.0]))
+    assert r.dtype == onp.float64 and r.asnumpy().tolist() == [5.0, 15.0, 20.0]
+    assert np.interp(2.5, [1, 2, 3], [3, 2, 0]) == onp.interp(2.5, [1, 2, 3], [3, 2, 0])
+    r = np.interp(np.array([-1.0, 9.0]), np.array([0.0, 1.0]), np.array([1.0, 2.0]), left=-5,
+                  right=5)
+    assert r.asnumpy().tolist() == [-5.0, 5.0]
+    with pytest.raises(MXNetError):
+        np.interp(np.array([1.0]), np.array([0.0, 1.0]), np.array([1.0]))

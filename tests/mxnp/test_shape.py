@@ -255,3 +255,14 @@ def test_symbol_names_and_shapes():
     assert [o.shape for o in out] == [(2, 1)] * 3
     with pytest.raises(NotImplementedError):
         mx.sym.np.delete(s, np.array([1, 2]))
+
+
+def test_take_along_axis():
+    idx = onp.argsort(A, axis=2)[:, :, ::-1].copy()
+    _check(lambda F, x, i: F.np.take_along_axis(x, i, 2),
+           lambda x, i: onp.take_along_axis(x, i, 2), A, idx)
+    flat = onp.array([3, 0, 23], dtype=onp.int64)
+    _check(lambda F, x, i: F.np.take_along_axis(x, i, None),
+           lambda x, i: onp.take_along_axis(x, i, None), A, flat)
+    with pytest.raises(MXNetError):
+        np.take_along_axis(np.array(A), np.array([[0]], dtype="int64"), 0)
