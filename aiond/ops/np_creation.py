@@ -9,9 +9,7 @@ import math
 import numpy as np
 
 from ..base import OpError
-from ._rules import broadcast_shapes
 from .elemwise import cast_scalar
-from .np_select import select_op
 from .registry import Param, p_bool, p_dtype, p_float, p_int, p_shape, register
 
 _F32 = np.dtype(np.float32)
@@ -334,7 +332,6 @@ _get("_npi_boolean_mask_assign_scalar").grad = _bma_grad
 _get("_npi_boolean_mask_assign_tensor").grad = lambda F, at, ins, outs, og: [
     _bma_grad(F, at, ins, outs, og)[0], None, None]
 
-_unused = (broadcast_shapes, select_op)
 
 
 # ------------------------------------------------------------ interp

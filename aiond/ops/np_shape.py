@@ -10,7 +10,7 @@ from ..base import OpError, ShapeError
 from ._rules import broadcast_shapes, fmt, norm_axis
 from .np_ops import promote
 from .np_select import select_op
-from .registry import Param, alias, p_axis, p_bool, p_float, p_int, p_shape, register
+from .registry import Param, p_axis, p_bool, p_float, p_int, p_shape, register
 
 _I64 = np.dtype(np.int64)
 
@@ -445,9 +445,13 @@ select_op("_npi_repeats", _repeat, _repeat_rule,
 
 
 # ------------------------------------------------------------ flip, roll, rot90
+def _flip_rule(attrs, shapes, dtypes):
+    _axes_of(attrs["axis"], len(shapes[0]))     # checks the axes
+    return (tuple(shapes[0]),), (dtypes[0],)
+
+
 select_op("_npi_flip", lambda xp, a, fill=None, axis=None: a if a.ndim == 0 else xp.flip(
-    a, _axes_of(axis, a.ndim)), lambda at, s, d: (_axes_of(at["axis"], len(s[0])) and
-                                                   (tuple(s[0]),) or (tuple(s[0]),), (d[0],)),
+    a, _axes_of(axis, a.ndim)), _flip_rule,
     [Param("axis", p_axis, None)], doc="_npi_flip(a, axis): a reversed along axis.")
 
 
@@ -747,16 +751,6 @@ select_op("_npi_take", _take, _take_rule,
 
 
 # ------------------------------------------------------------ insert, delete
-def _norm_obj(n, start, stop, step, int_ind, idx):
-    """The positions (into an axis of length n) an insert/delete names."""
-    if idx is not None:
-        return np.asarray(idx).astype(np.int64).reshape(-1) if np.ndim(idx) else \
-            np.asarray(idx).astype(np.int64)
-    if int_ind is not None:
-        return np.int64(int_ind)
-    return np.arange(*slice(start, stop, step).indices(n), dtype=np.int64)
-
-
 def _delete_positions(n, start, stop, step, int_ind, idx):
     if int_ind is not None or (idx is not None and np.ndim(idx) == 0):
         i = int(int_ind if idx is None else idx)
@@ -952,8 +946,6 @@ select_op("_npi_resize", _resize, _resize_rule, [Param("new_shape", p_shape)],
 select_op("_np_copy", lambda xp, a, fill=None: a.copy(), _same,
           doc="_np_copy(a): a copy of a.")
 
-
-_unused = (alias, p_int, ShapeError)
 
 
 # ------------------------------------------------------------ npx.reshape

@@ -5,7 +5,7 @@ import numpy as onp
 import pytest
 
 import aiond as mx
-from aiond import np, npx
+from aiond import np
 from aiond.base import MXNetError
 from aiond.gluon import HybridBlock
 
