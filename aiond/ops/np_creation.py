@@ -70,7 +70,7 @@ def _npi_full(xp, out, shape=(), dtype=None, value=0.0, ctx=""):
                   Param("subok", p_bool, False), Param("shape", p_shape, None)],
           infer=lambda at, s, d: ((tuple(s[0]) if at["shape"] is None else tuple(at["shape"]),),
                                   (at["dtype"] or d[0],)),
-          grad=_no_grad, aliases=("_npi_empty_like_fallback",))
+          grad=_no_grad)
 def _npi_empty_like(xp, prototype, out, dtype=None, order="C", subok=False, shape=None):
     """_npi_empty_like(prototype, dtype): an array of prototype's shape and dtype
     (uninitialised in NumPy's terms; aiond hands out zeros)."""
@@ -227,7 +227,7 @@ def _diag_idx_rule(s):
 
 @register("_npi_unravel_index", inputs=("indices",), params=[Param("shape", p_shape)],
           infer=lambda at, s, d: (((len(at["shape"]),) + tuple(s[0]),), (_I64,)),
-          grad=_no_grad, aliases=("_npi_unravel_index_fallback",))
+          grad=_no_grad)
 def _npi_unravel_index(xp, indices, out, shape):
     """_npi_unravel_index(indices, shape): the coordinates of flat indices in shape,
     stacked along a new first axis."""

@@ -938,7 +938,6 @@ def _resize(xp, a, fill=None, new_shape=()):
 
 
 select_op("_npi_resize", _resize, _resize_rule, [Param("new_shape", p_shape)],
-          aliases=("_npi_resize_fallback",),
           doc="_npi_resize(a, new_shape): a's elements repeated (in order) to fill new_shape.")
 
 

@@ -1,33 +1,36 @@
-"""``mx.sym.np._internal`` (MXNet's ``_npi`` for symbols): every ``_npi_<name>``
-op as ``<name>(*inputs, *params, **params)`` adding a graph node."""
+"""``mx.sym.np._internal`` (MXNet's ``_npi`` for symbols): the registry's
+``_npi_<name>`` ops as functions ``<name>`` building ``_Symbol`` graph
+nodes; built on first use."""
 from __future__ import annotations
 
+import sys as _sys
+
+from ...base import OpError as _OpError
 from ...ops import registry as _reg
 
-__all__ = []
 
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name.endswith("_fallback") and "aiond.numpy_op_fallback" not in _sys.modules:
+        # the NumPy-fallback Custom ops register themselves here on import
+        from ... import numpy_op_fallback  # noqa: F401
+        if name in globals():
+            return globals()[name]
+    try:
+        op = _reg.get("_npi_" + name)
+    except _OpError:
+        raise AttributeError("module %r has no attribute %r (no operator _npi_%s)"
+                             % (__name__, name, name)) from None
+    from .._namespace import make_function
+    from ._symbol import _Symbol
+    legacy = make_function(op, name)
 
-def _make(opname, op):
-    def fn(*args, name=None, **kwargs):
-        from ._symbol import SYM
-        kwargs.pop("out", None)     # a graph node makes its own output
-        if op.variadic:
-            k = 0
-            while k < len(args) and SYM.isarr(args[k]):
-                k += 1
-        else:
-            k = min(len(op.inputs), len(args))
-        inputs = [SYM.arr(x) for x in args[:k]]
-        for p, v in zip(op.params, args[k:]):
-            kwargs.setdefault(p.name, v)
-        return SYM.op(opname, inputs, op.parse(kwargs))
-    fn.__name__ = fn.__qualname__ = opname[5:]
-    fn.__doc__ = op.doc
+    def fn(*args, **kwargs):
+        res = legacy(*args, **kwargs)
+        return _Symbol._from(res._outputs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = legacy.__doc__
+    fn.__module__ = __name__
+    globals()[name] = fn
     return fn
-
-
-for _n, _op in sorted(_reg.ops().items()):
-    if _n.startswith("_npi_"):
-        globals()[_n[5:]] = _make(_n, _op)
-        __all__.append(_n[5:])
-del _n, _op
