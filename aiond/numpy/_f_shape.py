@@ -72,8 +72,6 @@ def ravel(F, x, order="C"):
     """The flattened array."""
     if order != "C":
         raise NotImplementedError("ravel: only order='C' is supported")
-    if _is_scalar(x):
-        return F.arr(x).reshape((-1,)) if F.kind == "nd" else x
     return reshape(F, x, (-1,))
 
 

@@ -315,6 +315,7 @@ _rows.update({
     "_npi_rmod_scalar": _sc(lambda F, x, y, g, s: -g * F.floor(s / x)),
     "_np_sum": _red("sum"), "_npi_mean": _red("mean"), "_np_prod": _red("prod"),
     "_np_max": _red("extreme"), "_np_min": _red("extreme"),
+    # NumPy reshape rules (a legacy reshape reads 0 as "keep this dimension")
     "_np_reshape": lambda F, at, ins, outs, og: [
         F._internal._np_reshape(og[0], newshape=ins[0].shape)],
 })
