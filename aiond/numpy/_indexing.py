@@ -153,6 +153,9 @@ def setitem(arr, key, value):
             raise IndexError("too many indices for array: array is 0-dimensional")
         _nd_idx.setitem(arr, (), value)
         return
+    from ._bool_assign import assign
+    if assign(arr, key, value):
+        return
     if _bool_key(key):
         key = _as_index_key(key)
     if isinstance(key, tuple) and len(key) == 0:

@@ -22,9 +22,7 @@ from ..ndarray.ndarray import NDArray
 from ..ops import registry as _reg
 from ..ops.np_ops import np_newshape
 
-__all__ = ["ndarray", "empty", "empty_like", "array", "shape", "zeros", "zeros_like", "ones",
-           "ones_like", "full", "full_like", "arange", "linspace", "eye", "identity",
-           "asarray"]
+__all__ = ["ndarray", "empty", "array", "shape", "asarray"]
 
 _F32 = _np.dtype(_np.float32)
 _OPS = {}
@@ -288,7 +286,7 @@ class ndarray(NDArray):
         return _reshape(self, (-1,))
 
     def transpose(self, *axes):
-        from ._op import transpose
+        from . import transpose
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
         return transpose(self, axes or None)
@@ -480,23 +478,23 @@ class ndarray(NDArray):
         return f(self, b, out=out)
 
     def squeeze(self, axis=None):
-        from ._op import squeeze as f
+        from . import squeeze as f
         return f(self, axis=axis)
 
     def expand_dims(self, axis):
-        from ._op import expand_dims as f
+        from . import expand_dims as f
         return f(self, axis)
 
     def swapaxes(self, axis1, axis2):
-        from ._op import swapaxes as f
+        from . import swapaxes as f
         return f(self, axis1, axis2)
 
     def repeat(self, repeats, axis=None):
-        from ._op import repeat as f
+        from . import repeat as f
         return f(self, repeats, axis=axis)
 
     def take(self, indices, axis=None, mode="raise"):
-        from ._op import take as f
+        from . import take as f
         return f(self, indices, axis=axis, mode=mode)
 
     def sort(self, axis=-1, kind=None, order=None):
@@ -508,7 +506,7 @@ class ndarray(NDArray):
         return f(self, axis=axis, kind=kind, order=order)
 
     def tile(self, reps):
-        from ._op import tile as f
+        from . import tile as f
         return f(self, reps)
 
     def round(self, decimals=0, out=None):
@@ -520,11 +518,11 @@ class ndarray(NDArray):
         return f(self)
 
     def broadcast_to(self, shape):
-        from ._op import broadcast_to as f
+        from . import broadcast_to as f
         return f(self, shape)
 
     def broadcast_like(self, other):
-        from ._op import broadcast_to as f
+        from . import broadcast_to as f
         return f(self, other.shape)
 
 
@@ -593,9 +591,10 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
         src = _np.array(object, dtype=dt, order="C")
     except Exception as e:  # noqa: BLE001 - NumPy's message, as MXNet shows it
         raise TypeError("{}".format(str(e))) from None
+    # src is a C-ordered copy already (np.ascontiguousarray would make a 0-d one 1-d)
     if ctx.device_typeid == 2:
         from ..ndarray._gpu import from_numpy_value
-        return _as_np(from_numpy_value(_np.ascontiguousarray(src), ctx, src.dtype))
+        return _as_np(from_numpy_value(src, ctx, src.dtype))
     h = _as_np(_new_array(src.shape, src.dtype, ctx))
     h._st.set(_np.ascontiguousarray(src).reshape(src.shape))  # numpy<2 makes 0-d 1-d
     return h
@@ -616,123 +615,14 @@ def shape(a):
     return _np.shape(a) if not isinstance(a, NDArray) else a.shape
 
 
-def _fill(op, shape, dtype, ctx, out, **extra):
-    attrs = dict({"shape": _shape_arg(shape), "dtype": _dtype_arg(dtype)}, **extra)
-    if out is not None:
-        attrs["shape"], attrs["dtype"] = out.shape, out._dtype
-        return _invoke(_op(op), [], attrs, out, out.context)
-    return invoke(op, [], attrs, None, _ctx(ctx))
-
-
-def zeros(shape, dtype=None, order="C", ctx=None):
-    """An array of zeros (float32 unless ``dtype``)."""
-    return _fill("_zeros", shape, dtype, ctx, None)
-
-
-def ones(shape, dtype=None, order="C", ctx=None):
-    """An array of ones (float32 unless ``dtype``)."""
-    return _fill("_ones", shape, dtype, ctx, None)
-
-
-def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
-    """An array of ``shape`` filled with ``fill_value``.
-
-    The dtype defaults to float32 for a Python scalar and to the array's
-    dtype when ``fill_value`` is an ndarray (broadcast to ``shape``)."""
-    if isinstance(fill_value, NDArray):
-        from ._op import broadcast_to
-        fv = fill_value.as_np_ndarray()
-        if dtype is not None:
-            fv = fv.astype(dtype)
-        res = broadcast_to(fv, _shape_arg(shape))
-        if out is not None:
-            out[...] = res
-            return out
-        return res
-    if dtype is None and isinstance(fill_value, (bool, _np.bool_)):
-        dtype = _np.bool_
-    return _fill("_full", shape, dtype, ctx, out, value=float(fill_value))
-
-
-def _like(prototype, dtype, shape_, fill):
-    dt = prototype.dtype if dtype is None else dtype
-    shp = prototype.shape if shape_ is None else shape_
-    ctx = prototype.context if isinstance(prototype, NDArray) else None
-    return fill(shp, dt, ctx)
-
-
-def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):  # noqa: F811
-    """An uninitialised array with the shape and dtype of ``prototype``."""
-    return _like(prototype, dtype, shape, lambda s, d, c: empty(s, d, ctx=c))
-
-
-def zeros_like(a, dtype=None, order="C", ctx=None, out=None):
-    """Zeros with the shape and dtype of ``a``."""
-    res = _like(a, dtype, None, lambda s, d, c: zeros(s, d, ctx=ctx or c))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
-
-
-def ones_like(a, dtype=None, order="C", ctx=None, out=None):
-    """Ones with the shape and dtype of ``a``."""
-    res = _like(a, dtype, None, lambda s, d, c: ones(s, d, ctx=ctx or c))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
-
-
-def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):
-    """``fill_value`` with the shape and dtype of ``a``."""
-    res = _like(a, dtype, None, lambda s, d, c: full(s, fill_value, d, ctx=ctx or c))
-    if out is not None:
-        out[...] = res
-        return out
-    return res
-
-
-def arange(start, stop=None, step=1, dtype=None, ctx=None):
-    """Evenly spaced values in [start, stop) (float32 unless ``dtype``)."""
-    if stop is None:
-        start, stop = 0, start
-    if step == 0:
-        raise ZeroDivisionError("step cannot be 0")
-    op = _op("_arange")
-    attrs = op.parse({"start": start, "stop": stop, "step": step,
-                      "dtype": _dtype_arg(dtype)})
-    return invoke("_arange", [], attrs, None, _ctx(ctx))
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
-    """``num`` evenly spaced values over [start, stop]."""
-    if num < 0:
-        raise ValueError("Number of samples, %d, must be non-negative." % num)
-    if axis != 0:
-        raise NotImplementedError("linspace only supports axis=0")
-    vals = _np.linspace(start, stop, num, endpoint=endpoint, dtype=_np.float64)
-    res = array(vals, dtype=_dtype_arg(dtype), ctx=ctx)
-    if retstep:
-        div = (num - 1) if endpoint else num
-        return res, (stop - start) / div if div > 0 else float("nan")
-    return res
-
-
-def eye(N, M=None, k=0, dtype=_np.float32, ctx=None, **kwargs):
-    """A 2-D array with ones on the k-th diagonal."""
-    op = _op("_eye")
-    attrs = op.parse({"N": N, "M": 0 if M is None else M, "k": k, "dtype": _dtype_arg(dtype)})
-    return invoke("_eye", [], attrs, None, _ctx(ctx))
-
-
-def identity(n, dtype=None, ctx=None):
-    """The n x n identity matrix."""
-    return eye(n, dtype=_dtype_arg(dtype), ctx=ctx)
-
 
 _ = MXNetError
 
 
 from ._f_binary import binary as _binary  # noqa: E402  (the front functions use ndarray)
 from ._front import ND as _ND  # noqa: E402
+from ._front import bind as _front_bind  # noqa: E402
+from . import _f_creation as _f_creation  # noqa: E402
+diag_indices_from = _front_bind(_ND, _f_creation.diag_indices_from, "diag_indices_from",
+                                "aiond.numpy")
+unravel_index = _front_bind(_ND, _f_creation.unravel_index, "unravel_index", "aiond.numpy")

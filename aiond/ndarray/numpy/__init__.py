@@ -15,3 +15,4 @@ fft = _mxnp.fft
 for _m in ("linalg", "random", "fft"):
     _sys.modules.setdefault("%s.%s" % (__name__, _m), getattr(_mxnp, _m))
 del _m
+from . import _internal  # noqa: E402,F401  (MXNet's _npi: the _npi_* ops by their short names)

@@ -23,10 +23,12 @@ __all__ = ["_Symbol"]
 
 def _grouped(fn):
     """A list of Symbols returned to the user becomes one grouped _Symbol,
-    as MXNet's symbol functions return."""
+    as MXNet's symbol functions return (a list of one stays a list: MXNet's
+    split gives ``[sym]`` for one piece)."""
     def wrapper(*args, **kwargs):
         res = fn(*args, **kwargs)
-        if isinstance(res, (list, tuple)) and res and all(isinstance(r, _Sym) for r in res):
+        if isinstance(res, (list, tuple)) and len(res) > 1 and all(isinstance(r, _Sym)
+                                                                    for r in res):
             return _Group(list(res), _Symbol)
         return res
     for k in ("__name__", "__qualname__", "__doc__", "__module__", "__signature__"):
@@ -47,3 +49,4 @@ _front.populate(SYM, "np", globals(), __name__, _grouped)
 linalg = _submodule("linalg", "np.linalg")
 random = _submodule("random", "np.random")
 fft = _submodule("fft", "np.fft")
+from . import _internal  # noqa: E402,F401  (MXNet's _npi: the _npi_* ops by their short names)
