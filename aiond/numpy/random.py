@@ -187,7 +187,7 @@ def multinomial(n, pvals, size=None):
     k = pv.shape[0]
     draws = choice(k, size=shape + (int(n),), p=array(pv, dtype=_np.float64))
     onehot = _reshape(draws, shape + (int(n), 1)) == array(_np.arange(k), dtype=_np.int64)
-    from ._op import sum as _sum
+    from . import sum as _sum
     return _sum(onehot, axis=len(shape), dtype=_np.int64)
 
 

@@ -10,6 +10,7 @@ the same imperatively and hybridized::
 """
 from __future__ import annotations
 
+import builtins as _builtins
 import sys as _sys
 import types as _types
 
@@ -26,7 +27,7 @@ def _grouped(fn):
     as MXNet's symbol functions return."""
     def wrapper(*args, **kwargs):
         res = fn(*args, **kwargs)
-        if isinstance(res, (list, tuple)) and res and all(isinstance(r, _Sym) for r in res):
+        if isinstance(res, (list, tuple)) and res and _builtins.all(isinstance(r, _Sym) for r in res):
             return _Group(list(res), _Symbol)
         return res
     for k in ("__name__", "__qualname__", "__doc__", "__module__", "__signature__"):

@@ -1,0 +1,896 @@
+"""NumPy-interface products and ``np.linalg`` ops (MXNet's ``_np_dot``,
+``_npi_matmul``, ``_npi_tensordot``, ``_npi_einsum``, ``_npi_svd``, ...).
+
+Shapes follow NumPy; kernels are one ``xp`` body (numpy or CuPy, batched
+``xp.linalg``); gradients are host formulas in ``_backward_<op>`` kernels
+(see ``_np_bwd``). Decompositions take float32/float64 as MXNet's do.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import OpError, ShapeError
+from ._np_bwd import backward
+from ._rules import fmt, norm_axis
+from .np_ops import promote
+from .registry import Param, p_any, p_axis, p_bool, p_float, p_int, p_str, register
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _sw(xp, a):
+    return xp.swapaxes(a, -1, -2)
+
+
+def _floats(dtypes, what):
+    for d in dtypes:
+        if d not in _FLOATS and d != np.dtype(np.float16):
+            raise OpError("%s supports float32 and float64 only, got %s (cast with "
+                          ".astype('float32'))" % (what, d.name))
+    return dtypes[0]
+
+
+def _promote_all(dtypes):
+    d = dtypes[0]
+    for e in dtypes[1:]:
+        d = promote(d, e)
+    return d
+
+
+# ================================================================ dot family
+def _dot_shape(a, b):
+    if not a or not b:
+        return tuple(a or b)
+    if len(b) == 1:
+        if a[-1] != b[0]:
+            raise ShapeError("shapes %s and %s not aligned: %d (dim %d) != %d (dim 0)"
+                             % (fmt(a), fmt(b), a[-1], len(a) - 1, b[0]))
+        return tuple(a[:-1])
+    k = b[-2]
+    if a[-1] != k:
+        raise ShapeError("shapes %s and %s not aligned: %d (dim %d) != %d (dim %d)"
+                         % (fmt(a), fmt(b), a[-1], len(a) - 1, k, len(b) - 2))
+    return tuple(a[:-1]) + tuple(b[:-2]) + (b[-1],)
+
+
+@register("_np_dot", inputs=("a", "b"),
+          infer=lambda at, s, d: ((_dot_shape(tuple(s[0]), tuple(s[1])),), (promote(*d),)),
+          inline=False)
+def _np_dot(xp, a, b, out):
+    """_np_dot(a, b): NumPy's dot."""
+    dt = out.dtype
+    out[...] = xp.dot(a.astype(dt, copy=False), b.astype(dt, copy=False))
+
+
+def _dot_bwd(xp, og, ins, outs):
+    a, b = ins
+    g = og[0]
+    if a.ndim == 0 or b.ndim == 0:
+        return [xp.sum(g * b), xp.sum(g * a)] if a.ndim == 0 and b.ndim else (
+            [g * b, xp.sum(g * a)] if b.ndim == 0 and a.ndim else [g * b, g * a])
+    if b.ndim == 1:
+        ga = xp.multiply.outer(g, b)
+        gb = xp.tensordot(a, g, axes=(list(range(a.ndim - 1)), list(range(g.ndim))))
+        return [ga, gb]
+    # g: a.shape[:-1] + b.shape[:-2] + b.shape[-1:]
+    na = a.ndim - 1
+    bt = xp.moveaxis(b, -2, -1)            # b with the contracted axis last
+    ga = xp.tensordot(g, bt, axes=(list(range(na, g.ndim)), list(range(b.ndim - 1))))
+    gb = xp.tensordot(a, g, axes=(list(range(na)), list(range(na))))
+    gb = xp.moveaxis(gb, 0, -2)
+    return [ga, gb]
+
+
+backward("_np_dot", _dot_bwd)
+
+
+def _matmul_shape(a, b):
+    if not a or not b:
+        raise ShapeError("matmul: Input operand does not have enough dimensions (shapes %s, %s)"
+                         % (fmt(a), fmt(b)))
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ShapeError("matmul: shapes %s and %s not aligned: %d != %d"
+                         % (fmt(a), fmt(b), a2[-1], b2[-2]))
+    from ._rules import broadcast_shapes
+    batch = broadcast_shapes(a2[:-2], b2[:-2])
+    shp = batch + (a2[-2], b2[-1])
+    if len(a) == 1:
+        shp = shp[:-2] + shp[-1:]
+    if len(b) == 1:
+        shp = shp[:-1]
+    return shp
+
+
+@register("_npi_matmul", inputs=("a", "b"),
+          infer=lambda at, s, d: ((_matmul_shape(tuple(s[0]), tuple(s[1])),), (promote(*d),)),
+          inline=False)
+def _npi_matmul(xp, a, b, out):
+    """_npi_matmul(a, b): NumPy's matmul (broadcast batches)."""
+    dt = out.dtype
+    out[...] = xp.matmul(a.astype(dt, copy=False), b.astype(dt, copy=False))
+
+
+def _unbroadcast(xp, g, shape):
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    axes = tuple(i for i, (s, t) in enumerate(zip(shape, g.shape)) if s == 1 and t != 1)
+    return g.sum(axis=axes, keepdims=True) if axes else g
+
+
+def _matmul_bwd(xp, og, ins, outs):
+    a, b = ins
+    g = og[0]
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    if a.ndim == 1:
+        g = xp.expand_dims(g, -2)
+    if b.ndim == 1:
+        g = xp.expand_dims(g, -1)
+    ga = _unbroadcast(xp, xp.matmul(g, _sw(xp, b2)), a2.shape)
+    gb = _unbroadcast(xp, xp.matmul(_sw(xp, a2), g), b2.shape)
+    return [ga.reshape(a.shape), gb.reshape(b.shape)]
+
+
+backward("_npi_matmul", _matmul_bwd)
+
+
+def _td_axes(attrs, na, nb):
+    if "axes" in attrs and attrs.get("axes") is not None and not isinstance(attrs["axes"],
+                                                                          (tuple, list)):
+        n = attrs["axes"]
+        if n < 0 or n > na or n > nb:
+            raise ShapeError("tensordot: axes=%d exceeds the operands' dimensions (%d, %d)"
+                             % (n, na, nb))
+        return list(range(na - n, na)), list(range(n))
+    ax_a, ax_b = attrs["a_axes_summed"], attrs["b_axes_summed"]
+    ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a or ())
+    ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b or ())
+    if len(ax_a) != len(ax_b):
+        raise ShapeError("tensordot: %d axes of a but %d axes of b to sum over"
+                         % (len(ax_a), len(ax_b)))
+    return [norm_axis(x, na) for x in ax_a], [norm_axis(x, nb) for x in ax_b]
+
+
+def _td_rule(attrs, shapes, dtypes):
+    a, b = tuple(shapes[0]), tuple(shapes[1])
+    ax_a, ax_b = _td_axes(attrs, len(a), len(b))
+    for i, j in zip(ax_a, ax_b):
+        if a[i] != b[j]:
+            raise ShapeError("tensordot: shape-mismatch for sum: a %s axis %d != b %s axis %d"
+                             % (fmt(a), i, fmt(b), j))
+    out = tuple(d for i, d in enumerate(a) if i not in ax_a) + \
+        tuple(d for i, d in enumerate(b) if i not in ax_b)
+    return (out,), (promote(*dtypes),)
+
+
+def _td_kernel(xp, a, b, out, **attrs):
+    ax_a, ax_b = _td_axes(attrs, a.ndim, b.ndim)
+    dt = out.dtype
+    out[...] = xp.tensordot(a.astype(dt, copy=False), b.astype(dt, copy=False),
+                            axes=(ax_a, ax_b))
+
+
+def _td_bwd(xp, og, ins, outs, **attrs):
+    a, b = ins
+    g = og[0]
+    ax_a, ax_b = _td_axes(attrs, a.ndim, b.ndim)
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [i for i in range(b.ndim) if i not in ax_b]
+    nfa = len(free_a)
+    # g's axes: free_a then free_b
+    ga = xp.tensordot(g, b, axes=(list(range(nfa, g.ndim)), free_b))   # free_a + ax_b order
+    perm_a = free_a + ax_a
+    ga = xp.transpose(ga, np.argsort(perm_a))
+    gb = xp.tensordot(a, g, axes=(free_a, list(range(nfa))))           # ax_a order + free_b
+    perm_b = ax_b + free_b
+    gb = xp.transpose(gb, np.argsort(perm_b))
+    return [ga, gb]
+
+
+register("_npi_tensordot", inputs=("a", "b"), infer=_td_rule, inline=False,
+         params=[Param("a_axes_summed", p_axis, (), "axes of a to sum over"),
+                 Param("b_axes_summed", p_axis, (), "axes of b to sum over")])(_td_kernel)
+register("_npi_tensordot_int_axes", inputs=("a", "b"), infer=_td_rule, inline=False,
+         params=[Param("axes", p_int, 2, "sum over the last axes of a and first of b")])(
+             _td_kernel)
+backward("_npi_tensordot", _td_bwd)
+backward("_npi_tensordot_int_axes", _td_bwd)
+
+
+# ================================================================ einsum
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_parse(subscripts, shapes):
+    """Explicit subscripts (no ellipsis) for operands of ``shapes``, and the output's."""
+    s = subscripts.replace(" ", "")
+    if "->" in s:
+        lhs, rhs = s.split("->")
+    else:
+        lhs, rhs = s, None
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise OpError("einsum: %d operand subscripts for %d operands"
+                      % (len(terms), len(shapes)))
+    used = set(c for c in s if c.isalpha())
+    free = [c for c in _LETTERS if c not in used]
+    ell_n = 0
+    for t, shp in zip(terms, shapes):
+        if "..." in t:
+            ell_n = max(ell_n, len(shp) - (len(t) - 3))
+    ell = "".join(free[:ell_n])
+    out_terms = []
+    for t, shp in zip(terms, shapes):
+        if "..." in t:
+            k = len(shp) - (len(t) - 3)
+            if k < 0:
+                raise OpError("einsum: subscripts %r have more dimensions than an operand of "
+                              "shape %s" % (t, fmt(shp)))
+            t = t.replace("...", ell[ell_n - k:])
+        if len(t) != len(shp):
+            raise OpError("einsum: subscripts %r do not match an operand of shape %s"
+                          % (t, fmt(shp)))
+        for c in t:
+            if not c.isalpha():
+                raise OpError("einsum: invalid subscript character %r" % c)
+        out_terms.append(t)
+    if rhs is None:
+        counts = {}
+        for t in out_terms:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        rhs = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    else:
+        rhs = rhs.replace("...", ell)
+    return out_terms, rhs
+
+
+def _einsum_sizes(terms, shapes):
+    sizes = {}
+    for t, shp in zip(terms, shapes):
+        for c, d in zip(t, shp):
+            old = sizes.get(c)
+            if old is None or old == 1:
+                sizes[c] = d
+            elif d != 1 and d != old:
+                raise ShapeError("einsum: operands could not be broadcast together: "
+                                 "subscript %r has sizes %d and %d" % (c, old, d))
+    return sizes
+
+
+def _einsum_rule(attrs, shapes, dtypes):
+    shapes = [tuple(s) for s in shapes]
+    terms, rhs = _einsum_parse(attrs["subscripts"], shapes)
+    sizes = _einsum_sizes(terms, shapes)
+    for c in rhs:
+        if c not in sizes:
+            raise OpError("einsum: output subscript %r appears in no operand" % c)
+    return (tuple(sizes[c] for c in rhs),), (_promote_all(list(dtypes)),)
+
+
+@register("_npi_einsum", inputs=("*data",), variadic=True, infer=_einsum_rule, inline=False,
+          params=[Param("subscripts", p_str, doc="NumPy einsum subscripts"),
+                  Param("optimize", p_int, 0, "whether to optimize the contraction order")])
+def _npi_einsum(xp, *data, out, subscripts, optimize=0):
+    """_npi_einsum(*operands, subscripts): NumPy's einsum."""
+    terms, rhs = _einsum_parse(subscripts, [d.shape for d in data])
+    dt = out.dtype
+    ops = [d.astype(dt, copy=False) for d in data]
+    out[...] = xp.einsum(",".join(terms) + "->" + rhs, *ops, optimize=bool(optimize))
+
+
+def _einsum_bwd(xp, og, ins, outs, subscripts, optimize=0):
+    terms, rhs = _einsum_parse(subscripts, [d.shape for d in ins])
+    sizes = _einsum_sizes(terms, [d.shape for d in ins])
+    g = og[0]
+    grads = []
+    for i, (t, x) in enumerate(zip(terms, ins)):
+        others = [(terms[j], ins[j]) for j in range(len(ins)) if j != i]
+        avail = set(rhs) | set("".join(o[0] for o in others))
+        uniq = "".join(dict.fromkeys(t))
+        keep = "".join(c for c in uniq if c in avail)
+        spec = ",".join([rhs] + [o[0] for o in others]) + "->" + keep
+        r = xp.einsum(spec, g, *[o[1] for o in others], optimize=bool(optimize))
+        # letters only this operand has: the gradient is constant along them
+        full = xp.broadcast_to(xp.reshape(r, [sizes[c] if c in keep else 1 for c in uniq]),
+                               [sizes[c] for c in uniq])
+        # dims this operand broadcast (size 1 where the letter is larger)
+        red = tuple(k for k, c in enumerate(uniq) if
+                    any(tc == c and d == 1 for tc, d in zip(t, x.shape)) and sizes[c] != 1)
+        if red:
+            full = full.sum(axis=red, keepdims=True)
+        if len(uniq) == len(t):
+            gx = xp.transpose(full, [uniq.index(c) for c in t]) if uniq != t else full
+        else:
+            # repeated letters (a diagonal): the gradient sits on that diagonal
+            gx = np.zeros(x.shape, dtype=full.dtype)
+            view = np.einsum(t + "->" + uniq, gx)
+            view[...] = xp.asnumpy(full) if xp is not np else full
+            gx = xp.asarray(gx)
+        grads.append(gx)
+    return grads
+
+
+backward("_npi_einsum", _einsum_bwd)
+
+
+# ================================================================ np.linalg
+def _lin_err(xp):
+    return getattr(xp.linalg, "LinAlgError", np.linalg.LinAlgError)
+
+
+def _square(shape, what="a"):
+    if len(shape) < 2:
+        raise ShapeError("%d-dimensional array given. Array must be at least two-dimensional"
+                         % len(shape))
+    if shape[-1] != shape[-2]:
+        raise ShapeError("Last 2 dimensions of the array must be square (%s has shape %s)"
+                         % (what, fmt(shape)))
+
+
+def _fdt(d):
+    return d if d in _FLOATS else np.dtype(np.float32)
+
+
+# ---------------------------------------------------------------- norm
+def _norm_ord(o):
+    if isinstance(o, str):
+        s = o.strip()
+        if s in ("fro", "nuc"):
+            return s
+        if s in ("inf", "-inf"):
+            return float(s)
+        if s in ("None", ""):
+            return None
+    return None if o is None else float(o)
+
+
+def _norm_axes(attrs, ndim):
+    axis = attrs["axis"]
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return (norm_axis(axis, ndim),)
+    ax = tuple(norm_axis(a, ndim) for a in axis)
+    if len(set(ax)) != len(ax):
+        raise OpError("norm: duplicate axes given: %s" % (axis,))
+    return ax
+
+
+def _norm_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    ordv = _norm_ord(attrs["ord"])
+    ax = _norm_axes(attrs, len(shape))
+    if ax is None:
+        if ordv is not None and len(shape) > 2:
+            raise OpError("norm: improper number of dimensions to norm (ord=%r needs a vector "
+                          "or matrix, got shape %s)" % (attrs["ord"], fmt(shape)))
+        ax = tuple(range(len(shape)))
+        if ordv is not None and len(shape) == 2:
+            pass
+    if len(ax) > 2:
+        raise OpError("norm: improper number of dimensions to norm (axis=%s)" % (attrs["axis"],))
+    if len(ax) == 1 and isinstance(ordv, str):
+        raise OpError("norm: invalid norm order %r for vectors" % ordv)
+    if len(ax) == 2 and ordv is not None and not isinstance(ordv, str) and \
+            ordv not in (1.0, -1.0, 2.0, -2.0, np.inf, -np.inf):
+        raise OpError("norm: invalid norm order %r for matrices" % attrs["ord"])
+    if attrs["keepdims"]:
+        out = tuple(1 if i in ax else d for i, d in enumerate(shape))
+    else:
+        out = tuple(d for i, d in enumerate(shape) if i not in ax)
+    return (out,), (_fdt(dtypes[0]),)
+
+
+def _norm_axes_full(attrs, ndim):
+    ax = _norm_axes(attrs, ndim)
+    if ax is None:
+        ordv = _norm_ord(attrs["ord"])
+        if ordv is None:
+            return None
+        return tuple(range(ndim))
+    return ax
+
+
+def _npi_norm_kernel(xp, x, out, ord=None, axis=None, keepdims=False, flag=None):
+    ordv = _norm_ord(ord)
+    ax = _norm_axes({"axis": axis}, x.ndim)
+    x = x.astype(out.dtype, copy=False)
+    if ax is None:
+        if ordv is None:
+            out[...] = xp.sqrt(xp.sum(x * x)).reshape(out.shape)
+            return
+        ax = tuple(range(x.ndim))
+    if x.size == 0 and len(ax) == 2 and ordv not in (None, "fro"):
+        out[...] = 0
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = xp.linalg.norm(x, ord=ordv, axis=ax if len(ax) > 1 else ax[0], keepdims=keepdims)
+    out[...] = xp.reshape(r, out.shape)
+
+
+register("_npi_norm", params=[Param("ord", p_any, None, "order of the norm"),
+                              Param("axis", p_axis, None, "axis or pair of axes"),
+                              Param("keepdims", p_bool, False, "keep the reduced axes"),
+                              Param("flag", p_int, -1, "MXNet's norm kind (unused)")],
+         infer=_norm_rule, inline=False)(_npi_norm_kernel)
+
+
+def _norm_bwd(xp, og, ins, outs, ord=None, axis=None, keepdims=False, flag=None):
+    x = ins[0]
+    y = outs[0]
+    g = og[0]
+    ordv = _norm_ord(ord)
+    ax = _norm_axes({"axis": axis}, x.ndim)
+    if ax is None:
+        ax = tuple(range(x.ndim))
+        if ordv is None:
+            ordv = 2.0 if x.ndim == 1 else "fro"
+    if ordv is None:
+        ordv = 2.0 if len(ax) == 1 else "fro"
+    shp = [1 if i in ax else d for i, d in enumerate(x.shape)]
+    y = xp.reshape(y, shp)
+    g = xp.reshape(g, shp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if len(ax) == 1 or ordv == "fro":
+            if ordv == "fro" or ordv == 2.0:
+                r = x / y
+            elif ordv in (np.inf, -np.inf):
+                r = xp.sign(x) * (xp.abs(x) == y)
+                r = r / xp.maximum(xp.sum(r != 0, axis=ax, keepdims=True), 1)
+            elif ordv == 0:
+                r = xp.zeros_like(x)
+            elif ordv == 1:
+                r = xp.sign(x)
+            else:
+                r = xp.sign(x) * xp.power(xp.abs(x) / y, ordv - 1)
+            r = xp.where(xp.isfinite(r), r, 0)
+            return [r * g]
+        # matrix norms over two axes: move them last
+        a0, a1 = ax
+        xm = xp.moveaxis(x, (a0, a1), (-2, -1))
+        gm = xp.moveaxis(g, (a0, a1), (-2, -1))
+        if ordv in ("nuc", 2.0, -2.0):
+            u, s, vt = xp.linalg.svd(xm, full_matrices=False)
+            if ordv == "nuc":
+                r = xp.matmul(u, vt)
+            else:
+                k = 0 if ordv == 2.0 else -1
+                r = u[..., :, k:k + 1 if k == 0 else None] * vt[..., k:k + 1 if k == 0 else None, :]
+            r = r * gm
+        else:
+            col = ordv in (1.0, -1.0)
+            sums = xp.sum(xp.abs(xm), axis=-2 if col else -1, keepdims=True)
+            pick = xp.max(sums, axis=-1 if col else -2, keepdims=True) if ordv > 0 else \
+                xp.min(sums, axis=-1 if col else -2, keepdims=True)
+            r = xp.sign(xm) * (sums == pick) * gm
+        return [xp.moveaxis(r, (-2, -1), (a0, a1))]
+
+
+backward("_npi_norm", _norm_bwd)
+
+
+# ---------------------------------------------------------------- decompositions
+def _svd_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    if len(s) < 2:
+        raise ShapeError("svd: a must be at least 2-D, got shape %s" % fmt(s))
+    m, n = s[-2], s[-1]
+    if m > n:
+        raise ShapeError("svd: MXNet's svd needs rows <= columns (shape %s); transpose the "
+                         "input" % fmt(s))
+    d = _floats(dtypes, "svd")
+    b = s[:-2]
+    return (b + (m, m), b + (m,), b + (m, n)), (d, d, d)
+
+
+@register("_npi_svd", params=[], infer=_svd_rule, num_outputs=3, inline=False,
+          output_names=("ut", "l", "v"))
+def _npi_svd(xp, a, out):
+    """_npi_svd(a): ut, l, v with a = ut @ diag(l) @ v (l descending)."""
+    ut, l, v = out
+    if a.size == 0:
+        ut[...] = xp.eye(ut.shape[-1], dtype=ut.dtype) if ut.size else 0
+        l[...] = 0
+        v[...] = 0
+        return
+    u, s, vt = xp.linalg.svd(a, full_matrices=False)
+    ut[...] = u
+    l[...] = s
+    v[...] = vt
+
+
+def _svd_bwd(xp, og, ins, outs):
+    dut, dl, dv = og
+    ut, l, v = outs
+    m = v.shape[-2]
+    if ins[0].size == 0:
+        return [xp.zeros(ins[0].shape, ins[0].dtype)]
+    li = l[..., :, None]
+    lj = l[..., None, :]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = 1.0 / (xp.maximum(li - lj, 1e-20) * xp.maximum(li + lj, 1e-20))
+        upper = xp.triu(xp.ones((m, m), dtype=bool), 1)
+        e = xp.where(upper, e, 0)
+        e = e - _sw(xp, e)
+        g1 = xp.matmul(dv / li, _sw(xp, v)) * lj + xp.matmul(_sw(xp, dut), ut)
+        x = g1 * e
+        eye = xp.eye(m, dtype=v.dtype)
+        g2 = dl[..., :, None] * eye + \
+            (x + _sw(xp, x)) * lj - xp.matmul(dv, _sw(xp, v)) / li * eye
+        da = xp.matmul(ut, xp.matmul(g2, v) + dv / li)
+    return [da]
+
+
+backward("_npi_svd", _svd_bwd)
+
+
+def _sq_rule(name, outs=1, vec=False):
+    def rule(attrs, shapes, dtypes):
+        s = tuple(shapes[0])
+        _square(s)
+        d = _floats(dtypes, name)
+        if vec:
+            return (s[:-1],), (d,)
+        return (s,) * outs, (d,) * outs
+    return rule
+
+
+@register("_npi_cholesky", params=[Param("upper", p_bool, False, "return the upper factor")],
+          infer=_sq_rule("cholesky"), inline=False)
+def _npi_cholesky(xp, a, out, upper=False):
+    """_npi_cholesky(a): the lower Cholesky factor L (a = L L^T)."""
+    if a.size == 0:
+        return
+    try:
+        r = xp.linalg.cholesky(a)
+    except _lin_err(xp):
+        raise OpError("cholesky: the matrix is not positive-definite") from None
+    out[...] = _sw(xp, r) if upper else r
+
+
+def _chol_bwd(xp, og, ins, outs, upper=False):
+    lo = outs[0]
+    g = og[0]
+    if upper:
+        lo, g = _sw(xp, lo), _sw(xp, g)
+    if lo.size == 0:
+        return [xp.zeros_like(lo)]
+    li = xp.linalg.inv(lo)
+    p = xp.matmul(_sw(xp, lo), g)
+    # the lower triangle mirrored to the upper one
+    p = xp.tril(p) + _sw(xp, xp.tril(p, -1))
+    return [0.5 * xp.matmul(xp.matmul(_sw(xp, li), p), li)]
+
+
+backward("_npi_cholesky", _chol_bwd)
+
+
+@register("_npi_inv", params=[], infer=_sq_rule("inv"), inline=False)
+def _npi_inv(xp, a, out):
+    """_npi_inv(a): the inverse matrix."""
+    if a.size == 0:
+        return
+    try:
+        out[...] = xp.linalg.inv(a)
+    except _lin_err(xp):
+        raise OpError("inv: singular matrix") from None
+
+
+backward("_npi_inv", lambda xp, og, ins, outs: [
+    -xp.matmul(_sw(xp, outs[0]), xp.matmul(og[0], _sw(xp, outs[0])))])
+
+
+def _det_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    _square(s)
+    d = _floats(dtypes, "det")
+    return (s[:-2],), (d,)
+
+
+@register("_npi_det", params=[], infer=_det_rule, inline=False)
+def _npi_det(xp, a, out):
+    """_npi_det(a): the determinant."""
+    if a.size == 0:
+        out[...] = 1
+        return
+    out[...] = xp.linalg.det(a)
+
+
+def _inv_t(xp, a):
+    # A^-T for the gradients of det/slogdet (pinv for singular matrices)
+    try:
+        return _sw(xp, xp.linalg.inv(a))
+    except _lin_err(xp):
+        return _sw(xp, xp.linalg.pinv(a))
+
+
+backward("_npi_det", lambda xp, og, ins, outs: [
+    (og[0] * outs[0])[..., None, None] * _inv_t(xp, ins[0]) if ins[0].size else
+    xp.zeros_like(ins[0])])
+
+
+def _slogdet_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    _square(s)
+    d = _floats(dtypes, "slogdet")
+    return (s[:-2], s[:-2]), (d, d)
+
+
+@register("_npi_slogdet", params=[], infer=_slogdet_rule, num_outputs=2, inline=False,
+          output_names=("sign", "logdet"))
+def _npi_slogdet(xp, a, out):
+    """_npi_slogdet(a): sign and log|det|."""
+    if a.size == 0:
+        out[0][...] = 1
+        out[1][...] = 0
+        return
+    s, ld = xp.linalg.slogdet(a)
+    out[0][...] = s
+    out[1][...] = ld
+
+
+backward("_npi_slogdet", lambda xp, og, ins, outs: [
+    og[1][..., None, None] * _inv_t(xp, ins[0]) if ins[0].size else xp.zeros_like(ins[0])])
+
+
+def _solve_rule(attrs, shapes, dtypes):
+    a, b = tuple(shapes[0]), tuple(shapes[1])
+    _square(a)
+    if len(b) == len(a) - 1:
+        if b != a[:-1]:
+            raise ShapeError("solve: b %s does not match a %s" % (fmt(b), fmt(a)))
+    elif len(b) != len(a) or b[:-1] != a[:-1]:
+        raise ShapeError("solve: b %s does not match a %s" % (fmt(b), fmt(a)))
+    d = _floats(dtypes, "solve")
+    return (b,), (d,)
+
+
+def _solve_vec(a, b):
+    return b.ndim == a.ndim - 1
+
+
+@register("_npi_solve", inputs=("a", "b"), params=[], infer=_solve_rule, inline=False)
+def _npi_solve(xp, a, b, out):
+    """_npi_solve(a, b): x with a @ x = b."""
+    if out.size == 0 or a.size == 0:
+        out[...] = 0
+        return
+    bb = b[..., None] if _solve_vec(a, b) else b
+    try:
+        r = xp.linalg.solve(a, bb.astype(a.dtype, copy=False))
+    except _lin_err(xp):
+        raise OpError("solve: singular matrix") from None
+    out[...] = r.reshape(out.shape)
+
+
+def _solve_bwd(xp, og, ins, outs):
+    a, b = ins
+    if a.size == 0 or b.size == 0:
+        return [xp.zeros_like(a), xp.zeros_like(b)]
+    vec = _solve_vec(a, b)
+    x = outs[0][..., None] if vec else outs[0]
+    g = og[0][..., None] if vec else og[0]
+    gb = xp.linalg.solve(_sw(xp, a), g)
+    ga = -xp.matmul(gb, _sw(xp, x))
+    return [ga, gb.reshape(b.shape)]
+
+
+backward("_npi_solve", _solve_bwd)
+
+
+def _tinv_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    ind = attrs["ind"]
+    if ind <= 0:
+        raise OpError("tensorinv: ind must be > 0, got %d" % ind)
+    a, b = s[:ind], s[ind:]
+    if int(np.prod(a)) != int(np.prod(b)):
+        raise ShapeError("tensorinv: prod(a.shape[:ind]) must equal prod(a.shape[ind:]), got "
+                         "shape %s with ind=%d" % (fmt(s), ind))
+    return (b + a,), (_floats(dtypes, "tensorinv"),)
+
+
+@register("_npi_tensorinv", params=[Param("ind", p_int, 2, "number of leading indices")],
+          infer=_tinv_rule, inline=False)
+def _npi_tensorinv(xp, a, out, ind=2):
+    """_npi_tensorinv(a, ind): the inverse of a as an ind-index tensor."""
+    n = int(np.prod(a.shape[:ind]))
+    if n == 0:
+        return
+    try:
+        out[...] = xp.linalg.inv(a.reshape(n, n)).reshape(out.shape)
+    except _lin_err(xp):
+        raise OpError("tensorinv: singular matrix") from None
+
+
+def _tinv_bwd(xp, og, ins, outs, ind=2):
+    a = ins[0]
+    n = int(np.prod(a.shape[:ind]))
+    if n == 0:
+        return [xp.zeros_like(a)]
+    inv = outs[0].reshape(n, n)
+    g = og[0].reshape(n, n)
+    return [-xp.matmul(inv.T, xp.matmul(g, inv.T)).reshape(a.shape)]
+
+
+backward("_npi_tensorinv", _tinv_bwd)
+
+
+def _tsolve_prep(xp_shape_a, nb, axes):
+    na = len(xp_shape_a)
+    axes = tuple(norm_axis(x, na) for x in (axes or ()))
+    perm = [i for i in range(na) if i not in axes] + list(axes)
+    return perm
+
+
+def _tsolve_rule(attrs, shapes, dtypes):
+    a, b = tuple(shapes[0]), tuple(shapes[1])
+    perm = _tsolve_prep(a, len(b), attrs["a_axes"])
+    at = tuple(a[i] for i in perm)
+    if at[:len(b)] != b:
+        raise ShapeError("tensorsolve: a %s (axes moved: %s) must start with b's shape %s"
+                         % (fmt(a), fmt(at), fmt(b)))
+    x = at[len(b):]
+    if int(np.prod(x)) != int(np.prod(b)):
+        raise ShapeError("tensorsolve: a's shape %s does not make a square problem for b %s"
+                         % (fmt(a), fmt(b)))
+    return (x,), (_floats([promote(*dtypes)], "tensorsolve"),)
+
+
+@register("_npi_tensorsolve", inputs=("a", "b"),
+          params=[Param("a_axes", p_axis, (), "axes of a to move to the end")],
+          infer=_tsolve_rule, inline=False)
+def _npi_tensorsolve(xp, a, b, out, a_axes=()):
+    """_npi_tensorsolve(a, b, a_axes): x with tensordot(a, x, x.ndim) = b."""
+    perm = _tsolve_prep(a.shape, b.ndim, a_axes)
+    at = xp.transpose(a, perm).astype(out.dtype, copy=False)
+    n = int(np.prod(out.shape))
+    if n == 0:
+        return
+    try:
+        r = xp.linalg.solve(at.reshape(-1, n), b.reshape(-1).astype(out.dtype, copy=False))
+    except _lin_err(xp):
+        raise OpError("tensorsolve: singular matrix") from None
+    out[...] = r.reshape(out.shape)
+
+
+def _tsolve_bwd(xp, og, ins, outs, a_axes=()):
+    a, b = ins
+    perm = _tsolve_prep(a.shape, b.ndim, a_axes)
+    at = xp.transpose(a, perm)
+    n = int(np.prod(outs[0].shape))
+    if n == 0:
+        return [xp.zeros_like(a), xp.zeros_like(b)]
+    m = at.reshape(-1, n)
+    gb = xp.linalg.solve(m.T, og[0].reshape(-1))
+    gm = -xp.outer(gb, outs[0].reshape(-1))
+    ga = xp.transpose(gm.reshape(at.shape), np.argsort(perm))
+    return [ga, gb.reshape(b.shape)]
+
+
+backward("_npi_tensorsolve", _tsolve_bwd)
+
+
+def _pinv_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    if len(s) < 2:
+        raise ShapeError("pinv: a must be at least 2-D, got shape %s" % fmt(s))
+    return (s[:-2] + (s[-1], s[-2]),), (_floats(dtypes[:1], "pinv"),)
+
+
+def _pinv_kernel(xp, a, *rc, out, rcond=1e-15, hermitian=False):
+    if a.size == 0:
+        return
+    r = rc[0] if rc else rcond
+    if rc:
+        r = r.astype(a.dtype)
+        r = r.reshape(r.shape + (1,)) if r.ndim else r
+    out[...] = xp.linalg.pinv(a, rcond=r, hermitian=hermitian)
+
+
+register("_npi_pinv", inputs=("A", "rcond"), params=[
+    Param("hermitian", p_bool, False, "a is Hermitian")], infer=_pinv_rule,
+    inline=False)(lambda xp, a, rc, out, hermitian=False: _pinv_kernel(
+        xp, a, rc, out=out, hermitian=hermitian))
+register("_npi_pinv_scalar_rcond", inputs=("A",), params=[
+    Param("rcond", p_float, 1e-15, "cutoff for small singular values"),
+    Param("hermitian", p_bool, False, "a is Hermitian")], infer=_pinv_rule,
+    inline=False)(_pinv_kernel)
+
+
+def _eig_rule(kind):
+    def rule(attrs, shapes, dtypes):
+        s = tuple(shapes[0])
+        _square(s)
+        d = _floats(dtypes, kind)
+        if kind in ("eigvals", "eigvalsh"):
+            return (s[:-1],), (d,)
+        return (s[:-1], s), (d, d)
+    return rule
+
+
+def _uplo(attrs_uplo):
+    u = str(attrs_uplo).upper()
+    if u not in ("L", "U"):
+        raise OpError("UPLO argument must be 'L' or 'U', got %r" % attrs_uplo)
+    return u
+
+
+def _real_eig(xp, a, vectors):
+    if a.size == 0:
+        return None
+    try:
+        r = xp.linalg.eig(a) if vectors else xp.linalg.eigvals(a)
+    except _lin_err(xp):
+        raise OpError("eig: eigenvalues did not converge") from None
+    w = r[0] if vectors else r
+    if xp.iscomplexobj(w) and xp.any(xp.abs(w.imag) > 1e-6 * xp.maximum(1, xp.abs(w.real))):
+        raise OpError("eig: the matrix has complex eigenvalues; mx.np supports only real ones")
+    if vectors:
+        return w.real, r[1].real
+    return w.real
+
+
+@register("_npi_eigvals", params=[], infer=_eig_rule("eigvals"), inline=False)
+def _npi_eigvals(xp, a, out):
+    """_npi_eigvals(a): the (real) eigenvalues of a square matrix."""
+    r = _real_eig(xp, a, False)
+    if r is not None:
+        out[...] = r
+
+
+@register("_npi_eig", params=[], infer=_eig_rule("eig"), num_outputs=2, inline=False,
+          output_names=("w", "v"))
+def _npi_eig(xp, a, out):
+    """_npi_eig(a): (real) eigenvalues w and right eigenvectors v."""
+    r = _real_eig(xp, a, True)
+    if r is not None:
+        out[0][...] = r[0]
+        out[1][...] = r[1]
+
+
+@register("_npi_eigvalsh", params=[Param("UPLO", p_str, "L", "which triangle to use")],
+          infer=_eig_rule("eigvalsh"), inline=False)
+def _npi_eigvalsh(xp, a, out, UPLO="L"):  # noqa: N803 - NumPy's name
+    """_npi_eigvalsh(a, UPLO): eigenvalues of a symmetric matrix (ascending)."""
+    if a.size:
+        out[...] = xp.linalg.eigvalsh(a, UPLO=_uplo(UPLO))
+
+
+@register("_npi_eigh", params=[Param("UPLO", p_str, "L", "which triangle to use")],
+          infer=_eig_rule("eigh"), num_outputs=2, inline=False, output_names=("w", "v"))
+def _npi_eigh(xp, a, out, UPLO="L"):  # noqa: N803 - NumPy's name
+    """_npi_eigh(a, UPLO): eigenvalues (ascending) and eigenvectors of a symmetric matrix."""
+    if a.size:
+        w, v = xp.linalg.eigh(a, UPLO=_uplo(UPLO))
+        out[0][...] = w
+        out[1][...] = v
+
+
+def _eigh_bwd(xp, og, ins, outs, UPLO="L"):  # noqa: N803
+    gw, gv = og
+    w, v = outs
+    if w.size == 0:
+        return [xp.zeros_like(ins[0])]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = w[..., None, :] - w[..., :, None]
+        f = xp.where(f == 0, xp.inf, f)
+        f = 1.0 / f
+    inner = gw[..., :, None] * xp.eye(w.shape[-1], dtype=w.dtype) + \
+        f * xp.matmul(_sw(xp, v), gv)
+    ga = xp.matmul(v, xp.matmul(inner, _sw(xp, v)))
+    # only one triangle of a is read
+    lower = _uplo(UPLO) == "L"
+    tri = xp.tril(ga, -1) + _sw(xp, xp.triu(ga, 1)) if lower else \
+        xp.triu(ga, 1) + _sw(xp, xp.tril(ga, -1))
+    diag = ga * xp.eye(w.shape[-1], dtype=w.dtype)
+    return [(xp.tril(tri) if lower else xp.triu(tri)) + diag]
+
+
+backward("_npi_eigh", _eigh_bwd)
+backward("_npi_eigvalsh", lambda xp, og, ins, outs, UPLO="L": _eigh_bwd(
+    xp, [og[0], xp.zeros(ins[0].shape, ins[0].dtype)], ins,
+    xp.linalg.eigh(ins[0], UPLO=_uplo(UPLO)), UPLO))

@@ -1,0 +1,654 @@
+"""NumPy-interface reductions, statistics and sorting ops (MXNet's
+``_npi_std``, ``_npi_argmax``, ``_np_cumsum``, ``_npi_percentile``,
+``_npi_sort``, ``_npi_unique``, ``_npx_nonzero``, ...).
+
+Dtype rules are MXNet NumPy's: integer input to mean/std/var gives float32;
+arg-reductions give int64; all/any give bool. Gradients are host formulas in
+``_backward_<op>`` kernels (``_np_bwd``). ``unique``, ``nonzero`` and
+``bincount`` have value-dependent shapes: their entries in ``DYNAMIC`` read
+the (computed) input, as ``boolean_mask`` does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import MXNetError, OpError, ShapeError
+from ._grad import set_grads
+from ._np_bwd import backward
+from ._rules import fmt, norm_axis, reduce_axes
+from .dynamic import dynamic_shape
+from .registry import Param, optional, p_any, p_axis, p_bool, p_dtype, p_int, p_str, register
+
+_F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
+_BOOL = np.dtype(np.bool_)
+
+
+def _no_grad(F, attrs, ins, outs, og):
+    return [None] * len(ins)
+
+
+def _axes(axis, ndim):
+    return reduce_axes({"axis": axis, "exclude": False}, ndim)
+
+
+def _red_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _errs():
+    return np.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
+# ================================================================ std / var
+def _moment_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    axes = _axes(attrs["axis"], len(shape))
+    d = attrs["dtype"] or (dtypes[0] if dtypes[0].kind == "f" else _F32)
+    return (_red_shape(shape, axes, attrs["keepdims"]),), (np.dtype(d),)
+
+
+_MOMENT = [Param("axis", p_axis, None, "axis or axes to reduce"),
+           Param("dtype", p_dtype, None, "dtype of the result"),
+           Param("ddof", p_int, 0, "delta degrees of freedom"),
+           Param("keepdims", p_bool, False, "keep reduced axes with size 1")]
+
+
+def _moment(kind):
+    def kernel(xp, a, out, axis=None, dtype=None, ddof=0, keepdims=False):
+        axes = _axes(axis, a.ndim)
+        ct = np.float64 if out.dtype.kind != "f" or out.dtype.itemsize < 4 else out.dtype
+        with _errs():
+            r = getattr(xp, kind)(a.astype(ct, copy=False), axis=axes, ddof=ddof,
+                                  keepdims=keepdims)
+        out[...] = xp.reshape(r, out.shape)
+    return kernel
+
+
+def _moment_bwd(kind):
+    def bwd(xp, og, ins, outs, axis=None, dtype=None, ddof=0, keepdims=False):
+        a = ins[0]
+        axes = _axes(axis, a.ndim)
+        n = 1
+        for i in axes:
+            n *= a.shape[i]
+        kshape = _red_shape(a.shape, axes, True)
+        x = a.astype(np.float64)
+        m = x.mean(axis=axes, keepdims=True) if a.size else x.sum(axis=axes, keepdims=True)
+        g = og[0].reshape(kshape).astype(np.float64)
+        with _errs():
+            r = 2.0 * (x - m) / max(n - ddof, 0) * g
+            if kind == "std":
+                r = r / (2.0 * outs[0].reshape(kshape).astype(np.float64))
+        return [xp.where(xp.isfinite(r), r, 0)]
+    return bwd
+
+
+for _k in ("std", "var"):
+    register("_npi_" + _k, params=_MOMENT, infer=_moment_rule, inline=False)(_moment(_k))
+    backward("_npi_" + _k, _moment_bwd(_k))
+
+
+# ================================================================ argmax / argmin
+def _arg_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    axis = attrs["axis"]
+    if axis is None:
+        if not shape or 0 in shape:
+            if 0 in shape:
+                raise OpError("attempt to get argmax/argmin of an empty sequence")
+        return ((1,) * len(shape) if attrs["keepdims"] else (),), (_I64,)
+    if not shape:
+        raise OpError("axis %d is out of bounds for a 0-d array" % axis)
+    ax = norm_axis(axis, len(shape))
+    if shape[ax] == 0:
+        raise OpError("attempt to get argmax/argmin of an empty sequence (axis %d of shape %s)"
+                      % (ax, fmt(shape)))
+    return (_red_shape(shape, (ax,), attrs["keepdims"]),), (_I64,)
+
+
+def _arg_kernel(fname):
+    def kernel(xp, a, out, axis=None, keepdims=False):
+        if axis is None:
+            r = getattr(xp, fname)(a)
+        else:
+            r = getattr(xp, fname)(a, axis=axis)
+        out[...] = xp.reshape(r, out.shape)
+    return kernel
+
+
+_ARGP = [Param("axis", p_axis, None, "the axis (None: of the flattened array)"),
+         Param("keepdims", p_bool, False, "keep the axis with size 1")]
+register("_npi_argmax", params=_ARGP, infer=_arg_rule)(_arg_kernel("argmax"))
+register("_npi_argmin", params=_ARGP, infer=_arg_rule)(_arg_kernel("argmin"))
+
+
+# ================================================================ all / any
+def _logic_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    return (_red_shape(shape, _axes(attrs["axis"], len(shape)), attrs["keepdims"]),), (_BOOL,)
+
+
+def _logic(fname):
+    def kernel(xp, a, out, axis=None, keepdims=False):
+        r = getattr(xp, fname)(a, axis=_axes(axis, a.ndim), keepdims=keepdims)
+        out[...] = xp.reshape(r, out.shape)
+    return kernel
+
+
+register("_np_all", params=_ARGP, infer=_logic_rule)(_logic("all"))
+register("_np_any", params=_ARGP, infer=_logic_rule)(_logic("any"))
+
+
+# ================================================================ cumsum
+def _cum_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    if attrs["axis"] is None:
+        out = (int(np.prod(shape)),)
+    else:
+        norm_axis(attrs["axis"], len(shape))
+        out = shape
+    d = attrs["dtype"]
+    if d is None:
+        d = dtypes[0]
+        if d.kind == "b" or (d.kind in "iu" and d.itemsize < 8):
+            d = _I64 if d.kind != "u" else np.dtype(np.uint64)
+    return (out,), (np.dtype(d),)
+
+
+_CUMP = [Param("axis", p_any, None, "the axis (None: of the flattened array)"),
+         Param("dtype", p_dtype, None, "dtype of the result")]
+
+
+def _cum(fname):
+    def kernel(xp, a, out, axis=None, dtype=None):
+        if axis is None:
+            a, axis = a.reshape(-1), 0
+        getattr(xp, fname)(a, axis=int(axis), dtype=out.dtype, out=out)
+    return kernel
+
+
+register("_np_cumsum", params=_CUMP, infer=_cum_rule)(_cum("cumsum"))
+register("_np_cumprod", params=_CUMP, infer=_cum_rule)(_cum("cumprod"))
+
+
+def _cumsum_bwd(xp, og, ins, outs, axis=None, dtype=None):
+    g = og[0]
+    ax = 0 if axis is None else int(axis)
+    r = xp.flip(xp.cumsum(xp.flip(g, ax), axis=ax), ax)
+    return [r.reshape(ins[0].shape)]
+
+
+def _cumprod_bwd(xp, og, ins, outs, axis=None, dtype=None):
+    a = ins[0].reshape(-1) if axis is None else ins[0]
+    ax = 0 if axis is None else int(axis)
+    y = outs[0]
+    with _errs():
+        r = xp.flip(xp.cumsum(xp.flip(og[0] * y, ax), axis=ax), ax) / a
+    return [r.reshape(ins[0].shape)]
+
+
+backward("_np_cumsum", _cumsum_bwd)
+backward("_np_cumprod", _cumprod_bwd)
+
+
+# ================================================================ average
+def _avg_weights(xp, a, w, axis):
+    if w.shape == a.shape:
+        return w
+    if axis is None:
+        raise OpError("Axis must be specified when shapes of a and weights differ.")
+    ax = axis if isinstance(axis, int) else None
+    if ax is None or w.ndim != 1:
+        raise OpError("1D weights expected when shapes of a and weights differ.")
+    ax = norm_axis(ax, a.ndim)
+    shp = [1] * a.ndim
+    shp[ax] = w.shape[0]
+    return w.reshape(shp)
+
+
+def _avg_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    axes = _axes(attrs["axis"], len(shape))
+    d = dtypes[0] if dtypes[0].kind == "f" else _F32
+    if attrs["weighted"]:
+        w = tuple(shapes[1])
+        if w != shape:
+            ax = attrs["axis"]
+            if ax is None:
+                raise ShapeError("Axis must be specified when shapes of a and weights differ.")
+            if not isinstance(ax, int):
+                raise ShapeError("1D weights expected when shapes of a and weights differ "
+                                 "(axis must be an int)")
+            if len(w) != 1:
+                raise ShapeError("1D weights expected when shapes of a and weights differ.")
+            if w[0] != shape[norm_axis(ax, len(shape))]:
+                raise ShapeError("Length of weights not compatible with specified axis.")
+        if dtypes[1].kind == "f":
+            d = dtypes[1] if d.kind != "f" else np.promote_types(d, dtypes[1])
+    out = _red_shape(shape, axes, False)
+    return (out, out), (d, d)
+
+
+@register("_npi_average", inputs=("a", "weights"),
+          params=[Param("axis", p_axis, None, "axis or axes to average over"),
+                  Param("returned", p_bool, False, "also return the sum of weights"),
+                  Param("weighted", p_bool, True, "weights is given")],
+          infer=_avg_rule, num_outputs=2, inline=False, output_names=("avg", "sum_of_weights"),
+          num_visible=lambda at: 2 if at.get("returned") else 1)
+@optional("weights")
+def _npi_average(xp, a, *w, out, axis=None, returned=False, weighted=True):
+    """_npi_average(a, [weights], axis, returned, weighted): the weighted average."""
+    axes = _axes(axis, a.ndim)
+    x = a.astype(out[0].dtype, copy=False)
+    if weighted:
+        wt = _avg_weights(xp, a, w[0], axis).astype(out[0].dtype, copy=False)
+        ws = xp.broadcast_to(wt, a.shape).sum(axis=axes)
+        with _errs():
+            out[0][...] = xp.reshape((x * wt).sum(axis=axes) / ws, out[0].shape)
+        out[1][...] = xp.reshape(ws, out[1].shape)
+    else:
+        n = 1
+        for i in axes:
+            n *= a.shape[i]
+        with _errs():
+            out[0][...] = xp.reshape(x.mean(axis=axes) if a.size else x.sum(axis=axes) / 0,
+                                     out[0].shape)
+        out[1][...] = n
+
+
+def _avg_bwd(xp, og, ins, outs, axis=None, returned=False, weighted=True):
+    a = ins[0]
+    axes = _axes(axis, a.ndim)
+    kshape = _red_shape(a.shape, axes, True)
+    g = og[0].reshape(kshape)
+    if not weighted:
+        n = max(int(np.prod([a.shape[i] for i in axes])), 1)
+        return [xp.broadcast_to(g / n, a.shape)] + [None] * (len(ins) - 1)
+    w = ins[1]
+    wt = _avg_weights(xp, a, w, axis)
+    wb = xp.broadcast_to(wt, a.shape)
+    ws = outs[1].reshape(kshape)
+    avg = outs[0].reshape(kshape)
+    ga = g * wb / ws
+    gw = g * (a - avg) / ws + og[1].reshape(kshape)
+    gw = xp.broadcast_to(gw, a.shape)
+    if wt.shape != w.shape or wt.ndim != a.ndim or wt.shape != a.shape:
+        red = tuple(i for i in range(a.ndim) if wt.shape[i] == 1 and a.shape[i] != 1)
+        gw = gw.sum(axis=red, keepdims=True) if red else gw
+    return [ga, gw.reshape(w.shape)]
+
+
+backward("_npi_average", _avg_bwd)
+
+
+# ================================================================ trace
+def _trace_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    if len(shape) < 2:
+        raise ShapeError("trace: a must be at least 2-D, got shape %s" % fmt(shape))
+    a1 = norm_axis(attrs["axis1"], len(shape), "axis1")
+    a2 = norm_axis(attrs["axis2"], len(shape), "axis2")
+    if a1 == a2:
+        raise OpError("trace: axis1 and axis2 cannot be the same (%d)" % a1)
+    return (tuple(d for i, d in enumerate(shape) if i not in (a1, a2)),), (dtypes[0],)
+
+
+_TRACEP = [Param("offset", p_int, 0, "offset of the diagonal"),
+           Param("axis1", p_int, 0, "first axis of the 2-D sub-arrays"),
+           Param("axis2", p_int, 1, "second axis of the 2-D sub-arrays")]
+
+
+@register("_np_trace", params=_TRACEP, infer=_trace_rule)
+def _np_trace(xp, a, out, offset=0, axis1=0, axis2=1):
+    """_np_trace(a, offset, axis1, axis2): sums along diagonals."""
+    out[...] = xp.trace(a, offset=offset, axis1=axis1, axis2=axis2, dtype=out.dtype)
+
+
+def _trace_bwd(xp, og, ins, outs, offset=0, axis1=0, axis2=1):
+    a = ins[0]
+    a1, a2 = norm_axis(axis1, a.ndim), norm_axis(axis2, a.ndim)
+    n, m = a.shape[a1], a.shape[a2]
+    eye = xp.eye(n, m, k=offset, dtype=a.dtype)
+    g = og[0]
+    rest = [i for i in range(a.ndim) if i not in (a1, a2)]
+    full = g.reshape(g.shape + (1, 1)) * eye
+    perm = np.argsort(rest + [a1, a2])
+    return [xp.transpose(full, perm)]
+
+
+backward("_np_trace", _trace_bwd)
+
+
+# ================================================================ diff / ediff1d
+def _diff_rule(attrs, shapes, dtypes):
+    shape = list(shapes[0])
+    n = attrs["n"]
+    if n < 0:
+        raise OpError("diff: order must be non-negative but got %d" % n)
+    if not shape:
+        raise ShapeError("diff requires input that is at least one dimensional")
+    ax = norm_axis(attrs["axis"], len(shape))
+    shape[ax] = max(shape[ax] - n, 0)
+    d = dtypes[0]
+    return (tuple(shape),), (d,)
+
+
+@register("_npi_diff", params=[Param("n", p_int, 1, "times to difference"),
+                               Param("axis", p_int, -1, "the axis")], infer=_diff_rule)
+def _npi_diff(xp, a, out, n=1, axis=-1):
+    """_npi_diff(a, n, axis): the n-th discrete difference along axis."""
+    out[...] = xp.diff(a, n=n, axis=axis)
+
+
+def _diff_bwd(xp, og, ins, outs, n=1, axis=-1):
+    a = ins[0]
+    ax = norm_axis(axis, a.ndim)
+    g = og[0]
+    for _ in range(n):
+        pad = [(0, 0)] * g.ndim
+        pad[ax] = (1, 1)
+        g = -xp.diff(xp.pad(g, pad), axis=ax)
+    return [g.reshape(a.shape)]
+
+
+backward("_npi_diff", _diff_bwd)
+
+
+def _ediff_rule(attrs, shapes, dtypes):
+    n = max(int(np.prod(shapes[0])) - 1, 0)
+    k = 1
+    if attrs["to_begin_arr_given"]:
+        n += int(np.prod(shapes[k]))
+        k += 1
+    elif attrs["to_begin_scalar"] is not None:
+        n += 1
+    if attrs["to_end_arr_given"]:
+        n += int(np.prod(shapes[k]))
+    elif attrs["to_end_scalar"] is not None:
+        n += 1
+    return ((n,),), (dtypes[0],)
+
+
+@register("_npi_ediff1d", inputs=("input1", "input2", "input3"), variadic=True,
+          params=[Param("to_begin_arr_given", p_bool, False, "to_begin is an array input"),
+                  Param("to_end_arr_given", p_bool, False, "to_end is an array input"),
+                  Param("to_begin_scalar", p_any, None, "to_begin as a number"),
+                  Param("to_end_scalar", p_any, None, "to_end as a number")],
+          infer=_ediff_rule)
+def _npi_ediff1d(xp, a, *rest, out, to_begin_arr_given=False, to_end_arr_given=False,
+                 to_begin_scalar=None, to_end_scalar=None):
+    """_npi_ediff1d(ary, [to_begin], [to_end]): differences of the flattened array."""
+    it = iter(rest)
+    parts = []
+    if to_begin_arr_given:
+        parts.append(next(it).reshape(-1))
+    elif to_begin_scalar is not None:
+        parts.append(xp.asarray([to_begin_scalar]))
+    parts.append(xp.diff(a.reshape(-1)))
+    if to_end_arr_given:
+        parts.append(next(it).reshape(-1))
+    elif to_end_scalar is not None:
+        parts.append(xp.asarray([to_end_scalar]))
+    out[...] = xp.concatenate([p.astype(out.dtype) for p in parts]) if parts else 0
+
+
+def _ediff_bwd(xp, og, ins, outs, to_begin_arr_given=False, to_end_arr_given=False,
+               to_begin_scalar=None, to_end_scalar=None):
+    a = ins[0]
+    g = og[0]
+    nb = 0
+    if to_begin_arr_given:
+        nb = ins[1].size
+    elif to_begin_scalar is not None:
+        nb = 1
+    n = max(a.size - 1, 0)
+    gd = g[nb:nb + n]
+    ga = xp.zeros(a.size, dtype=g.dtype)
+    if n:
+        ga[1:] += gd
+        ga[:-1] -= gd
+    res = [ga.reshape(a.shape)]
+    k = 1
+    if to_begin_arr_given:
+        res.append(g[:nb].reshape(ins[k].shape))
+        k += 1
+    if to_end_arr_given:
+        res.append(g[nb + n:].reshape(ins[k].shape))
+    return res
+
+
+backward("_npi_ediff1d", _ediff_bwd)
+
+
+# ================================================================ sort / argsort
+def _sort_rule(arg):
+    def rule(attrs, shapes, dtypes):
+        shape = tuple(shapes[0])
+        if attrs["axis"] is None:
+            out = (int(np.prod(shape)),)
+        else:
+            norm_axis(attrs["axis"], max(len(shape), 1))
+            out = shape
+        return (out,), ((attrs.get("dtype") or _I64) if arg else dtypes[0],)
+    return rule
+
+
+_SORTP = [Param("axis", p_any, -1, "the axis (None: of the flattened array)"),
+          Param("is_ascend", p_bool, True, "ascending order")]
+
+
+def _sort_idx(xp, a, axis, is_ascend):
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.ndim == 0:
+        a = a.reshape(1)
+    idx = xp.argsort(a if is_ascend else -a, axis=int(axis), kind="stable")
+    return a, int(axis), idx
+
+
+@register("_npi_sort", params=_SORTP, infer=_sort_rule(False))
+def _npi_sort(xp, a, out, axis=-1, is_ascend=True):
+    """_npi_sort(a, axis, is_ascend): a sorted copy."""
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    r = xp.sort(a, axis=int(axis)) if a.ndim else a
+    if not is_ascend:
+        r = xp.flip(r, int(axis))
+    out[...] = xp.reshape(r, out.shape)
+
+
+@register("_npi_argsort", params=_SORTP + [Param("dtype", p_dtype, _I64, "dtype of the indices")],
+          infer=_sort_rule(True))
+def _npi_argsort(xp, a, out, axis=-1, is_ascend=True, dtype=_I64):
+    """_npi_argsort(a, axis, is_ascend, dtype): the indices that sort a."""
+    _, _, idx = _sort_idx(xp, a, axis, is_ascend)
+    out[...] = xp.reshape(idx, out.shape)
+
+
+def _sort_bwd(xp, og, ins, outs, axis=-1, is_ascend=True):
+    a, ax, idx = _sort_idx(xp, ins[0], axis, is_ascend)
+    if not is_ascend:
+        pass
+    g = og[0].reshape(a.shape)
+    ga = xp.zeros(a.shape, dtype=g.dtype)
+    xp.put_along_axis(ga, idx, g if is_ascend else g, axis=ax)
+    return [ga.reshape(ins[0].shape)]
+
+
+backward("_npi_sort", _sort_bwd)
+
+
+# ================================================================ quantile
+_INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _pct_rule(attrs, shapes, dtypes):
+    shape = tuple(shapes[0])
+    axes = _axes(attrs["axis"], len(shape))
+    qshape = () if attrs["q_scalar"] is not None else tuple(shapes[1])
+    d = dtypes[0] if dtypes[0].kind == "f" else np.dtype(np.float64)
+    return (qshape + _red_shape(shape, axes, attrs["keepdims"]),), (d,)
+
+
+@register("_npi_percentile", inputs=("a", "q"), variadic=True,
+          params=[Param("axis", p_axis, None, "axis or axes"),
+                  Param("interpolation", p_str, "linear", "how to pick between two points",
+                        choices=_INTERP),
+                  Param("keepdims", p_bool, False, "keep the reduced axes"),
+                  Param("q_scalar", p_any, None, "the percentile as a number")],
+          infer=_pct_rule)
+def _npi_percentile(xp, a, *q, out, axis=None, interpolation="linear", keepdims=False,
+                    q_scalar=None):
+    """_npi_percentile(a, [q], axis, interpolation, keepdims, q_scalar): percentiles in [0, 100]."""
+    qq = q_scalar if q_scalar is not None else q[0].astype(np.float64)
+    ax = _axes(axis, a.ndim)
+    if xp.any(xp.asarray(qq) < 0) or xp.any(xp.asarray(qq) > 100):
+        raise OpError("percentile: percentiles must be in the range [0, 100]")
+    r = xp.percentile(a, qq, axis=ax if ax else None, method=interpolation,
+                      keepdims=keepdims) if ax or a.ndim == 0 else a
+    out[...] = xp.reshape(r, out.shape)
+
+
+# ================================================================ histogram
+def _hist_rule(attrs, shapes, dtypes):
+    if attrs["bin_cnt"] is not None:
+        n = attrs["bin_cnt"]
+        if n <= 0:
+            raise OpError("histogram: bins must be positive, got %d" % n)
+    else:
+        if len(shapes) < 2 or len(shapes[1]) != 1:
+            raise ShapeError("histogram: bins must be a 1-D array of edges")
+        n = shapes[1][0] - 1
+    ed = dtypes[0] if dtypes[0].kind == "f" else _F32
+    if len(dtypes) > 1:
+        ed = dtypes[1]
+    return ((n,), (n + 1,)), (_I64, ed)
+
+
+@register("_npi_histogram", inputs=("data", "bins"), variadic=True,
+          params=[Param("bin_cnt", p_any, None, "number of equal bins"),
+                  Param("range", p_any, None, "(min, max) of the bins")],
+          infer=_hist_rule, num_outputs=2, output_names=("hist", "bin_edges"))
+def _npi_histogram(xp, data, *bins, out, bin_cnt=None, range=None):  # noqa: A002
+    """_npi_histogram(data, [bins], bin_cnt, range): counts and bin edges."""
+    b = bins[0] if bins else int(bin_cnt)
+    rng = tuple(range) if range is not None else None
+    h, e = xp.histogram(data.reshape(-1), bins=b, range=rng)
+    out[0][...] = h
+    out[1][...] = e
+
+
+# ================================================================ dynamic shapes
+def _host(*arrs):
+    """Host copies of computed inputs of a value-dependent-shape op."""
+    from ..engine import get as _get_engine
+    if _get_engine().tracing():
+        from ..engine.segments import TraceError
+        raise TraceError("the op's result shape depends on its input's values")
+    return [a.asnumpy() for a in arrs]
+
+
+def _to_nd(v, like, dtype=None):
+    from ..numpy.multiarray import array
+    return array(v, dtype=v.dtype if dtype is None else dtype, ctx=like.context)
+
+
+def _fixed_rule(attrs, shapes, dtypes):
+    # the shapes were read from the values by the op's DYNAMIC entry
+    shp, dts = attrs.get("_shapes"), attrs.get("_dtypes")
+    if shp is None:
+        raise OpError("the result's shape depends on the input's values; call it through "
+                      "mx.np (whose function reads the computed input)")
+    return tuple(tuple(s) for s in shp), tuple(np.dtype(d) for d in dts)
+
+
+@register("_npx_nonzero", params=[], infer=_fixed_rule)
+def _npx_nonzero(xp, a, out, **hidden):
+    """_npx_nonzero(a): the indices of the non-zero elements, one row each (N, a.ndim)."""
+    out[...] = xp.transpose(xp.stack(xp.nonzero(xp.atleast_1d(a))))
+
+
+@dynamic_shape("_npx_nonzero")
+def nonzero(a, out=None, name=None, **hidden):
+    """``npx.nonzero(a)``: int64 indices (N, a.ndim) of a's non-zero elements."""
+    (h,) = _host(a)
+    # a 0-d array counts as 1-d, as NumPy's (deprecated) nonzero does
+    r = np.transpose(np.stack(np.nonzero(np.atleast_1d(h)))).astype(np.int64)
+    return _to_nd(r, a)
+
+
+@register("_npi_unique", params=[Param("return_index", p_bool, False),
+                                 Param("return_inverse", p_bool, False),
+                                 Param("return_counts", p_bool, False),
+                                 Param("axis", p_any, None, "the axis (None: flattened)")],
+          infer=_fixed_rule, num_outputs=4,
+          num_visible=lambda at: 1 + bool(at.get("return_index")) + bool(
+              at.get("return_inverse")) + bool(at.get("return_counts")))
+def _npi_unique(xp, a, out, return_index=False, return_inverse=False, return_counts=False,
+                axis=None, **hidden):
+    """_npi_unique(ar, return_index, return_inverse, return_counts, axis): sorted unique values."""
+    r = xp.unique(a, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    for o, v in zip(out, r):
+        o[...] = v.reshape(o.shape)
+
+
+@dynamic_shape("_npi_unique")
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           out=None, name=None, **hidden):
+    """``np.unique`` on a computed array: the sorted unique values (and the indices,
+    inverse and counts asked for)."""
+    (h,) = _host(ar)
+    if axis is not None:
+        axis = norm_axis(int(axis), h.ndim)
+    try:
+        res = np.unique(h, return_index=True, return_inverse=True, return_counts=True,
+                        axis=axis)
+    except (ValueError, TypeError, np.exceptions.AxisError if hasattr(np, "exceptions")
+            else ValueError) as e:
+        raise MXNetError("unique: %s" % e) from None
+    u, idx, inv, cnt = res
+    inv = inv.reshape(-1) if axis is not None else inv.reshape(h.shape)
+    outs = [_to_nd(u, ar)]
+    if return_index:
+        outs.append(_to_nd(idx.astype(np.int64), ar))
+    if return_inverse:
+        outs.append(_to_nd(inv.astype(np.int64), ar))
+    if return_counts:
+        outs.append(_to_nd(cnt.astype(np.int64), ar))
+    return outs[0] if len(outs) == 1 else outs
+
+
+@register("_npi_bincount", inputs=("data", "weights"), variadic=True,
+          params=[Param("minlength", p_int, 0, "the least number of bins"),
+                  Param("has_weights", p_bool, False, "weights is given")],
+          infer=_fixed_rule)
+def _npi_bincount(xp, data, *w, out, minlength=0, has_weights=False, **hidden):
+    """_npi_bincount(data, [weights], minlength, has_weights): counts of each value."""
+    out[...] = xp.bincount(data.reshape(-1), weights=w[0] if has_weights else None,
+                           minlength=out.shape[0])
+
+
+@dynamic_shape("_npi_bincount")
+def bincount(data, *weights, minlength=0, has_weights=False, out=None, name=None, **hidden):
+    """``np.bincount`` on a computed array of non-negative ints."""
+    hs = _host(data, *weights)
+    h = hs[0]
+    if h.dtype.kind not in "iub":
+        raise MXNetError("bincount: input data must be an integer array, got %s" % h.dtype)
+    if minlength < 0:
+        raise MXNetError("bincount: minlength must be non-negative, got %d" % minlength)
+    if h.size and h.min() < 0:
+        raise MXNetError("bincount: input data must be non-negative")
+    w = hs[1] if has_weights and len(hs) > 1 else None
+    r = np.bincount(h.reshape(-1), weights=w, minlength=minlength)
+    if w is None:
+        return _to_nd(r.astype(np.int64), data)
+    return _to_nd(r.astype(hs[1].dtype if hs[1].dtype.kind == "f" else np.float64), data)
+
+
+set_grads({n: _no_grad for n in ("_npi_argmax", "_npi_argmin", "_np_all", "_np_any",
+                                 "_npi_argsort", "_npi_histogram", "_npx_nonzero",
+                                 "_npi_unique", "_npi_bincount", "_npi_percentile")})
