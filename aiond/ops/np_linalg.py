@@ -124,10 +124,7 @@ def _matmul_bwd(xp, og, ins, outs):
     g = og[0]
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
-    if a.ndim == 1:
-        g = xp.expand_dims(g, -2)
-    if b.ndim == 1:
-        g = xp.expand_dims(g, -1)
+    g = g.reshape(_matmul_shape(tuple(a2.shape), tuple(b2.shape)))
     ga = _unbroadcast(xp, xp.matmul(g, _sw(xp, b2)), a2.shape)
     gb = _unbroadcast(xp, xp.matmul(_sw(xp, a2), g), b2.shape)
     return [ga.reshape(a.shape), gb.reshape(b.shape)]
@@ -180,11 +177,12 @@ def _td_bwd(xp, og, ins, outs, **attrs):
     free_b = [i for i in range(b.ndim) if i not in ax_b]
     nfa = len(free_a)
     # g's axes: free_a then free_b
-    ga = xp.tensordot(g, b, axes=(list(range(nfa, g.ndim)), free_b))   # free_a + ax_b order
-    perm_a = free_a + ax_a
+    # what is left of b (a) after the contraction keeps b's (a's) axis order
+    ga = xp.tensordot(g, b, axes=(list(range(nfa, g.ndim)), free_b))
+    perm_a = free_a + [ax_a[ax_b.index(j)] for j in sorted(ax_b)]
     ga = xp.transpose(ga, np.argsort(perm_a))
-    gb = xp.tensordot(a, g, axes=(free_a, list(range(nfa))))           # ax_a order + free_b
-    perm_b = ax_b + free_b
+    gb = xp.tensordot(a, g, axes=(free_a, list(range(nfa))))
+    perm_b = [ax_b[ax_a.index(i)] for i in sorted(ax_a)] + free_b
     gb = xp.transpose(gb, np.argsort(perm_b))
     return [ga, gb]
 

@@ -15,7 +15,8 @@ import numpy as np
 from ..base import MXNetError, OpError, ShapeError
 from ._grad import set_grads
 from ._np_bwd import backward
-from ._rules import fmt, norm_axis, reduce_axes
+from ._rules import fmt, norm_axis
+from .np_ops import np_axes
 from .dynamic import dynamic_shape
 from .registry import Param, optional, p_any, p_axis, p_bool, p_dtype, p_int, p_str, register
 
@@ -29,7 +30,7 @@ def _no_grad(F, attrs, ins, outs, og):
 
 
 def _axes(axis, ndim):
-    return reduce_axes({"axis": axis, "exclude": False}, ndim)
+    return np_axes(axis, ndim)
 
 
 def _red_shape(shape, axes, keepdims):
@@ -101,7 +102,9 @@ def _arg_rule(attrs, shapes, dtypes):
                 raise OpError("attempt to get argmax/argmin of an empty sequence")
         return ((1,) * len(shape) if attrs["keepdims"] else (),), (_I64,)
     if not shape:
-        raise OpError("axis %d is out of bounds for a 0-d array" % axis)
+        if axis not in (0, -1):
+            raise OpError("axis %d is out of bounds for a 0-d array" % axis)
+        return ((),), (_I64,)
     ax = norm_axis(axis, len(shape))
     if shape[ax] == 0:
         raise OpError("attempt to get argmax/argmin of an empty sequence (axis %d of shape %s)"
@@ -111,7 +114,7 @@ def _arg_rule(attrs, shapes, dtypes):
 
 def _arg_kernel(fname):
     def kernel(xp, a, out, axis=None, keepdims=False):
-        if axis is None:
+        if axis is None or a.ndim == 0:
             r = getattr(xp, fname)(a)
         else:
             r = getattr(xp, fname)(a, axis=axis)
@@ -427,21 +430,22 @@ backward("_npi_ediff1d", _ediff_bwd)
 def _sort_rule(arg):
     def rule(attrs, shapes, dtypes):
         shape = tuple(shapes[0])
-        if attrs["axis"] is None:
+        if attrs["axis"] is None or not shape:
             out = (int(np.prod(shape)),)
         else:
-            norm_axis(attrs["axis"], max(len(shape), 1))
+            norm_axis(attrs["axis"], len(shape))
             out = shape
         return (out,), ((attrs.get("dtype") or _I64) if arg else dtypes[0],)
     return rule
 
 
-_SORTP = [Param("axis", p_any, -1, "the axis (None: of the flattened array)"),
+# axis None (flatten) is the default: a None given by a front end is dropped
+_SORTP = [Param("axis", p_any, None, "the axis (None: of the flattened array)"),
           Param("is_ascend", p_bool, True, "ascending order")]
 
 
 def _sort_idx(xp, a, axis, is_ascend):
-    if axis is None:
+    if axis is None or a.ndim == 0:
         a, axis = a.reshape(-1), 0
     if a.ndim == 0:
         a = a.reshape(1)
@@ -452,7 +456,7 @@ def _sort_idx(xp, a, axis, is_ascend):
 @register("_npi_sort", params=_SORTP, infer=_sort_rule(False))
 def _npi_sort(xp, a, out, axis=-1, is_ascend=True):
     """_npi_sort(a, axis, is_ascend): a sorted copy."""
-    if axis is None:
+    if axis is None or a.ndim == 0:
         a, axis = a.reshape(-1), 0
     r = xp.sort(a, axis=int(axis)) if a.ndim else a
     if not is_ascend:
