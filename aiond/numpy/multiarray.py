@@ -492,6 +492,10 @@ class ndarray(NDArray):
         from . import nonzero as f
         return f(self)
 
+    def cumsum(self, axis=None, dtype=None, out=None):
+        from . import cumsum as f
+        return f(self, axis=axis, dtype=dtype, out=out)
+
     def broadcast_to(self, shape):
         from ._op import broadcast_to as f
         return f(self, shape)

@@ -33,7 +33,7 @@ def backward(name, kernel, diff=None):
         for o, g in zip(outl, grads):
             o[...] = xp.asarray(g).reshape(o.shape).astype(o.dtype, copy=False)
 
-    register(bname, inputs=("*args",), variadic=True, infer=infer, inline=False)(bkernel)
+    register(bname, inputs=("*args",), variadic=True, infer=infer)(bkernel)
     bop = get(bname)
     bop.free_attrs = True
 
