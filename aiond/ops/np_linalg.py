@@ -366,8 +366,9 @@ def _norm_rule(attrs, shapes, dtypes):
             raise OpError("norm: improper number of dimensions to norm (ord=%r needs a vector "
                           "or matrix, got shape %s)" % (attrs["ord"], fmt(shape)))
         ax = tuple(range(len(shape)))
-        if ordv is not None and len(shape) == 2:
-            pass
+        if ordv is None:            # the 2-norm of the flattened array
+            out = (1,) * len(shape) if attrs["keepdims"] else ()
+            return (out,), (_fdt(dtypes[0]),)
     if len(ax) > 2:
         raise OpError("norm: improper number of dimensions to norm (axis=%s)" % (attrs["axis"],))
     if len(ax) == 1 and isinstance(ordv, str):
@@ -728,13 +729,13 @@ def _tsolve_rule(attrs, shapes, dtypes):
     a, b = tuple(shapes[0]), tuple(shapes[1])
     perm = _tsolve_prep(a, len(b), attrs["a_axes"])
     at = tuple(a[i] for i in perm)
-    if at[:len(b)] != b:
-        raise ShapeError("tensorsolve: a %s (axes moved: %s) must start with b's shape %s"
-                         % (fmt(a), fmt(at), fmt(b)))
-    x = at[len(b):]
-    if int(np.prod(x)) != int(np.prod(b)):
-        raise ShapeError("tensorsolve: a's shape %s does not make a square problem for b %s"
-                         % (fmt(a), fmt(b)))
+    # x takes a's trailing axes beyond b's count (MXNet: all of a's when the
+    # counts are equal, none when a is 0-d)
+    x = at[-(len(at) - len(b)):]
+    n = int(np.prod(x))
+    if n * n != int(np.prod(a)) or n != int(np.prod(b)):
+        raise ShapeError("tensorsolve: a %s (axes moved: %s) and b %s do not make a square "
+                         "problem" % (fmt(a), fmt(at), fmt(b)))
     return (x,), (_floats([promote(*dtypes)], "tensorsolve"),)
 
 
@@ -749,7 +750,7 @@ def _npi_tensorsolve(xp, a, b, out, a_axes=()):
     if n == 0:
         return
     try:
-        r = xp.linalg.solve(at.reshape(-1, n), b.reshape(-1).astype(out.dtype, copy=False))
+        r = xp.linalg.solve(at.reshape(n, n), b.reshape(-1).astype(out.dtype, copy=False))
     except _lin_err(xp):
         raise OpError("tensorsolve: singular matrix") from None
     out[...] = r.reshape(out.shape)
@@ -762,7 +763,7 @@ def _tsolve_bwd(xp, og, ins, outs, a_axes=()):
     n = int(np.prod(outs[0].shape))
     if n == 0:
         return [xp.zeros_like(a), xp.zeros_like(b)]
-    m = at.reshape(-1, n)
+    m = at.reshape(n, n)
     gb = xp.linalg.solve(m.T, og[0].reshape(-1))
     gm = -xp.outer(gb, outs[0].reshape(-1))
     ga = xp.transpose(gm.reshape(at.shape), np.argsort(perm))
@@ -782,11 +783,12 @@ def _pinv_rule(attrs, shapes, dtypes):
 def _pinv_kernel(xp, a, *rc, out, rcond=1e-15, hermitian=False):
     if a.size == 0:
         return
-    r = rc[0] if rc else rcond
-    if rc:
-        r = r.astype(a.dtype)
-        r = r.reshape(r.shape + (1,)) if r.ndim else r
-    out[...] = xp.linalg.pinv(a, rcond=r, hermitian=hermitian)
+    u, sv, vt = xp.linalg.svd(a, full_matrices=False)
+    r = rc[0].astype(sv.dtype)[..., None] if rc else rcond
+    cutoff = r * xp.max(sv, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        sinv = xp.where(sv > cutoff, 1.0 / sv, 0)
+    out[...] = xp.matmul(_sw(xp, vt) * sinv[..., None, :], _sw(xp, u))
 
 
 register("_npi_pinv", inputs=("A", "rcond"), params=[
@@ -803,7 +805,7 @@ def _eig_rule(kind):
     def rule(attrs, shapes, dtypes):
         s = tuple(shapes[0])
         _square(s)
-        d = _floats(dtypes, kind)
+        d = _fdt(dtypes[0])         # integer matrices give float32, as MXNet's
         if kind in ("eigvals", "eigvalsh"):
             return (s[:-1],), (d,)
         return (s[:-1], s), (d, d)
@@ -820,6 +822,7 @@ def _uplo(attrs_uplo):
 def _real_eig(xp, a, vectors):
     if a.size == 0:
         return None
+    a = a if a.dtype.kind == "f" else a.astype(np.float64)
     try:
         r = xp.linalg.eig(a) if vectors else xp.linalg.eigvals(a)
     except _lin_err(xp):
@@ -855,6 +858,7 @@ def _npi_eig(xp, a, out):
 def _npi_eigvalsh(xp, a, out, UPLO="L"):  # noqa: N803 - NumPy's name
     """_npi_eigvalsh(a, UPLO): eigenvalues of a symmetric matrix (ascending)."""
     if a.size:
+        a = a if a.dtype.kind == "f" else a.astype(np.float64)
         out[...] = xp.linalg.eigvalsh(a, UPLO=_uplo(UPLO))
 
 
@@ -863,6 +867,7 @@ def _npi_eigvalsh(xp, a, out, UPLO="L"):  # noqa: N803 - NumPy's name
 def _npi_eigh(xp, a, out, UPLO="L"):  # noqa: N803 - NumPy's name
     """_npi_eigh(a, UPLO): eigenvalues (ascending) and eigenvectors of a symmetric matrix."""
     if a.size:
+        a = a if a.dtype.kind == "f" else a.astype(np.float64)
         w, v = xp.linalg.eigh(a, UPLO=_uplo(UPLO))
         out[0][...] = w
         out[1][...] = v
