@@ -426,6 +426,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
                 raise MXNetError("gradient of %s returned %d arrays for %d inputs"
                                  % (node.name, len(igrads), len(node.edges)))
             for e, g in zip(node.edges, igrads):
+                if type(e) is _Leaf and e.req == "null":
+                    e.grad = None   # MXNet: a 'null' variable a backward reached has no grad
                 if e is None or g is None:
                     continue
                 if isinstance(e, _Entry):

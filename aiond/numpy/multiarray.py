@@ -579,7 +579,8 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
         from ..ndarray._gpu import from_numpy_value
         return _as_np(from_numpy_value(_np.ascontiguousarray(src), ctx, src.dtype))
     h = _as_np(_new_array(src.shape, src.dtype, ctx))
-    h._st.set(_np.ascontiguousarray(src))
+    # (ascontiguousarray makes 0-d arrays 1-d)
+    h._st.set(_np.ascontiguousarray(src).reshape(src.shape))
     return h
 
 

@@ -18,7 +18,7 @@ from ._np_bwd import backward
 from ._rules import fmt, norm_axis
 from .np_ops import np_axes
 from .dynamic import dynamic_shape
-from .registry import Param, optional, p_any, p_axis, p_bool, p_dtype, p_int, p_str, register
+from .registry import Param, p_any, p_axis, p_bool, p_dtype, p_int, p_str, register
 
 _F32 = np.dtype(np.float32)
 _I64 = np.dtype(np.int64)
@@ -235,13 +235,12 @@ def _avg_rule(attrs, shapes, dtypes):
     return (out, out), (d, d)
 
 
-@register("_npi_average", inputs=("a", "weights"),
+@register("_npi_average", inputs=("a", "weights"), variadic=True,
           params=[Param("axis", p_axis, None, "axis or axes to average over"),
                   Param("returned", p_bool, False, "also return the sum of weights"),
                   Param("weighted", p_bool, True, "weights is given")],
           infer=_avg_rule, num_outputs=2, inline=False, output_names=("avg", "sum_of_weights"),
           num_visible=lambda at: 2 if at.get("returned") else 1)
-@optional("weights")
 def _npi_average(xp, a, *w, out, axis=None, returned=False, weighted=True):
     """_npi_average(a, [weights], axis, returned, weighted): the weighted average."""
     axes = _axes(axis, a.ndim)
@@ -614,7 +613,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             else ValueError) as e:
         raise MXNetError("unique: %s" % e) from None
     u, idx, inv, cnt = res
-    inv = inv.reshape(-1) if axis is not None else inv.reshape(h.shape)
+    inv = inv.reshape(-1)           # MXNet (and NumPy < 2): always 1-D
     outs = [_to_nd(u, ar)]
     if return_index:
         outs.append(_to_nd(idx.astype(np.int64), ar))
