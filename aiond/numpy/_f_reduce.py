@@ -315,10 +315,6 @@ def _unique(F, ar, return_index=False, return_inverse=False, return_counts=False
     attrs = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
              "return_counts": bool(return_counts), "axis": None if axis is None else int(axis)}
     r = _dynamic(F, "_npi_unique", [F.arr(ar)], attrs)
-    if F.kind == "sym":
-        keep = [True, return_index, return_inverse, return_counts]
-        r = [s for s, k in zip(r, keep) if k]
-        return r[0] if len(r) == 1 else tuple(r)
     return tuple(r) if isinstance(r, list) else r
 
 

@@ -594,15 +594,17 @@ def _npi_unique(xp, a, out, return_index=False, return_inverse=False, return_cou
                 axis=None, **hidden):
     """_npi_unique(ar, return_index, return_inverse, return_counts, axis): sorted unique values."""
     r = xp.unique(a, return_index=True, return_inverse=True, return_counts=True, axis=axis)
-    for o, v in zip(out, r):
+    wants = (True, return_index, return_inverse, return_counts)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    for o, v in zip(outs, [v for v, w in zip(r, wants) if w]):
         o[...] = v.reshape(o.shape)
 
 
 @dynamic_shape("_npi_unique")
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            out=None, name=None, **hidden):
-    """``np.unique`` on a computed array: the sorted unique values (and the indices,
-    inverse and counts asked for)."""
+    """``np.unique`` on a computed array: the sorted unique values, then the indices
+    of their first occurrences, the inverse indices and the counts asked for."""
     (h,) = _host(ar)
     if axis is not None:
         axis = norm_axis(int(axis), h.ndim)
@@ -614,13 +616,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         raise MXNetError("unique: %s" % e) from None
     u, idx, inv, cnt = res
     inv = inv.reshape(-1)           # MXNet (and NumPy < 2): always 1-D
+    # the outputs asked for, packed in this order (MXNet's visible outputs)
     outs = [_to_nd(u, ar)]
-    if return_index:
-        outs.append(_to_nd(idx.astype(np.int64), ar))
-    if return_inverse:
-        outs.append(_to_nd(inv.astype(np.int64), ar))
-    if return_counts:
-        outs.append(_to_nd(cnt.astype(np.int64), ar))
+    for want, v in ((return_index, idx), (return_inverse, inv), (return_counts, cnt)):
+        if want:
+            outs.append(_to_nd(v.astype(np.int64), ar))
     return outs[0] if len(outs) == 1 else outs
 
 
