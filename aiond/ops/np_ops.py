@@ -304,7 +304,14 @@ def _red(name):
         x = ins[0]
         fn = {"sum": R._sum_grad, "mean": R._mean_grad, "extreme": R._extreme_grad,
               "prod": R._prod_grad}[name]
-        xs = _cast_to(x, outs[0].dtype)
+        # an integer result dtype (mean(x, dtype='int8')) still gives x a real gradient
+        wd = np.dtype(outs[0].dtype)
+        if wd.kind != "f":
+            wd = np.dtype(x.dtype) if np.dtype(x.dtype).kind == "f" else _F32
+        xs = _cast_to(x, wd)
+        if wd != outs[0].dtype:
+            outs = [_cast_to(outs[0], wd)]
+            og = [_cast_to(og[0], wd)]
         g = fn(F, a, [xs], outs, og)[0]
         return [_cast_to(g, x.dtype)]
     return grad
