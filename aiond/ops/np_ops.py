@@ -304,10 +304,11 @@ def _red(name):
         x = ins[0]
         fn = {"sum": R._sum_grad, "mean": R._mean_grad, "extreme": R._extreme_grad,
               "prod": R._prod_grad}[name]
+        # computed in x's dtype (MXNet's backward casts the head gradient to it), so
         # an integer result dtype (mean(x, dtype='int8')) still gives x a real gradient
-        wd = np.dtype(outs[0].dtype)
+        wd = np.dtype(x.dtype)
         if wd.kind != "f":
-            wd = np.dtype(x.dtype) if np.dtype(x.dtype).kind == "f" else _F32
+            wd = np.dtype(outs[0].dtype) if np.dtype(outs[0].dtype).kind == "f" else _F32
         xs = _cast_to(x, wd)
         if wd != outs[0].dtype:
             outs = [_cast_to(outs[0], wd)]
