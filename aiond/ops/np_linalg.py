@@ -537,9 +537,9 @@ def _sq_rule(name, outs=1, vec=False):
     return rule
 
 
-@register("_npi_cholesky", params=[Param("upper", p_bool, False, "return the upper factor")],
+@register("_npi_cholesky", params=[Param("lower", p_bool, True, "the lower factor (False: upper)")],
           infer=_sq_rule("cholesky"), inline=False)
-def _npi_cholesky(xp, a, out, upper=False):
+def _npi_cholesky(xp, a, out, lower=True):
     """_npi_cholesky(a): the lower Cholesky factor L (a = L L^T)."""
     if a.size == 0:
         return
@@ -547,13 +547,13 @@ def _npi_cholesky(xp, a, out, upper=False):
         r = xp.linalg.cholesky(a)
     except _lin_err(xp):
         raise OpError("cholesky: the matrix is not positive-definite") from None
-    out[...] = _sw(xp, r) if upper else r
+    out[...] = r if lower else _sw(xp, r)
 
 
-def _chol_bwd(xp, og, ins, outs, upper=False):
+def _chol_bwd(xp, og, ins, outs, lower=True):
     lo = outs[0]
     g = og[0]
-    if upper:
+    if not lower:
         lo, g = _sw(xp, lo), _sw(xp, g)
     if lo.size == 0:
         return [xp.zeros_like(lo)]
