@@ -25,5 +25,5 @@ from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagra
 from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies run by symbol)
 from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
 from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
-from . import np_linalg, np_stats  # noqa: F401  (issue 32: mx.np products, linalg, statistics)
+from . import np_linalg, np_products, np_sorting, np_stats  # noqa: F401  (issue 32: mx.np)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
