@@ -202,3 +202,58 @@ def _pinv(F, a, rcond=1e-15, hermitian=False):
         return F.op("_npi_pinv_scalar_rcond", [a], {"rcond": float(rcond),
                                                     "hermitian": bool(hermitian)})
     return F.op("_npi_pinv", [a, F.arr(rcond, like=a)], {"hermitian": bool(hermitian)})
+
+
+@front("qr", ns="np.linalg")
+def _qr(F, a, mode="reduced"):
+    """The reduced QR factorization ``q, r`` of (a batch of) matrices."""
+    if mode != "reduced":
+        raise NotImplementedError("qr: only mode='reduced' is supported, got %r" % (mode,))
+    return tuple(F.op("_npi_qr", [F.arr(a)], {}))
+
+
+@front("matrix_rank", ns="np.linalg")
+def _matrix_rank(F, M, tol=None, hermitian=False):  # noqa: N803 - NumPy's name
+    """The rank of (a batch of) matrices: singular values above ``tol``."""
+    if tol is not None and not _is_scalar(tol):
+        raise TypeError("matrix_rank: tol must be a number, got %r" % (tol,))
+    return F.op("_npi_matrix_rank", [F.arr(M)], {"tol": None if tol is None else float(tol),
+                                                 "hermitian": bool(hermitian)})
+
+
+@front("cond", ns="np.linalg")
+def _cond(F, x, p=None):
+    """The condition number of (a batch of) matrices in the norm ``p``."""
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise ValueError("cond: invalid norm order %r" % p)
+    return F.op("_npi_cond", [F.arr(x)], {"p": p if p is None or isinstance(p, str)
+                                          else float(p)})
+
+
+@front("matrix_power", ns="np.linalg")
+def _matrix_power(F, a, n):
+    """``a`` to the integer power ``n`` (``inv`` for n < 0, the identity for 0)."""
+    if not isinstance(n, numbers.Integral):
+        raise TypeError("matrix_power: exponent must be an integer, got %r" % (n,))
+    return F.op("_npi_matrix_power", [F.arr(a)], {"n": int(n)})
+
+
+@front("multi_dot", ns="np.linalg")
+def _multi_dot(F, arrays, out=None):
+    """``dot`` of two or more arrays, left to right (1-D first/last allowed)."""
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("multi_dot: expecting at least two arrays")
+    r = F.arr(arrays[0])
+    for i, b in enumerate(arrays[1:]):
+        r = F.op("_np_dot", [r, F.arr(b, like=r)], None, out if i == len(arrays) - 2 else None)
+    return r
+
+
+@front("lstsq", ns="np.linalg")
+def _lstsq(F, a, b, rcond="warn"):
+    """Least-squares solution ``x`` of ``a @ x = b``, with the residuals, the rank
+    of ``a`` and its singular values."""
+    from ._f_reduce import _dynamic
+    a, b = _pair(F, a, b)
+    return tuple(_dynamic(F, "_npi_lstsq", [a, b], {"rcond": rcond}))

@@ -350,3 +350,14 @@ def _ptp(F, a, axis=None, out=None, keepdims=False):
     hi = _max(F, a, axis=axis, keepdims=keepdims)
     lo = _min(F, a, axis=axis, keepdims=keepdims)
     return F.op("_npi_subtract", [hi, lo], None, out)
+
+
+@front("searchsorted")
+def _searchsorted(F, a, v, side="left", sorter=None):
+    """Indices (int64) where ``v``'s elements keep the sorted 1-D ``a`` sorted."""
+    if side not in ("left", "right"):
+        raise ValueError("searchsorted: side must be 'left' or 'right', got %r" % (side,))
+    a = F.arr(a)
+    if sorter is not None:
+        a = F.op("take", [a, F.arr(sorter, like=a)], {"axis": 0, "mode": "clip"})
+    return F.op("_npi_searchsorted", [a, F.arr(v, like=a)], {"side": side})

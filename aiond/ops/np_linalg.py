@@ -615,3 +615,120 @@ backward("_npi_eigh", _eigh_bwd)
 backward("_npi_eigvalsh", lambda xp, og, ins, outs, UPLO="L": _eigh_bwd(
     xp, [og[0], xp.zeros(ins[0].shape, ins[0].dtype)], ins,
     xp.linalg.eigh(ins[0], UPLO=_uplo(UPLO)), UPLO))
+
+
+# ---------------------------------------------------------------- qr, rank, cond
+def _qr_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    if len(s) < 2:
+        raise ShapeError("qr: a must be at least 2-D, got shape %s" % fmt(s))
+    m, n = s[-2], s[-1]
+    k = min(m, n)
+    d = _fdt(dtypes[0])
+    return (s[:-2] + (m, k), s[:-2] + (k, n)), (d, d)
+
+
+@register("_npi_qr", params=[], infer=_qr_rule, num_outputs=2, inline=False,
+          output_names=("q", "r"))
+def _npi_qr(xp, a, out):
+    """_npi_qr(a): the reduced QR factorization q (orthonormal columns), r (upper)."""
+    if a.size == 0:
+        out[0][...] = 0
+        out[1][...] = 0
+        return
+    q, r = xp.linalg.qr(a.astype(out[0].dtype, copy=False), mode="reduced")
+    out[0][...] = q
+    out[1][...] = r
+
+
+def _rank_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    return ((s[:-2] if len(s) >= 2 else ()),), (np.dtype(np.int64),)
+
+
+@register("_npi_matrix_rank", params=[Param("tol", p_any, None, "singular values below it "
+                                            "count as zero (default: S.max * max(M, N) * eps)"),
+                                      Param("hermitian", p_bool, False, "a is Hermitian")],
+          infer=_rank_rule, inline=False)
+def _npi_matrix_rank(xp, a, out, tol=None, hermitian=False):
+    """_npi_matrix_rank(a, tol, hermitian): the rank of (a batch of) matrices by SVD."""
+    a = a.astype(_fdt(a.dtype), copy=False)
+    if a.ndim < 2:
+        out[...] = int(xp.any(a != 0))
+        return
+    if a.size == 0:
+        out[...] = 0
+        return
+    s = xp.linalg.svd(a, compute_uv=False)
+    t = s.max(axis=-1, keepdims=True) * max(a.shape[-2:]) * np.finfo(s.dtype).eps \
+        if tol is None else xp.asarray(tol)[..., None]
+    out[...] = (s > t).sum(axis=-1)
+
+
+def _cond_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    if len(s) < 2:
+        raise ShapeError("cond: a must be at least 2-D, got shape %s" % fmt(s))
+    return (s[:-2],), (_fdt(dtypes[0]),)
+
+
+@register("_npi_cond", params=[Param("p", p_any, None, "the norm order (None: 2-norm)")],
+          infer=_cond_rule, inline=False)
+def _npi_cond(xp, a, out, p=None):
+    """_npi_cond(a, p): the condition number of (a batch of) matrices."""
+    a = a.astype(out.dtype, copy=False)
+    p = _norm_ord(p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p is None or p in (2.0, -2.0):
+            s = xp.linalg.svd(a, compute_uv=False)
+            r = s[..., 0] / s[..., -1] if p != -2.0 else s[..., -1] / s[..., 0]
+        else:
+            _square(a.shape)
+            r = xp.linalg.norm(a, ord=p, axis=(-2, -1)) * \
+                xp.linalg.norm(xp.linalg.inv(a), ord=p, axis=(-2, -1))
+    out[...] = r
+
+
+def _mpow_rule(attrs, shapes, dtypes):
+    s = tuple(shapes[0])
+    _square(s)
+    if attrs["n"] < 0:
+        _floats(dtypes, "matrix_power with a negative exponent")
+    return (s,), (dtypes[0],)
+
+
+@register("_npi_matrix_power", params=[Param("n", p_int, doc="the integer exponent")],
+          infer=_mpow_rule, inline=False)
+def _npi_matrix_power(xp, a, out, n):
+    """_npi_matrix_power(a, n): a to the integer power n (repeated squaring)."""
+    if a.size == 0:
+        return
+    try:
+        out[...] = xp.linalg.matrix_power(a, n)
+    except _lin_err(xp):
+        raise OpError("matrix_power: singular matrix") from None
+
+
+def _mpow_bwd(xp, og, ins, outs, n):
+    # d(A^n) = sum_k A^k dA A^(n-1-k); for n < 0 through inv(A)^|n|
+    a, g = ins[0], og[0]
+    if n == 0 or a.size == 0:
+        return [xp.zeros_like(a)]
+    base = a if n > 0 else xp.linalg.inv(a)
+    m = abs(n)
+    pw = [xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)]
+    for _ in range(m):
+        pw.append(xp.matmul(pw[-1], base))
+    gb = sum(xp.matmul(_sw(xp, pw[k]), xp.matmul(g, _sw(xp, pw[m - 1 - k]))) for k in range(m))
+    if n > 0:
+        return [gb]
+    return [-xp.matmul(_sw(xp, base), xp.matmul(gb, _sw(xp, base)))]
+
+
+backward("_npi_matrix_power", _mpow_bwd)
+
+
+from ._grad import set_grads  # noqa: E402
+set_grads({n: lambda F, at, ins, outs, og: [None] for n in ("_npi_qr", "_npi_matrix_rank",
+                                                             "_npi_cond", "_npi_eig",
+                                                             "_npi_eigvals")})

@@ -245,5 +245,48 @@ def bincount(data, *weights, minlength=0, has_weights=False, out=None, name=None
     return _to_nd(r.astype(hs[1].dtype if hs[1].dtype.kind == "f" else np.float64), data)
 
 
-set_grads({n: _no_grad for n in ("_npi_argsort", "_npi_histogram", "_npx_nonzero",
+@register("_npi_lstsq", inputs=("a", "b"), params=[
+    Param("rcond", p_any, "warn", "cutoff for small singular values (None: machine precision)")],
+    infer=_fixed_rule, num_outputs=4, output_names=("x", "residuals", "rank", "s"))
+def _npi_lstsq(xp, a, b, out, rcond="warn", **hidden):
+    """_npi_lstsq(a, b, rcond): least-squares x, residuals, rank and singular values."""
+    r = np.linalg.lstsq(_np_host(xp, a).astype(np.float64), _np_host(xp, b).astype(np.float64),
+                        rcond=None if rcond in ("warn", None) else rcond)
+    for o, v in zip(out, r):
+        o[...] = xp.asarray(np.asarray(v).reshape(o.shape))
+
+
+def _np_host(xp, a):
+    return a if xp is np else xp.asnumpy(a)
+
+
+@dynamic_shape("_npi_lstsq")
+def lstsq(a, b, rcond="warn", out=None, name=None, **hidden):
+    """``np.linalg.lstsq`` on computed arrays: the residuals' length depends on the rank."""
+    ha, hb = _host(a, b)
+    if ha.ndim != 2 or hb.ndim not in (1, 2) or hb.shape[0] != ha.shape[0]:
+        raise MXNetError("lstsq: a must be 2-D and b 1-D or 2-D with a's rows, got shapes %s "
+                         "and %s" % (ha.shape, hb.shape))
+    dt = ha.dtype if ha.dtype.kind == "f" else np.dtype(np.float32)
+    x, res, rank, sv = np.linalg.lstsq(ha.astype(np.float64), hb.astype(np.float64),
+                                       rcond=None if rcond in ("warn", None) else rcond)
+    return [_to_nd(x.astype(dt), a), _to_nd(res.astype(dt), a),
+            _to_nd(np.asarray(rank, dtype=np.int64), a), _to_nd(sv.astype(dt), a)]
+
+
+def _ss_rule(attrs, shapes, dtypes):
+    if len(shapes[0]) != 1:
+        raise ShapeError("searchsorted: a must be 1-D, got shape %s" % (tuple(shapes[0]),))
+    return (tuple(shapes[1]),), (_I64,)
+
+
+@register("_npi_searchsorted", inputs=("a", "v"),
+          params=[Param("side", p_str, "left", "which index of an equal element",
+                        choices=("left", "right"))], infer=_ss_rule)
+def _npi_searchsorted(xp, a, v, out, side="left"):
+    """_npi_searchsorted(a, v, side): where v's elements go in the sorted 1-D a."""
+    out[...] = xp.searchsorted(a, v, side=side)
+
+
+set_grads({n: _no_grad for n in ("_npi_searchsorted", "_npi_lstsq", "_npi_argsort", "_npi_histogram", "_npx_nonzero",
                                  "_npi_unique", "_npi_bincount", "_npi_percentile")})

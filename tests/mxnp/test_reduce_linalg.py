@@ -5,7 +5,7 @@ import numpy as onp
 import pytest
 
 import aiond as mx
-from aiond import np, npx
+from aiond import np
 from aiond.base import MXNetError
 from aiond.gluon import HybridBlock
 
@@ -234,3 +234,41 @@ def test_symbol_front_functions_build_graphs():
     onp.testing.assert_allclose(out, onp.linalg.norm(a @ a, axis=1), rtol=1e-5)
     assert s.sum(axis=0).name.startswith("_np_sum")
     assert isinstance(mx.sym.np.linalg.svd(s), mx.sym.np._Symbol)
+
+
+def test_linalg_extras_and_searchsorted():
+    rs = onp.random.RandomState(6)
+    a = rs.rand(2, 4, 3)
+    q, r = np.linalg.qr(np.array(a, dtype="float64"))
+    onp.testing.assert_allclose(q.asnumpy() @ r.asnumpy(), a)
+    assert onp.allclose(onp.triu(r.asnumpy()), r.asnumpy())
+    low = onp.ones((4, 3))
+    assert np.linalg.matrix_rank(np.array(low)).item() == 1
+    assert np.linalg.matrix_rank(np.array(a)).asnumpy().tolist() == [3, 3]
+    sq = rs.rand(3, 3) + 3 * onp.eye(3)
+    x = np.array(sq, dtype="float64")
+    for p in (None, -2, 1, "fro", onp.inf):
+        onp.testing.assert_allclose(np.linalg.cond(x, p).asnumpy(), onp.linalg.cond(sq, p))
+    for n in (0, 3, -2):
+        got = _both(lambda F, t: F.np.linalg.matrix_power(t, n), x)
+        for g in got:
+            onp.testing.assert_allclose(g, onp.linalg.matrix_power(sq, n), rtol=1e-6)
+    g = _grad(lambda t: np.linalg.matrix_power(t, 2), sq)[0]
+    onp.testing.assert_allclose(g, onp.ones((3, 3)) @ sq.T + sq.T @ onp.ones((3, 3)))
+    onp.testing.assert_allclose(
+        np.linalg.multi_dot([x, x, np.array(sq[0], dtype="float64")]).asnumpy(),
+        onp.linalg.multi_dot([sq, sq, sq[0]]))
+    bb = rs.rand(4, 2)
+    got = np.linalg.lstsq(np.array(a[0], dtype="float64"), np.array(bb, dtype="float64"),
+                          rcond=None)
+    for m, w in zip(got, onp.linalg.lstsq(a[0], bb, rcond=None)):
+        onp.testing.assert_allclose(m.asnumpy(), w)
+    with pytest.raises(MXNetError):
+        np.linalg.matrix_power(np.ones((2, 3)), 2)
+    s = onp.array([1.0, 2.0, 2.0, 5.0])
+    for side in ("left", "right"):
+        got = np.searchsorted(np.array(s), np.array([[2.0, 6.0], [0.0, 1.5]]), side=side)
+        assert got.asnumpy().tolist() == onp.searchsorted(s, [[2.0, 6.0], [0.0, 1.5]],
+                                                          side=side).tolist()
+    with pytest.raises(ValueError):
+        np.searchsorted(np.array(s), np.array([1.0]), side="middle")
