@@ -274,6 +274,9 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
         leaf.fresh = True       # the Trainer's stale-gradient check reads this
         if g is not leaf.grad:  # (not computed in place)
             write_grad(leaf, g)
+    for leaf in leaves:
+        if leaf.req == "null":
+            leaf.grad = None    # MXNet: a 'null' variable a backward reached has no grad
     if not retain_graph:
         for n in order:
             n.freed = True

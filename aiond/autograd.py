@@ -429,6 +429,8 @@ def _run_backward(heads, head_grads, variables, retain_graph, create_graph, trai
             if _state.bwd_observer is not None:
                 _state.bwd_observer(node, igrads)       # a monitored executor's backward
             for e, g in zip(node.edges, igrads):
+                if type(e) is _Leaf and e.req == "null":
+                    e.grad = None   # MXNet: a 'null' variable a backward reached has no grad
                 if e is None or g is None:
                     continue
                 if isinstance(e, _Entry):

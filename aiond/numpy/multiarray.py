@@ -339,11 +339,11 @@ class ndarray(NDArray):
         return _bin("power", other, self)
 
     def __matmul__(self, other):
-        from ._op import matmul
+        from . import matmul
         return matmul(self, other)
 
     def __rmatmul__(self, other):
-        from ._op import matmul
+        from . import matmul
         return matmul(other, self)
 
     def __eq__(self, other):
@@ -426,47 +426,47 @@ class ndarray(NDArray):
 
     # ------------------------------------------------- fluent reductions
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        from ._op import sum as f
+        from . import sum as f
         return f(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        from ._op import prod as f
+        from . import prod as f
         return f(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        from ._op import mean as f
+        from . import mean as f
         return f(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        from ._op import std as f
+        from . import std as f
         return f(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        from ._op import var as f
+        from . import var as f
         return f(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
 
     def max(self, axis=None, out=None, keepdims=False):
-        from ._op import max as f
+        from . import max as f
         return f(self, axis=axis, out=out, keepdims=keepdims)
 
     def min(self, axis=None, out=None, keepdims=False):
-        from ._op import min as f
+        from . import min as f
         return f(self, axis=axis, out=out, keepdims=keepdims)
 
     def argmax(self, axis=None, out=None):
-        from ._op import argmax as f
+        from . import argmax as f
         return f(self, axis=axis, out=out)
 
     def argmin(self, axis=None, out=None):
-        from ._op import argmin as f
+        from . import argmin as f
         return f(self, axis=axis, out=out)
 
     def all(self, axis=None, out=None, keepdims=False):
-        from ._op import all as f
+        from . import all as f
         return f(self, axis=axis, out=out, keepdims=keepdims)
 
     def any(self, axis=None, out=None, keepdims=False):
-        from ._op import any as f
+        from . import any as f
         return f(self, axis=axis, out=out, keepdims=keepdims)
 
     def clip(self, min=None, max=None, out=None):  # noqa: A002
@@ -474,7 +474,7 @@ class ndarray(NDArray):
         return table()["clip"](ND, self, min, max, out=out)
 
     def dot(self, b, out=None):
-        from ._op import dot as f
+        from . import dot as f
         return f(self, b, out=out)
 
     def squeeze(self, axis=None):
@@ -498,11 +498,11 @@ class ndarray(NDArray):
         return f(self, indices, axis=axis, mode=mode)
 
     def sort(self, axis=-1, kind=None, order=None):
-        from ._op import sort as f
+        from . import sort as f
         return f(self, axis=axis, kind=kind, order=order)
 
     def argsort(self, axis=-1, kind=None, order=None):
-        from ._op import argsort as f
+        from . import argsort as f
         return f(self, axis=axis, kind=kind, order=order)
 
     def tile(self, reps):
@@ -514,8 +514,12 @@ class ndarray(NDArray):
         return table()["round"](ND, self, decimals=decimals, out=out)
 
     def nonzero(self):
-        from ._op import nonzero as f
+        from . import nonzero as f
         return f(self)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        from . import cumsum as f
+        return f(self, axis=axis, dtype=dtype, out=out)
 
     def broadcast_to(self, shape):
         from . import broadcast_to as f

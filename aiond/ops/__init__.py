@@ -33,4 +33,5 @@ from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatt
 from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
 from . import quantized  # noqa: F401  (int8 inference: quantize_v2, quantized_conv/fc, requantize, calibrate_entropy)
 from . import image_random  # noqa: F401  (_image_random_* augmentations, adjust_lighting)
+from . import np_linalg, np_products, np_sorting, np_stats  # noqa: F401  (issue 32: mx.np)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

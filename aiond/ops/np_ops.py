@@ -154,6 +154,13 @@ for _n, _f in _CMP.items():
 
 
 # ------------------------------------------------------------- reductions
+def np_axes(axis, ndim):
+    """The sorted axes a NumPy reduction reduces: None is every axis, () none."""
+    if axis == ():
+        return ()
+    return reduce_axes({"axis": axis, "exclude": False}, ndim)
+
+
 _RED = [Param("axis", p_axis, None, "axis or axes to reduce; None: all"),
         Param("dtype", p_dtype, None, "dtype of the result"),
         Param("keepdims", p_bool, False, "keep reduced axes with size 1")]
@@ -163,7 +170,7 @@ _RED_NODT = [_RED[0], _RED[2]]
 def _np_reduce_rule(kind):
     def rule(attrs, shapes, dtypes):
         shape = shapes[0]
-        axes = reduce_axes({"axis": attrs["axis"], "exclude": False}, len(shape))
+        axes = np_axes(attrs["axis"], len(shape))
         if kind == "extreme":
             for a in axes:
                 if shape[a] == 0:
@@ -188,8 +195,10 @@ def _np_reduce_rule(kind):
 
 def _np_reducer(fname):
     def kernel(xp, data, out, axis=None, keepdims=False, dtype=None):
-        axes = reduce_axes({"axis": axis, "exclude": False}, data.ndim)
-        kw = {} if fname in ("max", "min") else {"dtype": out.dtype}
+        axes = np_axes(axis, data.ndim)
+        # MXNet accumulates float16 in float32
+        kw = {} if fname in ("max", "min") else {
+            "dtype": np.float32 if out.dtype == np.float16 else out.dtype}
         with _errstate():
             r = getattr(xp, fname)(data, axis=axes, keepdims=keepdims, **kw)
         out[...] = xp.reshape(r, out.shape)
@@ -288,11 +297,21 @@ def _sc(rule):
 def _red(name):
     def grad(F, attrs, ins, outs, og):
         from . import reduce as R
+        if attrs["axis"] == ():           # nothing was reduced
+            return [_cast_to(og[0], ins[0].dtype)]
         a = {"axis": attrs["axis"], "keepdims": attrs["keepdims"], "exclude": False}
         x = ins[0]
         fn = {"sum": R._sum_grad, "mean": R._mean_grad, "extreme": R._extreme_grad,
               "prod": R._prod_grad}[name]
-        xs = _cast_to(x, outs[0].dtype)
+        # computed in x's dtype (MXNet's backward casts the head gradient to it), so
+        # an integer result dtype (mean(x, dtype='int8')) still gives x a real gradient
+        wd = np.dtype(x.dtype)
+        if wd.kind != "f":
+            wd = np.dtype(outs[0].dtype) if np.dtype(outs[0].dtype).kind == "f" else _F32
+        xs = _cast_to(x, wd)
+        if wd != outs[0].dtype:
+            outs = [_cast_to(outs[0], wd)]
+            og = [_cast_to(og[0], wd)]
         g = fn(F, a, [xs], outs, og)[0]
         return [_cast_to(g, x.dtype)]
     return grad

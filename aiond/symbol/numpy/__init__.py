@@ -10,6 +10,7 @@ the same imperatively and hybridized::
 """
 from __future__ import annotations
 
+import builtins as _builtins
 import sys as _sys
 import types as _types
 
@@ -27,8 +28,8 @@ def _grouped(fn):
     split gives ``[sym]`` for one piece)."""
     def wrapper(*args, **kwargs):
         res = fn(*args, **kwargs)
-        if isinstance(res, (list, tuple)) and len(res) > 1 and all(isinstance(r, _Sym)
-                                                                    for r in res):
+        if isinstance(res, (list, tuple)) and len(res) > 1 and _builtins.all(
+                isinstance(r, _Sym) for r in res):
             return _Group(list(res), _Symbol)
         return res
     for k in ("__name__", "__qualname__", "__doc__", "__module__", "__signature__"):
