@@ -124,12 +124,3 @@ def constraint_check(F, x, msg="Constraint violated."):
     return F.op("_npx_constraint_check", [F.arr(x)], {"msg": str(msg)})
 
 
-@front("nonzero", ns="npx")
-def nonzero(F, a):
-    """The indices of ``a``'s nonzero elements: an int64 array of shape
-    (number of nonzeros, a.ndim)."""
-    if F.kind == "nd":
-        from ..ops.np_npx import nonzero as _nonzero
-        from .multiarray import _as_np
-        return _as_np(_nonzero(F.arr(a)))
-    return F.op("_npx_nonzero", [a])

@@ -10,7 +10,7 @@ from . import random_pdf  # noqa: F401
 from . import np_ops  # noqa: F401  (mx.np semantics)
 from . import np_init  # noqa: F401  (mx.np creation ops: _npi_full_like, ...)
 from . import np_random  # noqa: F401  (mx.np.random, mx.npx.random samplers: _npi_normal, ...)
-from . import np_npx  # noqa: F401  (_npx_constraint_check, _npx_nonzero)
+from . import np_npx  # noqa: F401  (_npx_constraint_check)
 from . import contrib_multibox  # noqa: F401  (_contrib_MultiBoxPrior/Target/Detection)
 from . import np_shape  # noqa: F401  (mx.np shape manipulation: _np_transpose, _npi_concatenate, ...)
 from . import np_creation  # noqa: F401  (mx.np creation, windows, index grids, boolean mask assign)
