@@ -24,4 +24,6 @@ from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagra
 from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies run by symbol)
 from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
 from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
+from . import contrib_grad_ops, contrib_multibox  # noqa: F401  (issue 31: gradientmultiplier, fft, MultiBox*)
+from . import deformable_modulated, deformable_psroi  # noqa: F401  (issue 31: DCNv2, deformable PSROI)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401

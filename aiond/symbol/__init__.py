@@ -16,6 +16,7 @@ import sys as _sys
 import types as _types
 
 from . import _namespace
+from . import _contrib_tables  # noqa: F401,E402  (issue 31: contrib ops' symbol tables)
 from . import executor  # noqa: F401
 from .executor import Executor  # noqa: F401
 from .symbol import (Group, NotImplementedForSymbol, Symbol, Variable, arange, eye,  # noqa: F401
