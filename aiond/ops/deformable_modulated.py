@@ -39,6 +39,11 @@ def _rule(attrs, shapes, dtypes):
     if x[1] % G or x[1] % dg or F % G:
         raise ShapeError("channels %d and num_filter %d must divide by num_group %d and "
                          "num_deformable_group %d" % (x[1], F, G, dg))
+    if F % dg:
+        raise ShapeError("num_filter %d must divide by num_deformable_group %d" % (F, dg))
+    if x[0] > attrs["im2col_step"] and x[0] % attrs["im2col_step"]:
+        raise ShapeError("batch size %d must be at most im2col_step %d or divide by it"
+                         % (x[0], attrs["im2col_step"]))
     ho, wo = _out_hw(attrs, x[2], x[3])
     if ho <= 0 or wo <= 0:
         raise ShapeError("kernel %s does not fit data %s" % (fmt(k), fmt(x)))
