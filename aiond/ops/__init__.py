@@ -26,4 +26,5 @@ from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatt
 from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
 from . import contrib_grad_ops, contrib_multibox  # noqa: F401  (issue 31: gradientmultiplier, fft, MultiBox*)
 from . import deformable_modulated, deformable_psroi  # noqa: F401  (issue 31: DCNv2, deformable PSROI)
+from . import cumsum, sampling_grads  # noqa: F401  (issue 31: cumsum; zero gradients of samplers)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
