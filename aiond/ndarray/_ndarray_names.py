@@ -123,6 +123,80 @@ def indexing_key_expand_implicit_axes(key, shape):
     return nonell_key[:ell_idx] + (slice(None),) * ell_ndim + nonell_key[ell_idx:], prepend
 
 
+def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """DEPRECATED, use mx.img instead. Decode an image (bytes) to a
+    (channels, height, width) array in the decoder's channel order (BGR, as
+    OpenCV gives it), clipped to ``clip_rect`` = (x0, y0, x1, y1) (all of it
+    when y1 == y0), minus ``mean`` ((channels, h, w)) when given; float32, or
+    mean's dtype. With ``out`` the result is written there: a 3-D
+    ``out`` whole, a 4-D one at ``out[index]``.
+
+    Parameters
+    ----------
+    str_img : str
+        Binary image data
+    clip_rect : iterable of 4 int
+        Clip decoded image to rectangle (x0, y0, x1, y1).
+    out : NDArray
+        Output buffer. Can be 3 dimensional (c, h, w) or 4 dimensional (n, c, h, w).
+    index : int
+        Output decoded image to i-th slice of 4 dimensional buffer.
+    channels : int
+        Number of channels to output. Decode to grey scale when channels = 1.
+    mean : NDArray
+        Subtract mean from decode image before outputing.
+    """
+    import io as _pyio
+    from ..base import MXNetError
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("mx.nd.imdecode needs Pillow to decode images (pip install Pillow); "
+                          "MXNet used OpenCV here") from None
+    if isinstance(str_img, str):
+        str_img = str_img.encode("latin-1")
+    try:
+        img = Image.open(_pyio.BytesIO(bytes(str_img)))
+        img.load()
+    except Exception as e:  # noqa: BLE001 - Pillow raises several types for bad data
+        raise MXNetError("imdecode: failed to decode the image (%s)" % e) from None
+    if channels == 1:
+        arr = np.asarray(img.convert("L"), dtype=np.uint8)[:, :, None]
+    elif img.mode in ("L", "1", "I", "F", "I;16") and "transparency" not in img.info:
+        arr = np.asarray(img.convert("L"), dtype=np.uint8)[:, :, None]   # stays 1 channel
+    else:
+        has_alpha = img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info
+        rgb = np.asarray(img.convert("RGBA" if has_alpha else "RGB"), dtype=np.uint8)
+        arr = np.concatenate([rgb[:, :, 2::-1], rgb[:, :, 3:]], axis=2)   # BGR(A)
+    if channels > arr.shape[2]:
+        raise MXNetError("imdecode: %d channels requested, the image has %d"
+                         % (channels, arr.shape[2]))
+    x0, y0, x1, y1 = (int(v) for v in clip_rect)
+    if y1 - y0 == 0:
+        x0, y0, x1, y1 = 0, 0, arr.shape[1], arr.shape[0]
+    if not (x1 <= arr.shape[1] and y1 <= arr.shape[0]):
+        raise MXNetError("imdecode: clip_rect %s exceeds the %dx%d image"
+                         % (tuple(clip_rect), arr.shape[1], arr.shape[0]))
+    res = arr[y0:y1, x0:x1, :channels].transpose(2, 0, 1)
+    dtype = np.float32 if mean is None else mean.dtype
+    res = res.astype(dtype)
+    if mean is not None:
+        if tuple(mean.shape) != res.shape:
+            raise MXNetError("imdecode: mean has shape %s, the clipped image is %s"
+                             % (tuple(mean.shape), res.shape))
+        res = res - mean.asnumpy()
+    if out is None:
+        return _nd_module.array(res, dtype=dtype)
+    if out.ndim == 3:
+        out[:] = res
+    elif out.ndim == 4:
+        out[index] = res
+    else:
+        raise MXNetError("imdecode: out must be 3-D (c, h, w) or 4-D (n, c, h, w), got shape %s"
+                         % (tuple(out.shape),))
+    return out
+
+
 # ------------------------------------------------------------- NDArray methods
 def _depth_to_space(self, *args, **kwargs):
     """Convenience fluent method for :py:func:`depth_to_space`."""
@@ -176,7 +250,8 @@ _NAMES.update({n: getattr(dlpack, n) for n in (
 _NAMES.update(_DTYPE_NP_TO_MX=_DTYPE_NP_TO_MX, _DTYPE_MX_TO_NP=_DTYPE_MX_TO_NP,
               _GRAD_REQ_MAP=_GRAD_REQ_MAP, get_indexing_dispatch_code=get_indexing_dispatch_code,
               get_oshape_of_gather_nd_op=get_oshape_of_gather_nd_op,
-              indexing_key_expand_implicit_axes=indexing_key_expand_implicit_axes)
+              indexing_key_expand_implicit_axes=indexing_key_expand_implicit_axes,
+              imdecode=imdecode)
 for _name, _obj in _NAMES.items():
     if not hasattr(_nd_module, _name):
         setattr(_nd_module, _name, _obj)

@@ -82,3 +82,31 @@ def test_symbol_split_v2_and_histogram():
         len(h.list_outputs()) == 2
     counts = h.eval(x=mx.nd.array([0.5, 1, 2.5, 5.9]))[0]
     assert counts.asnumpy().tolist() == [2, 1, 1]
+
+
+def test_legacy_imdecode():
+    import io
+    from PIL import Image
+    rgb = (np.arange(2 * 3 * 3).reshape(2, 3, 3) * 10).astype(np.uint8)
+    b = io.BytesIO()
+    Image.fromarray(rgb).save(b, format="PNG")
+    buf = b.getvalue()
+    r = ndm.imdecode(buf)
+    # (channels, h, w) float32 in OpenCV's BGR order, as MXNet's _imdecode
+    assert r.shape == (3, 2, 3) and r.dtype == np.float32
+    np.testing.assert_array_equal(r.asnumpy(), rgb[:, :, ::-1].transpose(2, 0, 1))
+    gray = ndm.imdecode(buf, channels=1).asnumpy()
+    assert gray.shape == (1, 2, 3)
+    clip = ndm.imdecode(buf, clip_rect=(1, 0, 3, 2)).asnumpy()
+    np.testing.assert_array_equal(clip, rgb[0:2, 1:3, ::-1].transpose(2, 0, 1))
+    out = mx.nd.zeros((2, 3, 2, 3))
+    assert ndm.imdecode(buf, out=out, index=1) is out
+    assert not out[0].asnumpy().any() and (out[1].asnumpy() == r.asnumpy()).all()
+    mean = mx.nd.ones((3, 2, 3), dtype="float64") * 5
+    m = ndm.imdecode(buf, mean=mean)
+    assert m.dtype == np.float64
+    np.testing.assert_array_equal(m.asnumpy(), r.asnumpy() - 5)
+    with pytest.raises(mx.base.MXNetError, match="exceeds"):
+        ndm.imdecode(buf, clip_rect=(0, 0, 9, 9))
+    with pytest.raises(mx.base.MXNetError, match="decode"):
+        ndm.imdecode(b"not an image")
