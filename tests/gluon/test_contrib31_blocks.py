@@ -227,3 +227,25 @@ def test_contrib_data_modules():
     from aiond.gluon.contrib.data import IntervalSampler, sampler
     assert sampler.IntervalSampler is IntervalSampler
     assert list(IntervalSampler(7, interval=3)) == [0, 3, 6, 1, 4, 2, 5]
+
+
+def test_conv_cell_symbol_unroll_infers_shapes():
+    # begin states made from the inputs work for steps of any rank
+    for cls, shape, out in ((rnn.Conv1DRNNCell, (1, 10, 50), (1, 100, 48)),
+                            (rnn.Conv2DLSTMCell, (1, 10, 20, 50), (1, 100, 18, 48))):
+        cell = cls(shape[1:], 100, 3, 3, prefix="rnn_")
+        inputs = [mx.sym.Variable("rnn_t%d_data" % i) for i in range(3)]
+        outputs, _ = cell.unroll(3, inputs)
+        outputs = mx.sym.Group(outputs)
+        _, outs, _ = outputs.infer_shape(**{"rnn_t%d_data" % i: shape for i in range(3)})
+        assert outs == [out] * 3
+
+
+def test_fused_bidirectional_layer_infer_shape():
+    layer = mx.gluon.rnn.LSTM(16, num_layers=2, layout="TNC", bidirectional=True,
+                              projection_size=4)
+    layer.initialize()
+    x = mx.nd.ones((3, 5, 8))
+    layer.infer_shape(x, layer.begin_state(5))
+    assert layer.l0_i2h_weight.shape == (64, 8) and layer.r0_i2h_weight.shape == (64, 8)
+    assert layer.l1_i2h_weight.shape == (64, 8)       # 2 directions x projection 4
