@@ -197,6 +197,35 @@ def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mea
     return out
 
 
+def _new_empty_handle():
+    """Returns a new empty handle, to hold a result: aiond arrays have no C
+    handles, and ``NDArray(None)`` is the new empty array, so the empty
+    handle is ``None`` (``NDArray(_new_empty_handle())`` works as in MXNet)."""
+    return None
+
+
+def _ndarray_cls(handle, writable=True, stype=-1):
+    """The array a handle stands for, as MXNet's ``_ndarray_cls``: aiond's
+    "handle" is the array itself (returned as the NDArray, CSRNDArray or
+    RowSparseNDArray it is), or None for a new empty dense array. ``stype``
+    (MXNet's storage type id, -1 undefined) must match the array's."""
+    from ..base import MXNetError
+    from .ndarray import _STORAGE_TYPE_ID_TO_STR
+    want = _STORAGE_TYPE_ID_TO_STR.get(stype, stype)
+    if handle is None:
+        if want not in ("undefined", "default"):
+            raise MXNetError("_ndarray_cls: an empty %s array needs a shape; create it with "
+                             "mx.nd.sparse.zeros(%r, shape)" % (want, want))
+        return NDArray(None, writable)
+    if not isinstance(handle, NDArray):
+        raise TypeError("_ndarray_cls: aiond arrays have no C handles; expected an NDArray "
+                        "or None, got %s" % type(handle).__name__)
+    if want not in ("undefined", handle.stype):
+        raise MXNetError("_ndarray_cls: the array's storage type is %s, not %s"
+                         % (handle.stype, want))
+    return handle
+
+
 # ------------------------------------------------------------- NDArray methods
 def _depth_to_space(self, *args, **kwargs):
     """Convenience fluent method for :py:func:`depth_to_space`."""
@@ -251,11 +280,13 @@ _NAMES.update(_DTYPE_NP_TO_MX=_DTYPE_NP_TO_MX, _DTYPE_MX_TO_NP=_DTYPE_MX_TO_NP,
               _GRAD_REQ_MAP=_GRAD_REQ_MAP, get_indexing_dispatch_code=get_indexing_dispatch_code,
               get_oshape_of_gather_nd_op=get_oshape_of_gather_nd_op,
               indexing_key_expand_implicit_axes=indexing_key_expand_implicit_axes,
-              imdecode=imdecode)
+              imdecode=imdecode, _new_empty_handle=_new_empty_handle)
 for _name, _obj in _NAMES.items():
     if not hasattr(_nd_module, _name):
         setattr(_nd_module, _name, _obj)
 
+if not hasattr(_sparse, "_ndarray_cls"):
+    _sparse._ndarray_cls = _ndarray_cls
 for _name in ("_contrib_round_ste", "_contrib_sign_ste"):
     if not hasattr(_sparse, _name):
         _fn = make_function(_reg.get(_name), _name)

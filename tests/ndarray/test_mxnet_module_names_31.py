@@ -110,3 +110,15 @@ def test_legacy_imdecode():
         ndm.imdecode(buf, clip_rect=(0, 0, 9, 9))
     with pytest.raises(mx.base.MXNetError, match="decode"):
         ndm.imdecode(b"not an image")
+
+
+def test_handle_helpers_have_aiond_meanings():
+    empty = mx.nd.NDArray(ndm._new_empty_handle())
+    assert isinstance(empty, mx.nd.NDArray) and empty.size == 0
+    c = mx.nd.ones((2, 2)).tostype("csr")
+    assert mx.nd.sparse._ndarray_cls(c, stype=2) is c
+    assert mx.nd.sparse._ndarray_cls(None).size == 0
+    with pytest.raises(mx.base.MXNetError, match="storage type is csr"):
+        mx.nd.sparse._ndarray_cls(c, stype=1)
+    with pytest.raises(TypeError, match="no C handles"):
+        mx.nd.sparse._ndarray_cls(12345)
