@@ -510,11 +510,12 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
          train_mode=True):  # noqa: A002
-    """Gradients of ``heads`` w.r.t. ``variables``, returned as new arrays
-    (not written to ``.grad``). ``create_graph=True`` records them, so they
-    can be differentiated again."""
-    single = isinstance(variables, NDArray)
-    if single:
+    """Gradients of ``heads`` w.r.t. ``variables``, returned as a list of new
+    arrays (not written to ``.grad``), one per variable, also when
+    ``variables`` is a single NDArray (MXNet 1.9.1 returns a list then too,
+    and code such as ``grad(y, x, ...)[0]`` relies on it).
+    ``create_graph=True`` records them, so they can be differentiated again."""
+    if isinstance(variables, NDArray):
         variables = [variables]
     for v in variables:
         if not isinstance(v._ag, _Leaf):
@@ -522,8 +523,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
                              "attach_grad() on it before recording" % (v.shape,))
     if retain_graph is None:
         retain_graph = create_graph
-    out = _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode)
-    return out[0] if single else out
+    return _run_backward(heads, head_grads, variables, retain_graph, create_graph, train_mode)
 
 
 def get_symbol(x):

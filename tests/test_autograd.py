@@ -62,7 +62,7 @@ def test_higher_order_elementwise_and_dot():
     x.attach_grad()
     with ag.record():
         y = mx.nd.tanh(x) * x
-        dy = ag.grad(y, x, create_graph=True)
+        dy = ag.grad(y, x, create_graph=True)[0]       # a list, as MXNet's
         s = dy.sum()
     s.backward()
     xn = x.asnumpy()

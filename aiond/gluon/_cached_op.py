@@ -22,6 +22,7 @@ from .._fused import FusedGraph, enabled
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray import _invoke
+from ._init_shapes import InitShapes
 
 __all__ = ["CachedOp", "tracing", "shape_of", "dtype_of", "ndim_of"]
 
@@ -159,6 +160,8 @@ class CachedOp:
             self.steps.append(_Step(n.op, attrs, tuple(ins), tuple(outs), n.name, has_ctx))
         self.nslots = len(slot)
         self.heads = [slot[(id(e[0]), e[1])] for e in outputs]
+        # zeros(shape=(0, H)) & co: MXNet 1.x infers the 0 dims from the inputs
+        self._init_shapes = InitShapes(sym, order, self.steps)
         self._inline_limit = int(self.flags.get("inline_limit", 2))
         self._fused = None
         if enabled() and self.steps:
@@ -208,6 +211,8 @@ class CachedOp:
             def scope():
                 return _engine.bulk_scope("inference", "forward")
         steps = self.steps
+        if self._init_shapes:
+            steps = self._init_shapes.steps_for(self.input_names, args)
         i, n = 0, len(steps)
         while i < n:
             with scope():

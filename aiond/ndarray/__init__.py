@@ -24,6 +24,8 @@ from . import sparse  # noqa: E402,F401
 from .sparse import cast_storage  # noqa: E402,F401  (storage-aware: dense in, sparse out)
 from .cached_op import CachedOp  # noqa: E402,F401
 from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: E402,F401
+from ._ndarray_names import _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, _GRAD_REQ_MAP  # noqa: E402,F401
+from . import register, utils  # noqa: E402,F401  (issue 31: mx.nd.register, mx.nd.utils)
 
 _LAZY = {"numpy": "numpy", "np": "numpy", "numpy_extension": "numpy_extension",
          "npx": "numpy_extension"}

@@ -278,9 +278,12 @@ def _per_element(p, out):
 def _sample_uniform(xp, low, high, out, rng, shape=(), dtype=None):
     """sample_uniform(low, high, shape=()): U[low[i], high[i]) draws per parameter."""
     lo, hi = _per_element(low, out), _per_element(high, out)
+    # low + u * (high - low): MXNet draws this way, so low > high gives
+    # values in (high, low] instead of an error
     if _on_device(xp):
-        return _fill(out, rng.device(xp).uniform(lo, hi, size=out.shape, dtype=np.float64))
-    _fill(out, rng.gen.uniform(lo, hi, size=out.shape))
+        return _fill(out, lo + rng.device(xp).uniform(0.0, 1.0, size=out.shape,
+                                                      dtype=np.float64) * (hi - lo))
+    _fill(out, lo + rng.gen.uniform(0.0, 1.0, size=out.shape) * (hi - lo))
 
 
 @register("_sample_normal", inputs=("mu", "sigma"), params=_SAMPLE, infer=_sample_rule,

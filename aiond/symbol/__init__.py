@@ -16,6 +16,7 @@ import sys as _sys
 import types as _types
 
 from . import _namespace
+from . import _contrib_tables  # noqa: F401,E402  (issue 31: contrib ops' symbol tables)
 from . import executor  # noqa: F401
 from .executor import Executor  # noqa: F401
 from .symbol import (Group, NotImplementedForSymbol, Symbol, Variable, arange, eye,  # noqa: F401
@@ -63,6 +64,8 @@ def _fill_sparse():
 
 _fill_sparse()
 from ._functions import histogram, split_v2  # noqa: E402,F401
+from . import _symbol_names  # noqa: E402,F401  (issue 31: symbol.symbol's histogram, split_v2)
+from . import register  # noqa: E402,F401  (issue 31: mx.sym.register)
 for _m in (_internal, linalg, contrib, random, sparse, image):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet

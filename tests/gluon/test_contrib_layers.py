@@ -87,4 +87,4 @@ def test_sync_batch_norm_layer_matches_batch_norm(hybrid):
 def test_gluon_contrib_namespace():
     assert mx.gluon.contrib.nn.HybridConcurrent is cnn.HybridConcurrent
     assert mx.gluon.contrib.data.IntervalSampler is mx.gluon.data.sampler.IntervalSampler
-    assert not hasattr(cnn, "SparseEmbedding")
+    assert cnn.SparseEmbedding is mx.gluon.contrib.nn.basic_layers.SparseEmbedding   # issue 31

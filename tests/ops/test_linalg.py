@@ -381,7 +381,7 @@ def test_second_order_through_linalg_gradients():
     x = f64(A)
     x.attach_grad()
     with autograd.record():
-        g = autograd.grad(la.sumlogdiag(x), x, create_graph=True)
+        g = autograd.grad(la.sumlogdiag(x), x, create_graph=True)[0]
         s = nd.sum(g)
     s.backward()
     close(x.grad, np.diag(-1.0 / np.diag(A) ** 2), rtol=1e-9)

@@ -49,10 +49,9 @@ def _symbol_zero_states(cell, inputs, layout):
     one merged tensor in ``layout``), built from the inputs so that the
     batch size comes from the data at run time."""
     if isinstance(inputs, (list, tuple)):
-        ref, batch_axis, ndim = inputs[0], 0, 2
+        ref, batch_axis = inputs[0], 0
     else:
-        ref, batch_axis, ndim = inputs, layout.find("N"), len(layout)
-    axes = tuple(i for i in range(ndim) if i != batch_axis)
+        ref, batch_axis = inputs, layout.find("N")
     base = None
     states = []
     for info in cell.state_info(0):
@@ -62,7 +61,9 @@ def _symbol_zero_states(cell, inputs, layout):
                              "in a traced graph; pass begin_state" % (shape,))
         if base is None:
             z = symbol.BlockGrad(symbol.zeros_like(ref))
-            base = symbol.expand_dims(symbol.sum(z, axis=axes), axis=1)     # (N, 1)
+            # every axis but the batch one, whatever the steps' rank (conv cells)
+            base = symbol.expand_dims(symbol.sum(z, axis=batch_axis, exclude=True),
+                                      axis=1)                               # (N, 1)
         rest = shape[1:]
         n = 1
         for d in rest:

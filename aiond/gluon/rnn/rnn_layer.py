@@ -255,6 +255,12 @@ class _RNNLayer(HybridBlock):
             p.shape = (p.shape[0], shape[2])
             p._var = None
 
+    def infer_shape(self, inputs, *args):
+        """Infer the shapes of the Parameters from the inputs (the first
+        layer's input size from ``inputs``, as a forward would)."""
+        self._infer_input_size(inputs)
+        super().infer_shape(inputs, *args)
+
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
         self.skip_states = states is None
         if self._active and self._traced_skip_states is not None and \

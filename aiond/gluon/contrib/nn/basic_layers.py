@@ -151,3 +151,7 @@ class PixelShuffle3D(HybridBlock):
 
     def __repr__(self):
         return "{}({})".format(self.__class__.__name__, self._factors)
+
+
+from .sparse_embedding import SparseEmbedding  # noqa: E402,F401  (issue 31)
+__all__ += ["SparseEmbedding"]
