@@ -100,10 +100,10 @@ def test_bad_shapes_say_what_was_expected():
         mx.nd.contrib.ModulatedDeformableConvolution(
             x, mx.nd.zeros((1, 18, 3, 3)), mx.nd.zeros((1, 8, 3, 3)), mx.nd.zeros((4, 2, 3, 3)),
             mx.nd.zeros(4), kernel=(3, 3), num_filter=4)
-    with pytest.raises(MXNetError, match="anchor must be"):
+    with pytest.raises(MXNetError, match="anchor must"):
         mx.nd.contrib.MultiBoxTarget(mx.nd.zeros((2, 5, 4)), mx.nd.zeros((1, 2, 5)),
                                      mx.nd.zeros((1, 3, 5)))
-    with pytest.raises(MXNetError, match="number of anchors mismatch"):
+    with pytest.raises(MXNetError, match="loc_pred must be"):
         mx.nd.contrib.MultiBoxDetection(mx.nd.zeros((1, 3, 5)), mx.nd.zeros((1, 16)),
                                         mx.nd.zeros((1, 5, 4)))
     with pytest.raises(MXNetError, match="output_dim"):
