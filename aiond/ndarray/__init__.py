@@ -4,23 +4,22 @@ from __future__ import annotations
 import types as _types
 
 from . import _namespace
-from .io import load, load_frombuffer, save
 from .ndarray import (NDArray, arange, array, concatenate, empty, eye, from_numpy, full,
                       linspace, ones, waitall, zeros)
 
 _internal = _types.ModuleType("aiond.ndarray._internal")
-_namespace.populate(globals(), _internal.__dict__)
+# op functions and these names are made on first use: see populate_lazily
+_namespace.populate_lazily(globals(), _internal.__dict__, {
+    "random": (".random", None), "linalg": (".linalg", None), "contrib": (".contrib", None),
+    "image": (".image", None), "sparse": (".sparse", None),
+    "cast_storage": (".sparse", "cast_storage"),     # storage-aware: dense in, sparse out
+    "CachedOp": (".cached_op", "CachedOp"), "from_dlpack": (".dlpack", "from_dlpack"),
+    "to_dlpack_for_read": (".dlpack", "to_dlpack_for_read"),
+    "to_dlpack_for_write": (".dlpack", "to_dlpack_for_write"),
+    "load": (".io", "load"), "load_frombuffer": (".io", "load_frombuffer"), "save": (".io", "save")})
 
 from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # noqa: E402,F401
                          lesser_equal, logical_and, logical_or, logical_xor, maximum,
                          minimum, modulo, moveaxis, multiply, not_equal, onehot_encode,
                          power, subtract, true_divide, split_v2, histogram)
-from . import random  # noqa: E402,F401
-from . import linalg  # noqa: E402,F401
-from . import contrib  # noqa: E402,F401
-from . import image  # noqa: E402,F401
 from . import _fluent  # noqa: E402,F401
-from . import sparse  # noqa: E402,F401
-from .sparse import cast_storage  # noqa: E402,F401  (storage-aware: dense in, sparse out)
-from .cached_op import CachedOp  # noqa: E402,F401
-from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write  # noqa: E402,F401

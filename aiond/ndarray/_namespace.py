@@ -130,3 +130,82 @@ def populate(namespace: dict, internal: dict):
             internal[name] = fn
         elif name not in namespace:
             namespace[name] = fn
+
+
+def populate_lazily(namespace: dict, internal: dict, attrs=None, prefix="", exclude=(),
+                    module=None):
+    """Like ``populate``, but each function is built the first time it is
+    looked up (PEP 562 ``__getattr__``), so a program pays only for the op
+    modules it uses. ``dir()``, ``hasattr``/``getattr`` and star imports
+    (``__all__``) see every op, loaded or not.
+
+    ``attrs`` maps further lazy names to ``(module, attribute or None)``,
+    relative to ``namespace``'s package (submodules, re-exported helpers).
+    With ``prefix`` (``"_contrib_"``) the namespace holds the ops named
+    ``prefix + name`` as ``name``; ``internal`` (a dict, or None) receives the
+    ``_``-names when there is no prefix. ``module`` is the functions'
+    ``__module__`` (default: make_function's, ``aiond.ndarray``)."""
+    from ..ops import _lazy
+    attrs = dict(attrs or {})
+    modname = namespace["__name__"]
+    package = namespace.get("__package__") or modname.rpartition(".")[0]
+
+    def public_op(name):
+        if prefix:
+            full = prefix + name
+            return full if full not in exclude and _lazy.known(full) else None
+        return name if not name.startswith("_") and _lazy.known(name) else None
+
+    def public_names():
+        names = {n for n in namespace if not n.startswith("_")} | set(attrs)
+        for n in _lazy.names():
+            if prefix:
+                if n.startswith(prefix) and n not in exclude:
+                    names.add(n[len(prefix):])
+            elif not n.startswith("_"):
+                names.add(n)
+        return names
+
+    def __getattr__(name):
+        entry = attrs.get(name)
+        if entry is not None:
+            import importlib
+            mod = importlib.import_module(entry[0], package)
+            value = mod if entry[1] is None else getattr(mod, entry[1])
+            namespace[name] = value
+            return value
+        if name == "__all__":
+            return sorted(public_names())
+        full = public_op(name) if not name.startswith("__") else None
+        if full is None:
+            raise AttributeError("module %r has no attribute %r" % (modname, name))
+        fn = make_function(_reg.get(full), name)
+        if module:
+            fn.__module__ = module
+        namespace[name] = fn
+        return fn
+
+    def __dir__():
+        return sorted(set(namespace) | public_names())
+
+    namespace["__getattr__"] = __getattr__
+    namespace["__dir__"] = __dir__
+    if internal is not None and not prefix:
+        _lazy_internal(internal)
+
+
+def _lazy_internal(internal: dict):
+    """``_internal``: the ``_``-named ops, built on first lookup."""
+    from ..ops import _lazy
+
+    def __getattr__(name):
+        if name.startswith("_") and not name.startswith("__") and _lazy.known(name):
+            fn = internal[name] = make_function(_reg.get(name), name)
+            return fn
+        raise AttributeError("module %r has no attribute %r" % (internal["__name__"], name))
+
+    def __dir__():
+        return sorted(set(internal) | {n for n in _lazy.names() if n.startswith("_")})
+
+    internal["__getattr__"] = __getattr__
+    internal["__dir__"] = __dir__
