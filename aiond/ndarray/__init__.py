@@ -16,6 +16,7 @@ _namespace.populate_lazily(globals(), _internal.__dict__, {
     "CachedOp": (".cached_op", "CachedOp"), "from_dlpack": (".dlpack", "from_dlpack"),
     "to_dlpack_for_read": (".dlpack", "to_dlpack_for_read"),
     "to_dlpack_for_write": (".dlpack", "to_dlpack_for_write"),
+    "io": (".io", None), "cached_op": (".cached_op", None), "dlpack": (".dlpack", None),
     "load": (".io", "load"), "load_frombuffer": (".io", "load_frombuffer"), "save": (".io", "save")})
 
 from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # noqa: E402,F401
