@@ -11,6 +11,9 @@
 # OUTDIR  where junit XML and summary.tsv go
 # FILE    test file stems (default: the CPU core list below)
 #
+# Limits: MXNET_TEST_TIMEOUT seconds a test (default 120), MXNET_FILE_TIMEOUT
+# seconds a file (default 1200); raise them on a busy machine.
+#
 # Nothing of MXNet is committed or built here: the test files are extracted
 # into a temporary folder for the run and deleted afterwards.
 set -u
@@ -39,8 +42,8 @@ cd "$work/tests/python/unittest"
 printf 'file\tpassed\tfailed\terror\tskipped\n' > "$out/summary.tsv"
 for f in "${files[@]}"; do
   [ -f "$f.py" ] || { echo "no $f.py" >&2; continue; }
-  MXNET_TEST_SEED=${MXNET_TEST_SEED:-1234} timeout 1200 "$py" -m pytest -q -p no:cacheprovider \
-    --timeout=120 -o junit_family=xunit1 --junitxml="$out/$f.xml" "$f.py" > "$out/$f.log" 2>&1
+  MXNET_TEST_SEED=${MXNET_TEST_SEED:-1234} timeout "${MXNET_FILE_TIMEOUT:-1200}" "$py" -m pytest -q \
+    -p no:cacheprovider --timeout="${MXNET_TEST_TIMEOUT:-120}" -o junit_family=xunit1 --junitxml="$out/$f.xml" "$f.py" > "$out/$f.log" 2>&1
   "$py" - "$out/$f.xml" "$f" >> "$out/summary.tsv" <<'PY'
 import sys, xml.etree.ElementTree as ET
 try:
