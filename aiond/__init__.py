@@ -17,8 +17,6 @@ from .util import (is_np_shape, set_np_shape, np_shape, use_np_shape,  # noqa: F
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
 from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
-from . import random  # noqa: F401
-from . import profiler  # noqa: F401
 from . import autograd  # noqa: F401
 import importlib as _importlib
 
@@ -26,7 +24,8 @@ import importlib as _importlib
 # behave as attributes of the package (and `import aiond.symbol` works too).
 _LAZY = {
     "test_utils": ("aiond.test_utils", None), "runtime": ("aiond.runtime", None),
-    "rnd": ("aiond.random", None),
+    "random": ("aiond.random", None), "rnd": ("aiond.random", None),
+    "profiler": ("aiond.profiler", None),
     "symbol": ("aiond.symbol", None), "sym": ("aiond.symbol", None),
     "name": ("aiond.name", None), "attribute": ("aiond.attribute", None),
     "AttrScope": ("aiond.attribute", "AttrScope"), "executor": ("aiond.symbol.executor", None),

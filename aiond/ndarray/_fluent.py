@@ -2,7 +2,7 @@
 the ``mx.nd`` function of the same name with ``self`` as first input."""
 from __future__ import annotations
 
-from ..ops import registry as _reg
+from ..ops import _lazy, registry as _reg
 from ._namespace import make_function
 from .ndarray import NDArray
 
@@ -25,9 +25,21 @@ def _method(fn):
     return method
 
 
+def _deferred(name):
+    # the method is made, and NDArray's attribute replaced by it, on first
+    # call, so importing aiond loads no op module for it
+    def method(self, *args, **kwargs):
+        real = _method(make_function(_reg.get(name), name))
+        setattr(NDArray, name, real)
+        return real(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = "x.%s(...) is mx.nd.%s(x, ...)." % (name, name)
+    return method
+
+
 for _name in FLUENT:
-    if _name in _reg.ops() and not hasattr(NDArray, _name):
-        setattr(NDArray, _name, _method(make_function(_reg.get(_name), _name)))
+    if _lazy.known(_name) and not hasattr(NDArray, _name):
+        setattr(NDArray, _name, _deferred(_name))
 
 
 def _split_v2_method(self, *args, **kwargs):

@@ -130,3 +130,100 @@ def populate(namespace: dict, internal: dict):
             internal[name] = fn
         elif name not in namespace:
             namespace[name] = fn
+
+
+def populate_lazily(namespace: dict, internal: dict, attrs=None, prefix="", exclude=(),
+                    module=None, make=None, aliases=None, own_getattr=False):
+    """Like ``populate``, but each function is built the first time it is
+    looked up (PEP 562 ``__getattr__``), so a program pays only for the op
+    modules it uses. ``dir()``, ``hasattr``/``getattr`` and star imports
+    (``__all__``) see every op, loaded or not.
+
+    ``attrs`` maps further lazy names to ``(module, attribute or None)``,
+    relative to ``namespace``'s package (submodules, re-exported helpers).
+    ``prefix`` (a string or a tuple tried in order) selects the ops: the
+    namespace's ``name`` is op ``prefix + name``, where ``""`` stands for the
+    public (not ``_``) names; ops in ``exclude`` are left out. ``internal``
+    (a dict, or None) receives the ``_``-names when ``prefix`` is ``""``,
+    and ``aliases`` (name -> op name) there. ``module`` is the functions'
+    ``__module__`` (default: make_function's); ``make(op, full_name, name)``
+    builds a function (default: this module's ``make_function(op, name)``).
+    With ``own_getattr`` the namespace keeps its own ``__getattr__`` (only
+    ``__dir__`` is installed)."""
+    from ..ops import _lazy
+    attrs = dict(attrs or {})
+    prefixes = (prefix,) if isinstance(prefix, str) else tuple(prefix)
+    modname = namespace["__name__"]
+    package = namespace.get("__package__") or modname.rpartition(".")[0]
+    if make is None:
+        def make(op, full, name):
+            return make_function(op, name)
+
+    def op_name(name):
+        for p in prefixes:
+            if p or not name.startswith("_"):
+                full = p + name
+                if full not in exclude and _lazy.known(full):
+                    return full
+        return None
+
+    def public_names():
+        names = {n for n in namespace if not n.startswith("_")} | set(attrs)
+        for n in _lazy.names():
+            if n in exclude:
+                continue
+            for p in prefixes:
+                if (n.startswith(p) and len(n) > len(p)) if p else not n.startswith("_"):
+                    names.add(n[len(p):])
+        return names
+
+    def __getattr__(name):
+        entry = attrs.get(name)
+        if entry is not None:
+            import importlib
+            mod = importlib.import_module(entry[0], package)
+            value = mod if entry[1] is None else getattr(mod, entry[1])
+            namespace[name] = value
+            return value
+        if name == "__all__":
+            return sorted(public_names())
+        full = op_name(name) if not name.startswith("__") else None
+        if full is None:
+            raise AttributeError("module %r has no attribute %r" % (modname, name))
+        fn = make(_reg.get(full), full, name)
+        if module:
+            fn.__module__ = module
+        namespace[name] = fn
+        return fn
+
+    def __dir__():
+        return sorted(set(namespace) | public_names())
+
+    if not own_getattr:
+        namespace["__getattr__"] = __getattr__
+    namespace["__dir__"] = __dir__
+    if internal is not None and prefixes == ("",):
+        _lazy_internal(internal, make, aliases or {})
+
+
+def _lazy_internal(internal: dict, make, aliases):
+    """``_internal``: the ``_``-named ops (and ``aliases``), built on first lookup."""
+    from ..ops import _lazy
+
+    def __getattr__(name):
+        full = aliases.get(name)
+        if full is not None:
+            full = full if _lazy.known(full) else None
+        elif name.startswith("_") and not name.startswith("__") and _lazy.known(name):
+            full = name
+        if full is not None:
+            fn = internal[name] = make(_reg.get(full), full, name)
+            return fn
+        raise AttributeError("module %r has no attribute %r" % (internal["__name__"], name))
+
+    def __dir__():
+        return sorted(set(internal) | set(aliases)
+                      | {n for n in _lazy.names() if n.startswith("_")})
+
+    internal["__getattr__"] = __getattr__
+    internal["__dir__"] = __dir__

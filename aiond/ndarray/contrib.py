@@ -3,14 +3,12 @@ entries, without the prefix) and ``boolean_mask``, whose output shape is
 read from an already-computed mask."""
 from __future__ import annotations
 
-from ..ops import registry as _reg
-from ..ops.indexing import boolean_mask  # noqa: F401
-from ._namespace import make_function
+from ._namespace import populate_lazily as _populate_lazily
 from ._control_flow import cond, foreach, while_loop  # noqa: F401
 
-for _name, _op in list(_reg.ops().items()):
-    if _name.startswith("_contrib_") and _name != "_contrib_boolean_mask":
-        globals()[_name[len("_contrib_"):]] = make_function(_op, _name[len("_contrib_"):])
+# the _contrib_* ops without the prefix, made on first use
+_populate_lazily(globals(), None, {"boolean_mask": ("..ops.indexing", "boolean_mask")},
+                prefix="_contrib_", exclude=("_contrib_boolean_mask",))
 
 
 def isinf(data):

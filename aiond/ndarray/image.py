@@ -2,9 +2,6 @@
 entries, without the prefix): to_tensor, normalize, flips, resize, crop."""
 from __future__ import annotations
 
-from ..ops import registry as _reg
-from ._namespace import make_function
+from ._namespace import populate_lazily as _populate_lazily
 
-for _name, _op in list(_reg.ops().items()):
-    if _name.startswith("_image_"):
-        globals()[_name[len("_image_"):]] = make_function(_op, _name[len("_image_"):])
+_populate_lazily(globals(), None, prefix="_image_")     # made on first use

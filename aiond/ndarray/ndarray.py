@@ -22,7 +22,6 @@ from ..base import MXNetError, numeric_types
 from ..context import Context, current_context
 from ..engine.storage import Storage
 from ..ops import registry as _reg
-from ..ops.matrix import infer_reshape
 from ..ops.registry import to_dtype
 from ._invoke import INLINE_MAX, data_of, host_copy, invoke, new_array
 from ._invoke import hooks as _hooks
@@ -641,6 +640,13 @@ def _resolve(fut, opr):
         fut.set_exception(opr.failure.error("read()"))
     else:
         fut.set_result(opr.result)
+
+
+def infer_reshape(old, shape, reverse=False):
+    # replaced by ops.matrix's on first call: importing aiond loads no op module for it
+    global infer_reshape
+    from ..ops.matrix import infer_reshape
+    return infer_reshape(old, shape, reverse)
 
 
 def _rebuild(value, dev_type, dev_id):

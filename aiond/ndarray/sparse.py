@@ -630,20 +630,9 @@ def cast_storage(data, stype, out=None, name=None):
 
 
 def _populate():
-    from ._namespace import make_function
-    g = globals()
-    for name, op in _reg.ops().items():
-        if name.startswith("_sparse_"):
-            fname = name[len("_sparse_"):]
-        elif name.startswith("_"):
-            continue
-        else:
-            fname = name
-        if fname in g:
-            continue
-        fn = make_function(op, fname)
-        fn.__module__ = "aiond.ndarray.sparse"
-        g[fname] = fn
+    # every public op, and the _sparse_* ones without the prefix, made on first use
+    from ._namespace import populate_lazily
+    populate_lazily(globals(), None, prefix=("", "_sparse_"), module="aiond.ndarray.sparse")
 
 
 _populate()

@@ -1,39 +1,62 @@
-"""Operators: the registry and the kernels that fill it."""
+"""Operators: the registry and the kernels that fill it.
+
+Op modules load on first use: ``registry.get(name)`` imports the module(s)
+that define ``name`` (``_index.py``, generated), ``registry.ops()`` all of
+them. To add an op module, add its name to ``MODULES`` below and run
+``python tools/gen_op_index.py`` (tests/test_op_index.py fails until then).
+"""
 from . import registry  # noqa: F401
-from . import elemwise, init, matrix, random, reduce  # noqa: F401  (register ops)
-from . import conv, linalg, nn, norm  # noqa: F401
-from . import optimizer_ops  # noqa: F401  (also loads optimizer_fused)
-from . import indexing, shape, sorting, special  # noqa: F401
-from . import rnn  # noqa: F401
-from . import misc  # noqa: F401
-from . import random_pdf  # noqa: F401
-from . import np_ops  # noqa: F401  (mx.np semantics)
-from . import np_init  # noqa: F401  (mx.np creation ops: _npi_full_like, ...)
-from . import np_random  # noqa: F401  (mx.np.random, mx.npx.random samplers: _npi_normal, ...)
-from . import np_npx  # noqa: F401  (_npx_constraint_check)
-from . import np_shape  # noqa: F401  (mx.np shape manipulation: _np_transpose, _npi_concatenate, ...)
-from . import np_creation  # noqa: F401  (mx.np creation, windows, index grids, boolean mask assign)
-from . import custom  # noqa: F401  (mx.operator's Custom)
-from . import np_elemwise  # noqa: F401  (mx.np unary math, predicates, bitwise, around, ...)
-from . import sparse  # noqa: F401  (storage types, sparse kernels; loads sparse_update)
-from . import attention, contrib_misc, correlation, ctc, image, linalg_decomp  # noqa: F401
-from . import spatial  # noqa: F401
-from . import reset, sync_norm  # noqa: F401
-from . import optimizer_multi  # noqa: F401  (multi_sgd_update, multi_sum_sq, multi_lars, ...)
-from . import contrib_bbox, contrib_vision, cvimage  # noqa: F401  (_contrib_* vision ops, _cv* image ops)
-from . import groupnorm, roipool, stn, svm  # noqa: F401
-from . import deformable, proposal, quantize, roi  # noqa: F401
-from . import image_tensor  # noqa: F401  (_image_to_tensor, flips, resize, crop)
-from . import loss_fused  # noqa: F401  (Gluon's softmax cross-entropy as one op)
-from . import contrib_hawkes, krprod, stes  # noqa: F401  (issue 31: hawkesll, khatri_rao, *_ste)
-from . import optimizer_adamw  # noqa: F401  (_adamw_update family, group_adagrad_update)
-from . import control_flow  # noqa: F401  (_foreach, _while_loop, _cond: bodies run by symbol)
-from . import contrib_embedding, scatter  # noqa: F401  (SparseEmbedding, _scatter_* ops)
-from . import bilinear_sampler, contrib_dgl  # noqa: F401  (contrib_dgl: the dgl_* graph ops)
-from . import quantized  # noqa: F401  (int8 inference: quantize_v2, quantized_conv/fc, requantize, calibrate_entropy)
-from . import image_random  # noqa: F401  (_image_random_* augmentations, adjust_lighting)
-from . import np_linalg, np_products, np_sorting, np_stats  # noqa: F401  (issue 32: mx.np)
-from . import contrib_grad_ops, contrib_multibox  # noqa: F401  (issue 31: gradientmultiplier, fft, MultiBox*)
-from . import deformable_modulated, deformable_psroi  # noqa: F401  (issue 31: DCNv2, deformable PSROI)
-from . import cumsum, sampling_grads  # noqa: F401  (issue 31: cumsum; zero gradients of samplers)
 from .registry import Null, Op, Param, get, ops, register  # noqa: F401
+
+# Every module that registers ops, in the order they were imported when the
+# registry was built eagerly (``registry.ops()`` still loads them in it).
+MODULES = (
+    "elemwise", "init", "matrix", "random", "reduce",
+    "conv", "linalg", "nn", "norm",
+    "optimizer_ops",            # also loads optimizer_fused
+    "indexing", "shape", "sorting", "special",
+    "rnn",
+    "misc",
+    "random_pdf",
+    "np_ops",                   # mx.np semantics
+    "np_init",                  # mx.np creation ops: _npi_full_like, ...
+    "np_random",                # mx.np.random, mx.npx.random samplers: _npi_normal, ...
+    "np_npx",                   # _npx_constraint_check
+    "np_shape",                 # mx.np shape manipulation: _np_transpose, _npi_concatenate, ...
+    "np_creation",              # mx.np creation, windows, index grids, boolean mask assign
+    "custom",                   # mx.operator's Custom
+    "np_elemwise",              # mx.np unary math, predicates, bitwise, around, ...
+    "sparse",                   # storage types, sparse kernels; loads sparse_update
+    "attention", "contrib_misc", "correlation", "ctc", "image", "linalg_decomp",
+    "spatial",
+    "reset", "sync_norm",
+    "optimizer_multi",          # multi_sgd_update, multi_sum_sq, multi_lars, ...
+    "contrib_bbox", "contrib_vision", "cvimage",  # _contrib_* vision ops, _cv* image ops
+    "groupnorm", "roipool", "stn", "svm",
+    "deformable", "proposal", "quantize", "roi",
+    "image_tensor",             # _image_to_tensor, flips, resize, crop
+    "loss_fused",               # Gluon's softmax cross-entropy as one op
+    "contrib_hawkes", "krprod", "stes",  # issue 31: hawkesll, khatri_rao, *_ste
+    "optimizer_adamw",          # _adamw_update family, group_adagrad_update
+    "control_flow",             # _foreach, _while_loop, _cond: bodies run by symbol
+    "contrib_embedding", "scatter",  # SparseEmbedding, _scatter_* ops
+    "bilinear_sampler", "contrib_dgl",  # contrib_dgl: the dgl_* graph ops
+    "quantized",                # int8 inference: quantize_v2, quantized_conv/fc, requantize, calibrate_entropy
+    "image_random",             # _image_random_* augmentations, adjust_lighting
+    "np_linalg", "np_products", "np_sorting", "np_stats",  # issue 32: mx.np
+    "contrib_grad_ops", "contrib_multibox",  # issue 31: gradientmultiplier, fft, MultiBox*
+    "deformable_modulated", "deformable_psroi",  # issue 31: DCNv2, deformable PSROI
+    "cumsum", "sampling_grads", # issue 31: cumsum; zero gradients of samplers
+)
+
+
+def __getattr__(name):
+    # aiond.ops.<module> as an attribute, as when every module was imported here
+    if not name.startswith("__"):
+        import importlib
+        try:
+            return importlib.import_module(__name__ + "." + name)
+        except ModuleNotFoundError as e:
+            if e.name != __name__ + "." + name:
+                raise
+    raise AttributeError("module 'aiond.ops' has no attribute %r" % name)

@@ -381,11 +381,11 @@ def host_kernels(*names):
     draws from the context's host generator with per-element parameters):
     on a GPU, their inputs are copied to the host for the kernel."""
     for n in names:
-        _REGISTRY[n].host_kernel = True
+        get(n).host_kernel = True
 
 
 def alias(name, *names):
-    op = _REGISTRY[name]
+    op = get(name)
     for n in names:
         _REGISTRY[n] = op
 
@@ -394,9 +394,17 @@ def get(name) -> Op:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise OpError("operator %r is not registered in aiond" % name) from None
+        pass
+    from . import _lazy         # op modules load on first use of one of their ops
+    _lazy.load(name)
+    op = _REGISTRY.get(name)
+    if op is not None:
+        return op
+    raise OpError("operator %r is not registered in aiond" % name) from None
 
 
 def ops() -> dict:
-    """name -> Op, aliases included."""
+    """name -> Op, aliases included (loads every op module)."""
+    from . import _lazy
+    _lazy.load_all()
     return dict(_REGISTRY)

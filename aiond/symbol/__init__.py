@@ -29,19 +29,19 @@ contrib = _types.ModuleType("aiond.symbol.contrib")
 from . import random  # noqa: E402  (MXNet's helpers; registry ops added below)
 sparse = _types.ModuleType("aiond.symbol.sparse")
 image = _types.ModuleType("aiond.symbol.image")
-_namespace.populate(globals(), _internal.__dict__,
+_namespace.populate_lazily(globals(), _internal.__dict__,
                     {"_linalg_": linalg.__dict__, "_contrib_": contrib.__dict__,
                      "_sparse_": sparse.__dict__, "_image_": image.__dict__})
 
 
 def _fill_random():
-    from ..ops import registry as _reg
-    for name, op in _reg.ops().items():
-        if name.startswith("_random_") or name.startswith("_sample_"):
-            short = name.split("_", 2)[2]
-            fn = _namespace.make_function(op, name)     # MXNet's hint: _random_uniform0
-            fn.__name__ = short
-            random.__dict__.setdefault(short, fn)
+    from ..ndarray._namespace import populate_lazily
+
+    def make(op, full, short):
+        fn = _namespace.make_function(op, full)     # MXNet's hint: _random_uniform0
+        fn.__name__ = short
+        return fn
+    populate_lazily(random.__dict__, None, prefix=("_random_", "_sample_"), make=make)
 
 
 _fill_random()
@@ -56,10 +56,8 @@ contrib.cond, contrib.foreach, contrib.while_loop = _cond, _foreach, _while
 def _fill_sparse():
     # mx.sym.sparse: the _sparse_* ops without their prefix, and (as MXNet's
     # _sparse_ aliases give) the storage-aware public ops
-    from ..ops import registry as _reg
-    for name, op in _reg.ops().items():
-        if not name.startswith("_"):
-            sparse.__dict__.setdefault(name, _namespace.make_function(op, name))
+    from ..ndarray._namespace import populate_lazily
+    populate_lazily(sparse.__dict__, None, prefix=("_sparse_", ""), make=_namespace._short)
 
 
 _fill_sparse()
@@ -95,7 +93,7 @@ def _namespace_fn(name):
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    from ..ops import registry as _reg
-    if name in _reg.ops():
+    from ..ops import _lazy
+    if _lazy.known(name):
         return _namespace_fn(name)
     raise AttributeError("module 'aiond.symbol' has no attribute %r" % name)

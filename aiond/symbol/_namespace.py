@@ -457,3 +457,17 @@ def populate(namespace: dict, internal: dict, submodules: dict):
             internal.setdefault(name, make_function(_reg.get(target), name))
         except Exception:  # noqa: BLE001 - an op not registered (yet)
             pass
+
+
+def _short(op, full, name):
+    return make_function(op, name)
+
+
+def populate_lazily(namespace: dict, internal: dict, submodules: dict):
+    """``populate``, each function made on first lookup (see
+    ``ndarray._namespace.populate_lazily``); ``namespace`` keeps its own
+    ``__getattr__``."""
+    from ..ndarray._namespace import populate_lazily as lazily
+    lazily(namespace, internal, make=_short, aliases=ARITH, own_getattr=True)
+    for prefix, mod in submodules.items():
+        lazily(mod, None, prefix=prefix, make=_short)
