@@ -134,6 +134,18 @@ class _FastRecord(_Repeat):
         return outs[0] if self.single else _regroup(outs, blk._out_format)
 
 
+def _np_symbols(outs):
+    """Whether a traced graph's outputs are NumPy-semantics symbols (then its
+    calls return mx.np.ndarrays); a mix of both kinds is refused, as in MXNet."""
+    from ..symbol.numpy import _Symbol
+    kinds = {isinstance(o, _Symbol) for o in outs if o is not None}
+    if len(kinds) > 1:
+        raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol "
+                        "(mx.sym.np._Symbol) in outputs: convert them to one kind, with "
+                        "as_np_ndarray() or as_nd_ndarray() on each")
+    return kinds == {True}
+
+
 def _np_outs(outs):
     """A graph traced under NumPy semantics returns ``mx.np.ndarray``s."""
     from ..numpy.multiarray import _as_np
@@ -143,12 +155,29 @@ def _np_outs(outs):
 def _np_views(out):
     """Under NumPy semantics a block's results are ``mx.np.ndarray``s (MXNet's
     layers compute with ``F.npx``): legacy results become np views (same
-    buffer and autograd link)."""
+    buffer and autograd link). Results of both kinds at once are refused, as
+    MXNet refuses them (a block that means to return legacy arrays returns
+    only those)."""
+    _check_one_kind(out)
+    return _to_np_views(out)
+
+
+def _check_one_kind(out):
+    from ..numpy.multiarray import ndarray as _np_ndarray
+    flat = [o for o in (out if isinstance(out, (list, tuple)) else [out])
+            if isinstance(o, NDArray)]
+    if len({isinstance(o, _np_ndarray) for o in flat}) > 1:
+        raise TypeError("Block's output ndarrays must be all of type `mxnet.numpy.ndarray` "
+                        "or all legacy `mxnet.ndarray.NDArray`, got both: convert them with "
+                        "as_np_ndarray() or as_nd_ndarray()")
+
+
+def _to_np_views(out):
     if isinstance(out, NDArray):
         from ..numpy.multiarray import ndarray as _np_ndarray
         return out if isinstance(out, _np_ndarray) else out.as_np_ndarray()
     if isinstance(out, (list, tuple)):
-        return type(out)(_np_views(o) for o in out)
+        return type(out)(_to_np_views(o) for o in out)
     return out
 
 
@@ -829,8 +858,8 @@ class HybridBlock(Block):
                     out = self.hybrid_forward(sym, *grouped_inputs, **params)
             self._shape_dependent = tr.shape_dependent
             out, self._out_format = _flatten(out, "output")
+            self._np_out = _np_symbols(out)
             self._cached_graph = symbol_inputs, sym.Group(out)
-            self._np_out = _is_np_array()
         return self._cached_graph
 
     def _build_cache(self, *args):

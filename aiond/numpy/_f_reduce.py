@@ -43,12 +43,6 @@ def _dynamic(F, name, inputs, attrs):
     return F.op(name, inputs, attrs)
 
 
-def _no_where(name, where):
-    if where is not None and where is not True:
-        raise NotImplementedError("%s: where= is not supported by MXNet's mx.np.%s"
-                                  % (name, name))
-
-
 # ------------------------------------------------------------------ sums
 def _red(F, opname, a, axis, dtype, out, keepdims, with_dtype=True):
     a = F.arr(a)
@@ -59,9 +53,8 @@ def _red(F, opname, a, axis, dtype, out, keepdims, with_dtype=True):
 
 
 @front("sum")
-def _sum(F, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def _sum(F, a, axis=None, dtype=None, keepdims=False, initial=None, out=None):
     """Sum over ``axis`` (every axis by default); bool input sums as int64."""
-    _no_where("sum", where)
     r = _red(F, "_np_sum", a, axis, dtype, None if initial is not None else out, keepdims)
     if initial is not None:
         r = F.op("_npi_add_scalar", [r], {"scalar": float(initial),
@@ -70,15 +63,9 @@ def _sum(F, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 
 
 @front("prod")
-def _prod(F, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def _prod(F, a, axis=None, dtype=None, out=None, keepdims=False):
     """Product over ``axis``."""
-    _no_where("prod", where)
-    r = _red(F, "_np_prod", a, axis, dtype, None if initial is not None else out, keepdims)
-    if initial is not None:
-        r = F.op("_npi_multiply_scalar", [r], {"scalar": float(initial),
-                                               "is_int": isinstance(initial, integer_types)},
-                 out)
-    return r
+    return _red(F, "_np_prod", a, axis, dtype, out, keepdims)
 
 
 @front("mean")
@@ -88,13 +75,13 @@ def _mean(F, a, axis=None, dtype=None, out=None, keepdims=False):
 
 
 @front("max", "amax")
-def _max(F, a, axis=None, out=None, keepdims=False):
+def _max(F, a, axis=None, keepdims=False, out=None):
     """Maximum over ``axis``."""
     return _red(F, "_np_max", a, axis, None, out, keepdims, with_dtype=False)
 
 
 @front("min", "amin")
-def _min(F, a, axis=None, out=None, keepdims=False):
+def _min(F, a, axis=None, keepdims=False, out=None):
     """Minimum over ``axis``."""
     return _red(F, "_np_min", a, axis, None, out, keepdims, with_dtype=False)
 
@@ -136,13 +123,13 @@ def _argmin(F, a, axis=None, out=None):
 
 
 @front("all")
-def _all(F, a, axis=None, out=None, keepdims=False):
+def _all(F, a, axis=None, keepdims=False, out=None):
     """Whether every element along ``axis`` is true (bool)."""
     return _red(F, "_np_all", a, axis, None, out, keepdims, with_dtype=False)
 
 
 @front("any")
-def _any(F, a, axis=None, out=None, keepdims=False):
+def _any(F, a, axis=None, keepdims=False, out=None):
     """Whether some element along ``axis`` is true (bool)."""
     return _red(F, "_np_any", a, axis, None, out, keepdims, with_dtype=False)
 
@@ -157,7 +144,7 @@ def _cumsum(F, a, axis=None, dtype=None, out=None):
 @front("cumprod")
 def _cumprod(F, a, axis=None, dtype=None, out=None):
     """Cumulative product along ``axis`` (of the flattened array by default)."""
-    return F.op("_np_cumprod", [F.arr(a)], {"axis": axis_attr(axis),
+    return F.op("_npi_cumprod", [F.arr(a)], {"axis": axis_attr(axis),
                                             "dtype": dtype_attr(dtype)}, out)
 
 

@@ -39,7 +39,7 @@ def _as_list(res):
 
 # ------------------------------------------------------------ reshape
 @front()
-def reshape(F, a, newshape, order="C"):
+def reshape(F, a, newshape, order="C", out=None):
     """``a`` with a new shape (NumPy's rules, with MXNet's special codes -2..-6)."""
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported, got %r" % (order,))
@@ -51,7 +51,11 @@ def reshape(F, a, newshape, order="C"):
     if F.kind == "nd":
         from ..ops.np_shape import npx_newshape
         from .multiarray import _reshape
-        return _reshape(a, npx_newshape(a.shape, newshape))
+        res = _reshape(a, npx_newshape(a.shape, newshape))
+        if out is not None:
+            out[...] = res
+            return out
+        return res
     return F.op("_npx_reshape", [a], {"newshape": newshape, "reverse": False})
 
 
@@ -107,9 +111,9 @@ def expand_dims(F, a, axis):
 
 
 @front()
-def squeeze(F, x, axis=None):
-    """``x`` without its size-1 axes (or only those in ``axis``)."""
-    return F.op("_np_squeeze", [F.arr(x)], {"axis": _int_or_tuple(axis)})
+def squeeze(F, a, axis=None, out=None):
+    """``a`` without its size-1 axes (or only those in ``axis``)."""
+    return F.op("_np_squeeze", [F.arr(a)], {"axis": _int_or_tuple(axis)}, out)
 
 
 @front()
@@ -435,15 +439,15 @@ def triu(F, m, k=0):
 
 
 @front()
-def diag(F, v, k=0):
-    """The k-th diagonal of a 2-D array, or a 2-D array with a 1-D ``v`` on it."""
-    return F.op("_np_diag", [F.arr(v)], {"k": int(k)})
+def diag(F, array, k=0):  # noqa: A002 - MXNet's argument name
+    """The k-th diagonal of a 2-D array, or a 2-D array with a 1-D ``array`` on it."""
+    return F.op("_np_diag", [F.arr(array)], {"k": int(k)})
 
 
 @front()
-def diagflat(F, v, k=0):
-    """A 2-D array with the flattened ``v`` on the k-th diagonal."""
-    return F.op("_np_diagflat", [F.arr(v)], {"k": int(k)})
+def diagflat(F, array, k=0):  # noqa: A002 - MXNet's argument name
+    """A 2-D array with the flattened ``array`` on the k-th diagonal."""
+    return F.op("_np_diagflat", [F.arr(array)], {"k": int(k)})
 
 
 @front()
@@ -454,9 +458,9 @@ def diagonal(F, a, offset=0, axis1=0, axis2=1):
 
 
 @front()
-def copy(F, a):
+def copy(F, a, out=None):
     """A copy of ``a``."""
-    return F.op("_np_copy", [F.arr(a)])
+    return F.op("_np_copy", [F.arr(a)], None, out)
 
 
 # ------------------------------------------------------------ where, take

@@ -149,8 +149,13 @@ def setitem(arr, key, value):
             key = Ellipsis
     if not arr.shape:
         parts = key if isinstance(key, tuple) else (key,)
-        if any(p not in (Ellipsis, slice(None)) for p in parts):
+        # None (a new axis; a True mask becomes one) selects the one element too
+        if any(p is not None and p not in (Ellipsis, slice(None)) for p in parts):
             raise IndexError("too many indices for array: array is 0-dimensional")
+        if isinstance(value, NDArray) and value.size == 1 and value.shape:
+            value = value.reshape(())
+        elif isinstance(value, _np.ndarray) and value.size == 1:
+            value = value.reshape(())
         _nd_idx.setitem(arr, (), value)
         return
     from ._bool_assign import assign

@@ -317,10 +317,10 @@ DEFINES = {
         "_npi_percentile _npi_searchsorted _npi_sort _npi_unique _npx_nonzero"
     ),
     "np_stats": (
-        "_backward__np_cumprod _backward__np_cumsum _backward__np_trace "
-        "_backward__npi_average _backward__npi_diff _backward__npi_ediff1d _backward__npi_std "
-        "_backward__npi_var _np_all _np_any _np_cumprod _np_cumsum _np_trace _npi_argmax "
-        "_npi_argmin _npi_average _npi_diff _npi_ediff1d _npi_std _npi_var"
+        "_backward__np_cumsum _backward__np_trace _backward__npi_average "
+        "_backward__npi_cumprod _backward__npi_diff _backward__npi_ediff1d _backward__npi_std "
+        "_backward__npi_var _np_all _np_any _np_cumsum _np_trace _npi_argmax _npi_argmin "
+        "_npi_average _npi_cumprod _npi_diff _npi_ediff1d _npi_std _npi_var"
     ),
     "optimizer_adamw": (
         "_adamw_update _contrib_group_adagrad_update _mp_adamw_update _multi_adamw_update "

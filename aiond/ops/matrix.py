@@ -626,7 +626,11 @@ def _batch_dot_grad(F, attrs, ins, outs, og):
 
 
 def _reshape_back(F, attrs, ins, outs, og):
-    return [og[0].reshape(ins[0].shape)]
+    shape = ins[0].shape
+    if 0 in shape:
+        # reshape would read the zero-size axes as MXNet's "copy this axis" code
+        return [F.reshape_like(og[0], ins[0])]
+    return [og[0].reshape(shape)]
 
 
 def _transpose_grad(F, attrs, ins, outs, og):

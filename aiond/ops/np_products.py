@@ -13,7 +13,8 @@ from ..base import OpError, ShapeError
 from ._np_bwd import backward
 from ._rules import fmt, norm_axis
 from .np_ops import promote
-from .registry import Param, p_axis, p_int, p_str, register
+from .registry import Op, Param, p_axis, p_int, p_str, register
+from .registry import get as _get
 
 def _sw(xp, a):
     return xp.swapaxes(a, -1, -2)
@@ -301,3 +302,22 @@ def _einsum_bwd(xp, og, ins, outs, subscripts, optimize=0):
 
 
 backward("_npi_einsum", _einsum_bwd)
+
+
+class _DotOp(Op):
+    """``_np_dot`` whose ``b`` (a deferred-init weight, say) takes its unknown
+    leading dimension from ``a``'s last one, for symbolic shape inference."""
+    __slots__ = ()
+
+    def fill_inputs(self, params, in_shapes):
+        a, b = (list(in_shapes) + [None, None])[:2]
+        if not a or any(d <= 0 for d in a) or not b:
+            return None
+        k = len(b) - 2 if len(b) >= 2 else 0
+        if b[k] > 0 or any(d <= 0 for i, d in enumerate(b) if i != k):
+            return None
+        b = tuple(b)
+        return [tuple(a), b[:k] + (a[-1],) + b[k + 1:]]
+
+
+_get("_np_dot").__class__ = _DotOp

@@ -715,8 +715,8 @@ def _npi_where_scalar2(xp, condition, out, x=0.0, y=0.0):
 # ------------------------------------------------------------ take
 def _take_rule(attrs, shapes, dtypes):
     s, i = tuple(shapes[0]), tuple(shapes[1])
-    if dtypes[1].kind not in "iub":
-        raise OpError("indices must be integers, got %s" % dtypes[1])
+    if dtypes[1].kind not in "iubf":
+        raise OpError("indices must be numbers, got %s" % dtypes[1])
     ax = attrs["axis"]
     if ax is None:
         return (i,), (dtypes[0],)
@@ -731,7 +731,7 @@ def _take(xp, a, idx, fill=None, axis=0, mode="clip"):
     if axis is None or a.ndim == 0:
         a, axis = xp.reshape(a, (-1,)), 0
     n = a.shape[axis]
-    idx = idx.astype(np.int64)
+    idx = idx.astype(np.int64)      # float indices truncate, as MXNet's take does
     if mode == "wrap":
         idx = idx % n if n else idx
     elif mode == "raise":

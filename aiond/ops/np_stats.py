@@ -172,7 +172,7 @@ def _cum(fname):
 
 
 register("_np_cumsum", params=_CUMP, infer=_cum_rule)(_cum("cumsum"))
-register("_np_cumprod", params=_CUMP, infer=_cum_rule)(_cum("cumprod"))
+register("_npi_cumprod", params=_CUMP, infer=_cum_rule)(_cum("cumprod"))
 
 
 def _cumsum_bwd(xp, og, ins, outs, axis=None, dtype=None):
@@ -192,7 +192,7 @@ def _cumprod_bwd(xp, og, ins, outs, axis=None, dtype=None):
 
 
 backward("_np_cumsum", _cumsum_bwd)
-backward("_np_cumprod", _cumprod_bwd)
+backward("_npi_cumprod", _cumprod_bwd)
 
 
 # ================================================================ average

@@ -300,7 +300,16 @@ def create(op, hint, sym_args=None, sym_kwargs=None, params=None, name=None, att
             else:
                 node.inputs.append(_single(s, "Keyword argument %s" % nm, name))
     _on_compose(node)
-    return Symbol._from([(node, i, 0) for i in range(node.num_visible())])
+    # an op on NumPy-semantics symbols (mx.sym.np's _Symbol) gives one too, as
+    # ops on mx.np arrays give mx.np arrays
+    cls = Symbol
+    for x in sym_args:
+        if type(x) is not Symbol and isinstance(x, Symbol):
+            cls = type(x)
+    for x in sym_kwargs.values():
+        if type(x) is not Symbol and isinstance(x, Symbol):
+            cls = type(x)
+    return cls._from([(node, i, 0) for i in range(node.num_visible())])
 
 
 def _single(s, what, name):

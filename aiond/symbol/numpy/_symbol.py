@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from numbers import Integral
 
+import numpy as _np
+
 from ...base import numeric_types
 from ...numpy import _front
 from ...ops import registry as _reg
@@ -205,8 +207,11 @@ class _Symbol(Symbol):
         return _call("transpose", self, axes if axes != () else None)
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        return _call("astype", self, dtype, order=order, casting=casting, subok=subok,
-                     copy=copy)
+        """This symbol's values as ``dtype`` (a graph node; ``copy`` is moot)."""
+        if order != "K" or casting != "unsafe" or not subok:
+            raise NotImplementedError("astype: only order='K', casting='unsafe' and "
+                                      "subok=True are supported")
+        return SYM.op("Cast", [self], {"dtype": _np.dtype(dtype).name})
 
     def dot(self, b, out=None):
         return _call("dot", self, b, out=out)
