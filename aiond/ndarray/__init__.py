@@ -22,6 +22,7 @@ _namespace.populate_lazily(globals(), _internal.__dict__, {
     "numpy": (".numpy", None), "np": (".numpy", None),
     "numpy_extension": (".numpy_extension", None), "npx": (".numpy_extension", None),
     "register": (".register", None), "utils": (".utils", None),
+    # MXNet's code tables (with its other names of mxnet.ndarray.ndarray)
     "_DTYPE_MX_TO_NP": ("._ndarray_names", "_DTYPE_MX_TO_NP"),
     "_DTYPE_NP_TO_MX": ("._ndarray_names", "_DTYPE_NP_TO_MX"),
     "_GRAD_REQ_MAP": ("._ndarray_names", "_GRAD_REQ_MAP")})
@@ -31,3 +32,4 @@ from ._functions import (add, divide, equal, greater, greater_equal, lesser,  # 
                          minimum, modulo, moveaxis, multiply, not_equal, onehot_encode,
                          power, subtract, true_divide, split_v2, histogram)
 from . import _fluent  # noqa: E402,F401
+from . import _ndarray_methods  # noqa: E402,F401  (depth_to_space, slice_assign, ...)

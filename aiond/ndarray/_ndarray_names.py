@@ -1,15 +1,15 @@
 """Names MXNet 1.9.1 keeps in ``mxnet.ndarray.ndarray`` (and ``mxnet.ndarray``)
 that aiond defines elsewhere: the dtype and grad_req code tables, the
 elementwise helper functions, the indexing helpers third-party code calls,
-dlpack conversion, and the NDArray methods ``depth_to_space``,
-``space_to_depth``, ``slice_assign`` and ``slice_assign_scalar``. Also
-``mx.nd.sparse._contrib_round_ste`` / ``_contrib_sign_ste``."""
+dlpack conversion; also ``mx.nd.sparse._contrib_round_ste`` /
+``_contrib_sign_ste``. Loaded on the first lookup of one of them (the
+NDArray methods MXNet has there are in ``_ndarray_methods``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..ops import registry as _reg
-from . import _functions, dlpack, ndarray as _nd_module, sparse as _sparse
+from . import _functions, dlpack, ndarray as _nd_module
 from ._namespace import make_function
 from .ndarray import NDArray
 
@@ -226,48 +226,6 @@ def _ndarray_cls(handle, writable=True, stype=-1):
     return handle
 
 
-# ------------------------------------------------------------- NDArray methods
-def _depth_to_space(self, *args, **kwargs):
-    """Convenience fluent method for :py:func:`depth_to_space`."""
-    return _nd_fn("depth_to_space")(self, *args, **kwargs)
-
-
-def _space_to_depth(self, *args, **kwargs):
-    """Convenience fluent method for :py:func:`space_to_depth`."""
-    return _nd_fn("space_to_depth")(self, *args, **kwargs)
-
-
-def _slice_assign_scalar(self, value, begin, end, step):
-    """Assign the scalar ``value`` to the cropped subset ``[begin:end:step]``
-    of this NDArray in place (cast to its dtype); returns this NDArray."""
-    return _nd_fn("_slice_assign_scalar")(self, scalar=value, begin=begin, end=end, step=step,
-                                          out=self)
-
-
-def _slice_assign(self, rhs, begin, end, step):
-    """Assign ``rhs`` (the cropped shape, same dtype and device) to the
-    subset ``[begin:end:step]`` of this NDArray in place; returns this NDArray."""
-    return _nd_fn("_slice_assign")(self, rhs, begin=begin, end=end, step=step, out=self)
-
-
-_FNS = {}
-
-
-def _nd_fn(name):
-    fn = _FNS.get(name)
-    if fn is None:
-        fn = _FNS[name] = make_function(_reg.get(name), name)
-    return fn
-
-
-for _name, _meth in (("depth_to_space", _depth_to_space), ("space_to_depth", _space_to_depth),
-                     ("slice_assign_scalar", _slice_assign_scalar),
-                     ("slice_assign", _slice_assign)):
-    _meth.__name__ = _name
-    _meth.__qualname__ = "NDArray." + _name
-    if not hasattr(NDArray, _name):
-        setattr(NDArray, _name, _meth)
-
 # module-level names of mxnet.ndarray.ndarray
 _NAMES = {n: getattr(_functions, n) for n in (
     "add", "divide", "equal", "greater", "greater_equal", "histogram", "lesser",
@@ -285,10 +243,14 @@ for _name, _obj in _NAMES.items():
     if not hasattr(_nd_module, _name):
         setattr(_nd_module, _name, _obj)
 
-if not hasattr(_sparse, "_ndarray_cls"):
-    _sparse._ndarray_cls = _ndarray_cls
-for _name in ("_contrib_round_ste", "_contrib_sign_ste"):
-    if not hasattr(_sparse, _name):
-        _fn = make_function(_reg.get(_name), _name)
-        _fn.__module__ = "aiond.ndarray.sparse"
-        setattr(_sparse, _name, _fn)
+
+
+def install_sparse(sparse):
+    """MXNet's private names in ``mxnet.ndarray.sparse`` (called as it loads)."""
+    if not hasattr(sparse, "_ndarray_cls"):
+        sparse._ndarray_cls = _ndarray_cls
+    for name in ("_contrib_round_ste", "_contrib_sign_ste"):
+        if not hasattr(sparse, name):
+            fn = make_function(_reg.get(name), name)
+            fn.__module__ = "aiond.ndarray.sparse"
+            setattr(sparse, name, fn)

@@ -821,3 +821,15 @@ def _thread_ident():
 
 
 _ = operator
+
+
+def __getattr__(name):
+    # MXNet's other names of mxnet.ndarray.ndarray (code tables, indexing helpers,
+    # the elementwise functions, imdecode) live in _ndarray_names, loaded on first use
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from . import _ndarray_names  # noqa: F401  (sets them on this module)
+    try:
+        return globals()[name]
+    except KeyError:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name)) from None

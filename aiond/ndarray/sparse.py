@@ -636,3 +636,13 @@ def _populate():
 
 
 _populate()
+
+
+def _install_names():
+    # MXNet's private helpers of this module (_ndarray_cls, _contrib_*_ste)
+    import sys
+    from ._ndarray_names import install_sparse
+    install_sparse(sys.modules[__name__])
+
+
+_install_names()
