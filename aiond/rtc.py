@@ -18,7 +18,7 @@ A launch is an engine op like any other: it runs on the device's compute
 stream after the ops that write its arguments, reads the ``const`` pointer
 arguments and writes the others, and returns at once. Templates are
 compiled by naming their instances in ``exports`` (``'axpy<float>'``).
-Needs CuPy and an NVIDIA GPU (``pip install aiond[gpu]``).
+Needs CuPy and an NVIDIA GPU (``pip install -e '.[gpu]'`` from a clone).
 """
 from __future__ import annotations
 

@@ -300,7 +300,7 @@ def _npi_powerd(xp, *params, out, rng, a=None, size=None):
         _put(xp, out, u ** (1.0 / a))
 
 
-# ------------------------------------------------------- gamma (host generator)
+# ------------------------------------------------------- gamma
 @register("_npi_gamma", inputs=("*params",), variadic=True, needs_rng=True,
           params=[Param("shape", p_ofloat, None, "shape; None: an array input"),
                   Param("scale", p_ofloat, None, "scale; None: an array input"),
@@ -308,9 +308,12 @@ def _npi_powerd(xp, *params, out, rng, a=None, size=None):
           infer=_rule(("shape", "scale")), attr_check=_fdtype, inline=False)
 def _npi_gamma(xp, *params, out, rng, shape=None, scale=None, size=None, ctx="", dtype=None):
     """_npi_gamma([shape], [scale], shape, scale, size, ctx, dtype): Gamma(shape, scale)."""
-    k, s = _values(np, ("shape", "scale"), {"shape": shape, "scale": scale}, params, _F64)
-    _check(np, k, lambda v: v > 0, "gamma: expect shape > 0")
-    _check(np, s, lambda v: v > 0, "gamma: expect scale > 0")
+    k, s = _values(xp, ("shape", "scale"), {"shape": shape, "scale": scale}, params, _F64)
+    _check(xp, k, lambda v: v > 0, "gamma: expect shape > 0")
+    _check(xp, s, lambda v: v > 0, "gamma: expect scale > 0")
+    if xp is not np:    # the device's own generator: the host one is not touched
+        out[...] = rng.device(xp).gamma(k, s, size=out.shape)
+        return
     out[...] = rng.gen.gamma(k, s, size=out.shape)
 
 
@@ -446,7 +449,7 @@ def _npi_mvn_fallback(xp, mean, cov, out, rng, size=None):
     out[...] = x + m
 
 
-host_kernels("_npi_gamma", "_npi_choice", "_npi_multinomial", "_npi_mvn_fallback")
+host_kernels("_npi_choice", "_npi_multinomial", "_npi_mvn_fallback")
 
 _rows = {n: _loc_scale_grad for n in ("_npi_normal", "_npi_normal_n", "_npi_logistic",
                                        "_npi_gumbel")}
