@@ -16,6 +16,9 @@ from . import fallback, fallback_linalg  # noqa: F401
 from . import random  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401
+from . import io, arrayprint  # noqa: F401
+from .io import genfromtxt  # noqa: F401
+from .arrayprint import set_printoptions  # noqa: F401
 from .multiarray import *  # noqa: F401,F403
 from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403

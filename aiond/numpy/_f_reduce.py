@@ -348,3 +348,8 @@ def _searchsorted(F, a, v, side="left", sorter=None):
     if sorter is not None:
         a = F.op("take", [a, F.arr(sorter, like=a)], {"axis": 0, "mode": "clip"})
     return F.op("_npi_searchsorted", [a, F.arr(v, like=a)], {"side": side})
+
+
+# NumPy's other names of prod and any (MXNet 1.9.1 has them in mx.np)
+front("product")(_prod)
+front("sometrue")(_any)

@@ -123,6 +123,11 @@ class ndarray(NDArray):
     def as_np_ndarray(self):
         return self
 
+    def reshape_view(self, *shape, **kwargs):
+        """A view of this array with a new shape (MXNet's legacy reshape
+        rules, no data copied)."""
+        return NDArray.reshape(self, *shape, **kwargs)
+
     @property
     def dtype(self):
         return self._dtype
