@@ -64,7 +64,7 @@ def build(mx, flavour):
     net = MLP()
     net.initialize()
     for p, w in zip([net.w0, net.b0, net.w1, net.b1, net.w2, net.b2], _weights()):
-        p.set_data(mx.nd.array(w))
+        p.set_data(mx.np.array(w) if flavour == "np" else mx.nd.array(w))
     net.hybridize()
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": LR})
     return net, trainer
@@ -89,7 +89,7 @@ def workload(mx, who, params):
                     loss = net(x, y)
                 loss.backward()
                 trainer.step(B)
-                losses.append(float(loss.mean().asnumpy()))
+                losses.append(float(loss.mean().asnumpy().reshape(-1)[0]))
             times = []
             for _ in range(repeats):
                 t0 = perf()

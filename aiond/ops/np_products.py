@@ -58,6 +58,8 @@ def _dot_bwd(xp, og, ins, outs):
     if a.ndim == 0 or b.ndim == 0:
         return [xp.sum(g * b), xp.sum(g * a)] if a.ndim == 0 and b.ndim else (
             [g * b, xp.sum(g * a)] if b.ndim == 0 and a.ndim else [g * b, g * a])
+    if a.ndim == 2 and b.ndim == 2:     # a layer's x @ w: BLAS reads the transposes
+        return [xp.dot(g, b.T), xp.dot(a.T, g)]
     if b.ndim == 1:
         ga = xp.multiply.outer(g, b)
         gb = xp.tensordot(a, g, axes=(list(range(a.ndim - 1)), list(range(g.ndim))))

@@ -11,6 +11,7 @@ from ._rules import broadcast_shapes, fmt, norm_axis
 from .np_ops import promote
 from .np_select import select_op
 from .registry import Param, p_axis, p_bool, p_float, p_int, p_shape, register
+from .registry import get as _reg_get
 
 _I64 = np.dtype(np.int64)
 
@@ -59,6 +60,18 @@ def _transpose(xp, a, fill=None, axes=None):
 select_op("_np_transpose", _transpose, _transpose_rule,
           [Param("axes", p_axis, None, "the permutation; None reverses the axes")],
           doc="_np_transpose(a, axes): a with its axes permuted.")
+
+
+def _transpose_grad(F, attrs, ins, outs, og):
+    # the inverse permutation: one transpose, where the generic selection
+    # gradient would scatter every element (a weight's w.T in each step)
+    ndim = len(ins[0].shape)
+    ax = _transpose_axes(attrs.get("axes"), ndim)
+    inv = tuple(sorted(range(ndim), key=lambda i: ax[i]))
+    return [F._internal._np_transpose(og[0], axes=inv)]
+
+
+_reg_get("_np_transpose").grad = _transpose_grad
 
 
 def _swap_rule(attrs, shapes, dtypes):
