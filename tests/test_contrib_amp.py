@@ -18,8 +18,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _ops(s):
+    nodes = json.loads(s.tojson(remove_amp_cast=False))["nodes"]
     return [(n["op"], n["name"], n.get("attrs", {}).get("dtype", ""),
-             tuple(i[0] for i in n["inputs"])) for n in json.loads(s.tojson())["nodes"]]
+             tuple(i[0] for i in n["inputs"])) for n in nodes]
 
 
 def test_lists_hold_only_present_ops_and_are_disjoint():
@@ -183,7 +184,8 @@ _TRAIN = textwrap.dedent("""
     assert mx.nd.Activation(y, act_type='relu').dtype == np.float16
     s = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc')
     assert s.name == 'fc' and s.list_arguments() == ['data', 'fc_weight', 'fc_bias']
-    assert [n['op'] for n in __import__('json').loads(s.tojson())['nodes']].count('amp_cast') == 3
+    nodes = __import__('json').loads(s.tojson(remove_amp_cast=False))['nodes']
+    assert [n['op'] for n in nodes].count('amp_cast') == 3
     mx.random.seed(0); rs = np.random.RandomState(0)
     X = rs.randn(256, 10).astype('float32'); Y = (X @ rs.randn(10, 3)).argmax(1)
     net = gluon.nn.HybridSequential()
@@ -234,3 +236,17 @@ def test_float16_training_loop_under_amp_init():
     r = subprocess.run([sys.executable, "-c", _TRAIN], env=env, capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]
+
+
+def test_tojson_drops_amp_casts_unless_asked_to_keep_them():
+    import json
+    x = mx.sym.var("x")
+    z = mx.sym.relu(mx.sym.amp_cast(x, dtype="float16"))
+    a, b = mx.sym.amp_multicast(z, x, num_outputs=2)
+    out = a + b
+    ops = [n["op"] for n in json.loads(out.tojson())["nodes"]]
+    assert ops == ["null", "relu", "elemwise_add"]
+    kept = [n["op"] for n in json.loads(out.tojson(remove_amp_cast=False))["nodes"]]
+    assert "amp_cast" in kept and "amp_multicast" in kept
+    back = mx.sym.load_json(out.tojson())
+    np.testing.assert_allclose(back.eval(x=mx.nd.array([-1.0, 2.0]))[0].asnumpy(), [-1.0, 4.0])

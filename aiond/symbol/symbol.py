@@ -202,6 +202,35 @@ def _copy_graph(outputs):
 # ---------------------------------------------------------------- creating
 
 
+_AMP_CASTS = ("amp_cast", "amp_multicast")
+
+
+def _without_amp_casts(outputs):
+    """The graph under ``outputs`` with each AMP cast node replaced by its
+    inputs (MXNet's RemoveAmpCast pass); the graph itself is unchanged."""
+    order = dfs(outputs)
+    if not any(n.op is not None and n.op.name in _AMP_CASTS for n in order):
+        return outputs
+    memo, skip = {}, {}
+
+    def entry(e):
+        n, i, v = e
+        if id(n) in skip:
+            return skip[id(n)][i]
+        return (memo[id(n)], i, v)
+
+    for n in order:
+        if n.op is not None and n.op.name in _AMP_CASTS:
+            skip[id(n)] = [entry(e) for e in n.inputs]
+            continue
+        c = _Node(n.op, n.name, dict(n.attrs), [entry(e) for e in n.inputs])
+        c.version = n.version
+        c._params = n._params
+        c.subgraphs = n.subgraphs
+        memo[id(n)] = c
+    return [entry(e) for e in outputs]
+
+
 def _attr_str(k, v):
     if k == "dtype" and v is not None and not isinstance(v, str):
         dt = np.dtype(v)
@@ -598,7 +627,7 @@ class Symbol:
         return self.__copy__()
 
     def __getstate__(self):
-        return {"handle": self.tojson() if self._outputs else None}
+        return {"handle": self.tojson(remove_amp_cast=False) if self._outputs else None}
 
     def __setstate__(self, state):
         handle = state["handle"]
@@ -708,16 +737,21 @@ class Symbol:
 
     # ---------------------------------------------------------- files
     def tojson(self, remove_amp_cast=True):
-        """MXNet 1.x graph JSON, as ``mx.sym.load_json`` and MXNet read it."""
+        """MXNet 1.x graph JSON, as ``mx.sym.load_json`` and MXNet read it
+        (without AMP's ``amp_cast``/``amp_multicast`` nodes unless
+        ``remove_amp_cast=False``, as MXNet writes it)."""
         from ._json import dumps
-        return dumps(self._outputs)
+        outputs = self._outputs
+        if remove_amp_cast:
+            outputs = _without_amp_casts(outputs)
+        return dumps(outputs)
 
     def save(self, fname, remove_amp_cast=True):
         """Write ``tojson()`` to ``fname`` (MXNet's ``prefix-symbol.json``)."""
         if not isinstance(fname, str):
             raise TypeError("fname need to be string")
         with open(fname, "w") as f:
-            f.write(self.tojson())
+            f.write(self.tojson(remove_amp_cast))
 
     def debug_str(self):
         """A readable listing of the graph (MXNet's ``MXSymbolPrint``)."""
