@@ -142,3 +142,16 @@ def with_metaclass(meta, *bases):
 string_types = (str,)
 numeric_types = (float, int, _np.generic, numbers.Number)
 integer_types = (int, _np.integer)
+
+
+def ctypes2numpy_shared(cptr, shape):
+    """A float32 numpy array of ``shape`` over the memory a ctypes float
+    pointer points to (no copy), as MXNet's helper for C callbacks."""
+    import ctypes
+    if not isinstance(cptr, ctypes.POINTER(ctypes.c_float)):
+        raise RuntimeError("expected float pointer")
+    size = 1
+    for s in shape:
+        size *= s
+    dbuffer = (ctypes.c_float * size).from_address(ctypes.addressof(cptr.contents))
+    return _np.frombuffer(dbuffer, dtype=_np.float32).reshape(shape)

@@ -47,7 +47,7 @@ import numpy as np
 
 from . import engine as _engine_mod
 from .engine.profiler import custom_op_scope as _custom_op_scope
-from .base import MXNetError, OpError
+from .base import MXNetError, OpError, ctypes2numpy_shared  # noqa: F401  (MXNet's name here)
 from .context import Context, current_context
 from .ndarray import NDArray
 from .ndarray import _invoke
@@ -566,3 +566,11 @@ def get_operator_arguments(op_name):
     names = [n.lstrip("*") for n in op.inputs] + [p.name for p in op.params]
     types = ["NDArray-or-Symbol"] * len(op.inputs) + [_type_str(p) for p in op.params]
     return OperatorArguments(len(names), names, types)
+
+
+def __getattr__(name):
+    # the modules MXNet's operator.py imports under these names
+    if name in ("context", "symbol"):
+        import importlib
+        return importlib.import_module("aiond." + name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -359,3 +359,15 @@ def test_backend_plugin_modules_are_empty_as_in_a_standard_mxnet_build():
     assert mx.th is mx.torch
     for m in (mx.tvmop, mx.torch):
         assert not [n for n in vars(m) if not n.startswith('_')]
+
+
+def test_operator_module_names_as_mxnet():
+    import ctypes
+    buf = (ctypes.c_float * 6)(*range(6))
+    a = mx.operator.ctypes2numpy_shared(ctypes.cast(buf, ctypes.POINTER(ctypes.c_float)), (2, 3))
+    a[0, 0] = 9
+    assert buf[0] == 9.0 and a.shape == (2, 3)      # shares the memory
+    with pytest.raises(RuntimeError):
+        mx.operator.ctypes2numpy_shared(3, (1,))
+    assert mx.operator.context.Context is mx.Context
+    assert mx.operator.symbol.Symbol is mx.sym.Symbol
