@@ -15,6 +15,7 @@ import warnings
 import zipfile
 
 from ... import base  # noqa: F401  (MXNet's module has `base`)
+from ... import registry  # noqa: F401  (MXNet's module has `registry`)
 from ... import ndarray as nd
 from ...base import MXNetError, data_dir
 from ...util import is_np_array
