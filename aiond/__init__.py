@@ -40,6 +40,10 @@ _LAZY = {
     "viz": ("aiond.visualization", None), "visualization": ("aiond.visualization", None),
     "numpy": ("aiond.numpy", None), "np": ("aiond.numpy", None),
     "numpy_extension": ("aiond.numpy_extension", None), "npx": ("aiond.numpy_extension", None),
+    "np_symbol": ("aiond.symbol.numpy._symbol", None),
+    "numpy_op_signature": ("aiond.numpy_op_signature", None),
+    "numpy_dispatch_protocol": ("aiond.numpy_dispatch_protocol", None),
+    "numpy_op_fallback": ("aiond.numpy_op_fallback", None),
     "contrib": ("aiond.contrib", None),
     "image": ("aiond.image", None), "img": ("aiond.image", None),
 }
