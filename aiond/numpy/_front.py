@@ -42,7 +42,7 @@ import numpy as _np
 from ..base import numeric_types
 from ..ndarray.ndarray import NDArray
 
-__all__ = ["front", "table", "bind", "populate", "ND", "NAMESPACES"]
+__all__ = ["front", "table", "bind", "populate", "npi_function", "ND", "NAMESPACES"]
 
 # the namespaces front functions live in, keyed as in MXNet's module paths
 NAMESPACES = ("np", "np.linalg", "np.random", "np.fft", "npx", "npx.random", "npx.image")
@@ -154,3 +154,33 @@ class _NDBackend:
 
 
 ND = _NDBackend()
+
+
+def npi_function(namespace: dict, module: str, name: str, make_function, wrap):
+    """``mx.nd.np._internal.<name>`` / ``mx.sym.np._internal.<name>``: the
+    registry's ``_npi_<name>`` as a function (``make_function`` of the front
+    end, its result passed through ``wrap``), cached in ``namespace``."""
+    import sys
+    from ..base import OpError
+    from ..ops import registry as reg
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name.endswith("_fallback") and "aiond.numpy_op_fallback" not in sys.modules:
+        # the NumPy-fallback Custom ops register themselves there on import
+        from .. import numpy_op_fallback  # noqa: F401
+        if name in namespace:
+            return namespace[name]
+    try:
+        op = reg.get("_npi_" + name)
+    except OpError:
+        raise AttributeError("module %r has no attribute %r (no operator _npi_%s)"
+                             % (module, name, name)) from None
+    legacy = make_function(op, name)
+
+    def fn(*args, **kwargs):
+        return wrap(legacy(*args, **kwargs))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = legacy.__doc__
+    fn.__module__ = module
+    namespace[name] = fn
+    return fn

@@ -3,34 +3,13 @@
 nodes; built on first use."""
 from __future__ import annotations
 
-import sys as _sys
 
-from ...base import OpError as _OpError
-from ...ops import registry as _reg
+def _np_symbol(res):
+    from ._symbol import _Symbol
+    return _Symbol._from(res._outputs)
 
 
 def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    if name.endswith("_fallback") and "aiond.numpy_op_fallback" not in _sys.modules:
-        # the NumPy-fallback Custom ops register themselves here on import
-        from ... import numpy_op_fallback  # noqa: F401
-        if name in globals():
-            return globals()[name]
-    try:
-        op = _reg.get("_npi_" + name)
-    except _OpError:
-        raise AttributeError("module %r has no attribute %r (no operator _npi_%s)"
-                             % (__name__, name, name)) from None
+    from ...numpy._front import npi_function
     from .._namespace import make_function
-    from ._symbol import _Symbol
-    legacy = make_function(op, name)
-
-    def fn(*args, **kwargs):
-        res = legacy(*args, **kwargs)
-        return _Symbol._from(res._outputs)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = legacy.__doc__
-    fn.__module__ = __name__
-    globals()[name] = fn
-    return fn
+    return npi_function(globals(), __name__, name, make_function, _np_symbol)
