@@ -33,7 +33,8 @@ def binary(F, name, x1, x2, out=None):
         return getattr(_np, name)(x1, x2)
     if s1 or s2:
         arr, sc = (x1, x2) if s2 else (x2, x1)
-        arr = F.arr(arr)
+        if type(arr) is not F.native:
+            arr = F.arr(arr)
         if name in _ARRAY_ONLY:
             full = F.op("_npi_full_like", [arr], {"fill_value": sc, "dtype": None})
             return F.op("_npi_" + name, [arr, full] if s2 else [full, arr], None, out)
@@ -45,8 +46,9 @@ def binary(F, name, x1, x2, out=None):
         else:
             opname = "_npi_%s_scalar" % _FLIP[name]
         return F.op(opname, [arr], attrs, out)
-    a1 = F.arr(x1, like=x2)
-    a2 = F.arr(x2, like=a1)
+    native = F.native
+    a1 = x1 if type(x1) is native else F.arr(x1, like=x2)
+    a2 = x2 if type(x2) is native else F.arr(x2, like=a1)
     return F.op("_npi_" + name, [a1, a2], None, out)
 
 

@@ -31,6 +31,8 @@ The backend interface:
   Symbols and raises TypeError naming what it got).
 - ``F.shape(x)``, ``F.dtype(x)``: known shape/dtype, or None.
 - ``F.ctx(x)``: the device of array ``x`` (None for a Symbol).
+- ``F.native``: the class ``F.arr`` returns (``mx.np.ndarray``, ``_Symbol``),
+  for a fast path that skips ``F.arr`` on values already of it.
 """
 from __future__ import annotations
 
@@ -112,8 +114,14 @@ class _NDBackend:
     """Front functions on ``mx.np.ndarray``: ops are pushed to the engine."""
     kind = "nd"
 
+    _invoke = None      # multiarray.invoke (that module imports this one)
+    native = None       # mx.np.ndarray, set by multiarray as it loads
+
     def op(self, name, inputs, attrs=None, out=None):
-        from .multiarray import invoke
+        invoke = self._invoke
+        if invoke is None:
+            from .multiarray import invoke
+            _NDBackend._invoke = staticmethod(invoke)
         if attrs:
             attrs = {k: v for k, v in attrs.items() if v is not None}
         return invoke(name, list(inputs), attrs or {}, out)
@@ -154,6 +162,11 @@ class _NDBackend:
 
 
 ND = _NDBackend()
+
+
+def _set_native():
+    from .multiarray import ndarray
+    _NDBackend.native = ndarray
 
 
 def npi_function(namespace: dict, module: str, name: str, make_function, wrap):

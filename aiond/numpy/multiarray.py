@@ -629,7 +629,8 @@ _ = MXNetError
 
 
 from ._f_binary import binary as _binary  # noqa: E402  (the front functions use ndarray)
-from ._front import ND as _ND  # noqa: E402
+from ._front import ND as _ND, _set_native  # noqa: E402
+_set_native()
 from ._front import bind as _front_bind  # noqa: E402
 from . import _f_creation as _f_creation  # noqa: E402
 diag_indices_from = _front_bind(_ND, _f_creation.diag_indices_from, "diag_indices_from",

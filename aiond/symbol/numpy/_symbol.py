@@ -234,6 +234,9 @@ _Symbol.norm = _method("norm", ns="np.linalg")
 del _name
 
 
+_SymBackend.native = _Symbol
+
+
 def _index(sym, key):
     """NumPy basic indexing of a single-output Symbol: ints, slices, None,
     Ellipsis (and tuples of them)."""
