@@ -155,3 +155,12 @@ def ctypes2numpy_shared(cptr, shape):
         size *= s
     dbuffer = (ctypes.c_float * size).from_address(ctypes.addressof(cptr.contents))
     return _np.frombuffer(dbuffer, dtype=_np.float32).reshape(shape)
+
+
+# MXNet's C API names (handle types, _LIB, check_call, ctypes helpers) with aiond meanings
+from ._c_api import (_LIB, CachedOpHandle, CudaKernelHandle, CudaModuleHandle,  # noqa: E402,F401
+                     DataIterCreatorHandle, DataIterHandle, DLPackHandle, ExecutorHandle,
+                     FunctionHandle, KVStoreHandle, NDArrayHandle, OpHandle, ProfileHandle,
+                     RecordIOHandle, RtcHandle, SymbolHandle, c_array, c_array_buf,
+                     c_handle_array, c_str, c_str_array, check_call, mx_float, mx_float_p,
+                     mx_int, mx_int64, mx_uint)

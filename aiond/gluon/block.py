@@ -892,6 +892,10 @@ class HybridBlock(Block):
             for name in input_names:
                 if name in params:
                     params[name]._finish_deferred_init()
+        if self._backend:   # MXNet 1.9.1: the traced graph partitioned for the backend
+            from ._block_partition import partition_cached_graph
+            out = partition_cached_graph(self, data, out, args)
+            input_names = out.list_inputs()
         self._cached_op_args = []
         for name in input_names:
             if name in data_names:
@@ -997,8 +1001,6 @@ class HybridBlock(Block):
         accepted for compatibility (the replay has no separate memory plan).
         ``coalesce=False`` (aiond's own): coroutines' concurrent calls of
         this block are never batched by the engine (see README)."""
-        if backend is not None:
-            raise MXNetError("hybridize(backend=%r): aiond has no subgraph backends" % backend)
         self._coalesce_ok = bool(kwargs.pop("coalesce", True))
         self._fast = None
         self._fast_rec = None
@@ -1025,7 +1027,10 @@ class HybridBlock(Block):
                                            backward_bulk_size=backward_bulk_size)
 
     def optimize_for(self, x, *args, backend=None, **kwargs):
-        raise MXNetError("optimize_for: aiond has no subgraph backends")
+        """Hybridize with subgraph ``backend`` and partition the graph for
+        these inputs without running it (see ``_block_partition``)."""
+        from ._block_partition import optimize_for
+        optimize_for(self, x, args, backend, kwargs)
 
     def cast(self, dtype):
         self._clear_cached_op()

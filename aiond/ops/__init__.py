@@ -47,6 +47,7 @@ MODULES = (
     "contrib_grad_ops", "contrib_multibox",  # issue 31: gradientmultiplier, fft, MultiBox*
     "deformable_modulated", "deformable_psroi",  # issue 31: DCNv2, deformable PSROI
     "cumsum", "sampling_grads", # issue 31: cumsum; zero gradients of samplers
+    "subgraph_op",              # issue 31: _CachedOp nodes of partitioned graphs
 )
 
 

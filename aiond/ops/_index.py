@@ -74,6 +74,7 @@ MODULES = (
     "deformable_psroi",
     "cumsum",
     "sampling_grads",
+    "subgraph_op",
 )
 
 DEFINES = {
@@ -423,6 +424,9 @@ DEFINES = {
     ),
     "stn": (
         "SpatialTransformer _backward_SpatialTransformer"
+    ),
+    "subgraph_op": (
+        "_CachedOp"
     ),
     "svm": (
         "SVMOutput _backward_SVMOutput"

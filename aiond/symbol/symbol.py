@@ -810,8 +810,10 @@ class Symbol:
     def get_backend_symbol(self, backend):
         raise MXNetError("aiond has no subgraph backends (%s)" % backend)
 
-    def optimize_for(self, backend, *args, **kwargs):
-        raise MXNetError("aiond has no subgraph backends (%s)" % backend)
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
+        """This graph partitioned for subgraph ``backend`` (see ``_subgraph``)."""
+        from ._subgraph import optimize_for
+        return optimize_for(self, backend, args, aux, ctx, **kwargs)
 
     def as_np_ndarray(self):
         """This graph as an ``mx.sym.np`` symbol (NumPy semantics; no copy)."""
