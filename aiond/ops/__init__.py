@@ -48,6 +48,8 @@ MODULES = (
     "deformable_modulated", "deformable_psroi",  # issue 31: DCNv2, deformable PSROI
     "cumsum", "sampling_grads", # issue 31: cumsum; zero gradients of samplers
     "subgraph_op",              # issue 31: _CachedOp nodes of partitioned graphs
+    "quantized_elemwise",       # issue 31: int8 elemwise_add/mul, concat, quantize_asym
+    "quantized_layers",         # issue 31: int8 BatchNorm, Embedding
 )
 
 

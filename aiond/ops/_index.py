@@ -75,6 +75,8 @@ MODULES = (
     "cumsum",
     "sampling_grads",
     "subgraph_op",
+    "quantized_elemwise",
+    "quantized_layers",
 )
 
 DEFINES = {
@@ -352,6 +354,13 @@ DEFINES = {
         "_contrib_calibrate_entropy _contrib_quantize_v2 _contrib_quantized_act "
         "_contrib_quantized_conv _contrib_quantized_flatten "
         "_contrib_quantized_fully_connected _contrib_quantized_pooling _contrib_requantize"
+    ),
+    "quantized_elemwise": (
+        "_contrib_quantize_asym _contrib_quantized_concat _contrib_quantized_elemwise_add "
+        "_contrib_quantized_elemwise_mul"
+    ),
+    "quantized_layers": (
+        "_contrib_quantized_batch_norm _contrib_quantized_embedding"
     ),
     "random": (
         "_npi_shuffle _random_bernoulli _random_exponential _random_gamma "
