@@ -99,40 +99,41 @@ def _contrib_quantized_elemwise_add(xp, lhs, rhs, lhs_min, lhs_max, rhs_min, rhs
     arrays. Without a calibrated range the result is int32 over
     [-(|A|+|B|), |A|+|B|] (|A| = max(|lhs_min|, |lhs_max|)); with one it is
     int8 (uint8 when both inputs are uint8) over that range."""
-    a_abs = _absmax(lhs_min[0], lhs_max[0])
-    b_abs = _absmax(rhs_min[0], rhs_max[0])
+    f = np.float32      # MXNet computes the scales in float
+    a_abs = f(_absmax(lhs_min[0], lhs_max[0]))
+    b_abs = f(_absmax(rhs_min[0], rhs_max[0]))
     calib = min_calib_range is not None and max_calib_range is not None
     t = _add_out_type({"min_calib_range": min_calib_range, "max_calib_range": max_calib_range},
                       lhs.dtype, rhs.dtype)
-    o_range = _RANGE[t]
-    a_range, b_range = _RANGE[lhs.dtype], _RANGE[rhs.dtype]
-    a_scale = a_range / a_abs if a_abs else 0.0
-    b_scale = b_range / b_abs if b_abs else 0.0
+    o_range = f(_RANGE[t])
+    a_range, b_range = f(_RANGE[lhs.dtype]), f(_RANGE[rhs.dtype])
+    zero = f(0)
+    a_scale = a_range / a_abs if a_abs else zero
+    b_scale = b_range / b_abs if b_abs else zero
     if calib:
-        o_lo, o_hi = float(min_calib_range), float(max_calib_range)
-        o_abs = _absmax(o_lo, o_hi)
-        o_scale = o_range / o_abs if o_abs else 0.0
-        sa = o_scale / a_scale if a_scale else 0.0
-        sb = o_scale / b_scale if b_scale else 0.0
+        o_lo, o_hi = f(min_calib_range), f(max_calib_range)
+        o_abs = f(_absmax(o_lo, o_hi))
+        o_scale = o_range / o_abs if o_abs else zero
+        sa = o_scale / a_scale if a_scale else zero
+        sb = o_scale / b_scale if b_scale else zero
     else:
-        o_hi = a_abs + b_abs
-        o_lo = -o_hi
         tot = a_abs + b_abs
-        sa = a_abs * o_range / (tot * a_range) if tot else 0.0
+        o_hi, o_lo = tot, -tot
+        sa = a_abs * o_range / (tot * a_range) if tot else zero
         sb = b_abs * o_range / (tot * (a_range if lhs.dtype == rhs.dtype else b_range)) \
-            if tot else 0.0
+            if tot else zero
     a = lhs.astype(np.float32)
     b = rhs.astype(np.float32)
     if lhs.dtype != rhs.dtype:
         # oneDNN first brings the uint8 operand to int8 (rounded, saturated),
         # scaled so that a unit sum weight applies to it
         if lhs.dtype == _I8:
-            b = _saturate(xp, xp.rint(b * np.float32(sb)), _I8).astype(np.float32)
-            sb = 1.0
+            b = _saturate(xp, xp.rint(b * sb), _I8).astype(np.float32)
+            sb = f(1)
         else:
-            a = _saturate(xp, xp.rint(a * np.float32(sa)), _I8).astype(np.float32)
-            sa = 1.0
-    acc = a * np.float32(sa) + b * np.float32(sb)
+            a = _saturate(xp, xp.rint(a * sa), _I8).astype(np.float32)
+            sa = f(1)
+    acc = a * sa + b * sb
     out[0][...] = _saturate(xp, xp.rint(acc).astype(np.float64), t)
     out[1][...] = o_lo
     out[2][...] = o_hi
@@ -163,7 +164,17 @@ def _mul_rule(attrs, shapes, dtypes):
     return (tuple(shapes[0]), (1,), (1,)), (_mul_out_type(attrs), _F32, _F32)
 
 
-class _MulOp(Op):
+class _PairOp(Op):
+    """quantized_elemwise_add/mul: graph inference gives the four range
+    inputs their (1,) shape, and rhs lhs's shape."""
+    __slots__ = ()
+
+    def fill_inputs(self, params, in_shapes):
+        known = in_shapes[0] if in_shapes[0] is not None else in_shapes[1]
+        return [known, known] + [(1,)] * 4
+
+
+class _MulOp(_PairOp):
     """quantized_elemwise_mul: one float32 output with enable_float_output,
     else (output, min_output, max_output)."""
     __slots__ = ()
@@ -200,7 +211,9 @@ def _contrib_quantized_elemwise_mul(xp, lhs, rhs, lhs_min, lhs_max, rhs_min, rhs
         r_scale = 127.5 / r_abs if r_abs else 0.0
         scale = np.float32(o_scale / l_scale / r_scale) if l_scale and r_scale else \
             np.float32(0)
-        outs[0][...] = _saturate(xp, xp.trunc(prod.astype(np.float32) * scale), _I8)
+        # MXNet's kernel casts the truncated value to int8: a value past the
+        # int8 limits keeps its low 8 bits (x86's conversion), as here
+        outs[0][...] = xp.trunc(prod.astype(np.float32) * scale).astype(np.int32).astype(np.int8)
     else:
         # MXNet's QuantizationRangeForS8S8Multiplication: one int32 step is
         # one step of each int8 range
@@ -212,6 +225,7 @@ def _contrib_quantized_elemwise_mul(xp, lhs, rhs, lhs_min, lhs_max, rhs_min, rhs
 
 
 _REGISTRY["_contrib_quantized_elemwise_mul"].__class__ = _MulOp
+_REGISTRY["_contrib_quantized_elemwise_add"].__class__ = _PairOp
 
 
 # ------------------------------------------------------------------ concat
@@ -231,6 +245,10 @@ class _ConcatOp(Op):
     def input_names_for(self, params):
         n = params.get("num_args")
         return _concat_names(n if n is not None else 1)
+
+    def fill_inputs(self, params, in_shapes):
+        n = _n_arrays(params.get("num_args"), len(in_shapes))
+        return [None] * n + [(1,)] * (2 * n)
 
 
 def _n_arrays(num_args, n_inputs):
@@ -312,7 +330,7 @@ def _asym_rule(attrs, shapes, dtypes):
           output_names=("output", "scale", "shift"))
 def _contrib_quantize_asym(xp, data, out, min_calib_range=None, max_calib_range=None):
     """quantize_asym(data, min_calib_range=None, max_calib_range=None):
-    (uint8 data, scale, shift) with ``q = x * scale + shift`` rounded,
+    (uint8 data, scale, shift) with ``q = x * scale + shift`` rounded to nearest,
     ``scale = 255 / (max - min)`` and ``shift = 255 - max * scale`` over the
     calibrated range or the data's; int8 data is shifted by 128 (scale 1),
     uint8 data passes through (scale 1, shift 0)."""
@@ -335,7 +353,8 @@ def _contrib_quantize_asym(xp, data, out, min_calib_range=None, max_calib_range=
                           "min < max" % (lo, hi))
         scale = np.float32(255.0) / (hi - lo)
         shift = np.float32(255.0) - hi * scale
-    q = xp.floor(data.astype(np.float32) * scale + shift + np.float32(0.5))
+    # rounded to nearest (ties to even), saturated: MXNet's oneDNN kernel
+    q = xp.rint(data.astype(np.float32) * scale + shift)
     out[0][...] = _saturate(xp, q, _U8)
     out[1][...] = scale
     out[2][...] = shift

@@ -17,7 +17,7 @@ from ._grad import set_grads
 from ._rules import fmt
 from .nn import _EMB_PARAMS, _clip_index
 from .norm import _BN_PARAMS
-from .registry import host_kernels, register
+from .registry import _REGISTRY, Op, host_kernels, register
 
 _F32 = np.dtype(np.float32)
 _I8, _U8 = np.dtype(np.int8), np.dtype(np.uint8)
@@ -48,7 +48,14 @@ def _bn_rule(attrs, shapes, dtypes):
     if dtypes[0] not in (_I8, _U8):
         raise OpError("quantized_batch_norm only supports int8/uint8 data, got %s"
                       % dtypes[0].name)
+    _need_calib(attrs.get("min_calib_range"), attrs.get("max_calib_range"))
     return (d, (1,), (1,)), (_I8, _F32, _F32)
+
+
+def _need_calib(lo, hi):
+    if lo is None or hi is None:
+        raise OpError("quantized_batch_norm needs min_calib_range and max_calib_range (a "
+                      "calibrated output range); MXNet has no uncalibrated int8 BatchNorm")
 
 
 @register("_contrib_quantized_batch_norm",
@@ -62,9 +69,7 @@ def _contrib_quantized_batch_norm(xp, data, gamma, beta, moving_mean, moving_var
     max_data, eps=1e-3, axis=1, min_calib_range, max_calib_range, ...): the
     inference BatchNorm of quantized data as int8 over the calibrated range.
     gamma is used as given (MXNet's int8 kernel ignores fix_gamma)."""
-    if min_calib_range is None or max_calib_range is None:
-        raise OpError("quantized_batch_norm needs min_calib_range and max_calib_range (a "
-                      "calibrated output range); MXNet has no uncalibrated int8 BatchNorm")
+    _need_calib(min_calib_range, max_calib_range)
     x = data.astype(np.float32)
     if data.dtype == _U8:
         # oneDNN brings uint8 data to int8 first (rounded, saturated)
@@ -116,6 +121,30 @@ def _contrib_quantized_embedding(xp, data, weight, min_weight, max_weight, out, 
     out[1][...] = min_weight
     out[2][...] = max_weight
 
+
+class _BNOp(Op):
+    """Graph inference gives gamma, beta and the moving statistics the
+    channel count of data, and the ranges (1,)."""
+    __slots__ = ()
+
+    def fill_inputs(self, params, in_shapes):
+        d = in_shapes[0]
+        if d is None or len(d) == 0:
+            return [None] * 5 + [(1,), (1,)]
+        c = d[params.get("axis", 1) % len(d)]
+        return [None] + ([(c,)] * 4 if c >= 0 else [None] * 4) + [(1,), (1,)]
+
+
+class _EmbOp(Op):
+    """Graph inference gives weight (input_dim, output_dim) and the ranges (1,)."""
+    __slots__ = ()
+
+    def fill_inputs(self, params, in_shapes):
+        return [None, (params["input_dim"], params["output_dim"]), (1,), (1,)]
+
+
+_REGISTRY["_contrib_quantized_batch_norm"].__class__ = _BNOp
+_REGISTRY["_contrib_quantized_embedding"].__class__ = _EmbOp
 
 _NAMES = ("_contrib_quantized_batch_norm", "_contrib_quantized_embedding")
 set_grads({n: (lambda F, at, ins, outs, og: [None] * len(ins)) for n in _NAMES})
