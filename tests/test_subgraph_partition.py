@@ -204,3 +204,20 @@ def test_hybridize_backend_and_block_optimize_for(v2_ops, tmp_path):
     np.testing.assert_allclose(net2(x).asnumpy(), ref, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match='Must specify "backend"'):
         _dense_net().optimize_for(x)
+
+
+def test_partition_for_bind_follows_the_environment(monkeypatch):
+    from aiond.symbol._subgraph import partition_for_bind
+    sym = _net8()
+    monkeypatch.delenv("MXNET_SUBGRAPH_BACKEND", raising=False)
+    assert partition_for_bind(sym) is sym
+    monkeypatch.setenv("MXNET_SUBGRAPH_BACKEND", "default")
+    check_call(_LIB.MXSetSubgraphPropertyOpNames(c_str("default"), mx_uint(2),
+                                                 c_str_array(["sin", "elemwise_add"])))
+    try:
+        assert _summary(partition_for_bind(sym)) == json.loads(json.dumps(_N8))
+    finally:
+        check_call(_LIB.MXRemoveSubgraphPropertyOpNames(c_str("default")))
+    assert _summary(partition_for_bind(sym)) == _summary(sym)    # no names: nothing grouped
+    monkeypatch.setenv("MXNET_SUBGRAPH_BACKEND", "NONE")
+    assert partition_for_bind(sym) is sym

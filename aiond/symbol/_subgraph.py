@@ -30,7 +30,7 @@ from .symbol import Symbol, _copy_graph, _Node, dfs
 
 __all__ = ["SubgraphProperty", "register_backend", "backend_properties", "partition",
            "optimize_for", "build_subgraph_by_op_names", "set_op_names", "remove_op_names",
-           "set_op_names_v2", "remove_op_names_v2", "op_names_for_env"]
+           "set_op_names_v2", "remove_op_names_v2", "op_names_for_env", "partition_for_bind"]
 
 
 class SubgraphProperty:
@@ -361,6 +361,31 @@ def build_subgraph_by_op_names(sym, backend, op_names):
     for prop in backend_properties(backend):
         saved = prop.attrs.get("op_names")
         prop.attrs["op_names"] = op_names
+        try:
+            out = partition(out, prop)
+        finally:
+            if saved is None:
+                prop.attrs.pop("op_names", None)
+            else:
+                prop.attrs["op_names"] = saved
+    return out
+
+
+def partition_for_bind(sym):
+    """The graph MXNet's bind runs when the environment variable
+    MXNET_SUBGRAPH_BACKEND names a backend: ``sym`` partitioned by its
+    properties with the op names set by ``MXSetSubgraphPropertyOpNames``
+    (none set: nothing is grouped). Unset or ``NONE``: ``sym`` itself.
+    An executor binding a graph calls this first (see the README)."""
+    import os
+    name = os.environ.get("MXNET_SUBGRAPH_BACKEND", "")
+    if not name or name == "NONE":
+        return sym
+    names = _ENV_OP_NAMES.get(name, set())
+    out = sym
+    for prop in backend_properties(name):
+        saved = prop.attrs.get("op_names")
+        prop.attrs["op_names"] = names
         try:
             out = partition(out, prop)
         finally:
