@@ -98,6 +98,9 @@ def test_quantized_elemwise_mul_matches_mxnet():
     # imperative calls work too (and give what the graph gives)
     out = nd.contrib.quantized_elemwise_mul(_i8(A), _i8(B), f(-2.), f(3.), f(-1.), f(.5))
     assert out[0].asnumpy().tolist() == [[-12700, 1000, 0], [-384, 2112, 127]]
+    out = nd.contrib.quantized_elemwise_mul(_i8(A), _i8(B), f(-2.), f(3.), f(-1.), f(.5),
+                                            enable_float_output=True)
+    assert isinstance(out, nd.NDArray) and out.dtype == np.float32
 
 
 def test_quantized_elemwise_mul_errors():
@@ -185,3 +188,63 @@ def test_quantize_asym():
     assert s.list_outputs() == ["qa_output", "qa_scale", "qa_shift"]
     with pytest.raises(mx.base.MXNetError, match="min < max"):
         nd.contrib.quantize_asym(nd.ones((2, 2)))[0].asnumpy()  # the range is the data's
+
+
+def _qrnn_inputs(D):
+    T, N, C, H = 3, 1, 3, 2
+    n = D * 4 * H * (C + H) + D * 8 * H
+    w = nd.array((np.arange(n) % 7 - 3) / 5.0)
+    data = np.array([[[-1.0, 0.5, 0.25]], [[0.75, -0.5, 1.0]], [[0.0, 0.3, -0.6]]], np.float32)
+    q = nd.array(np.rint(data * 64 + 64), dtype="uint8")
+    return q, w, nd.array(np.full((D, N, H), 0.1)), nd.array(np.full((D, N, H), -0.2))
+
+
+def test_quantized_rnn_matches_mxnet():
+    # uint8 data with scale 64, shift 64; the hidden states come out on that grid
+    q, w, st, ce = _qrnn_inputs(1)
+    out, hy, cy = nd.contrib.quantized_rnn(q, w, st, ce, f(64.0), f(64.0), state_size=2,
+                                           num_layers=1, mode="lstm", state_outputs=True)
+    assert out.asnumpy().tolist() == [[[-0.203125, 0.140625]], [[-0.375, -0.03125]],
+                                      [[0.0, -0.03125]]]
+    assert hy.asnumpy().tolist() == [[[0.0, -0.03125]]]
+    np.testing.assert_allclose(cy.asnumpy(), [[[-0.0001622, -0.0438247]]], atol=1e-6)
+    q, w, st, ce = _qrnn_inputs(2)
+    out, hy, cy = nd.contrib.quantized_rnn(q, w, st, ce, f(64.0), f(64.0), state_size=2,
+                                           num_layers=1, bidirectional=True, mode="lstm",
+                                           state_outputs=True)
+    assert out.asnumpy().tolist() == [[[-0.265625, -0.203125, 0.0, -0.171875]],
+                                      [[-0.453125, -0.234375, -0.03125, 0.140625]],
+                                      [[-0.34375, -0.3125, -0.21875, 0.0625]]]
+    np.testing.assert_allclose(cy.asnumpy(), [[[-1.0515672, -0.6512516]],
+                                              [[-0.010286, -0.2653686]]], atol=1e-6)
+
+
+def test_quantized_rnn_close_to_float_lstm():
+    rs = np.random.RandomState(0)
+    T, N, C, H, L = 5, 2, 8, 6, 2
+    data = rs.uniform(-1, 1, (T, N, C)).astype(np.float32)
+    n = 4 * H * (C + H) + 4 * H * (H + H) + L * 8 * H
+    w = nd.array(rs.uniform(-1, 1, (n,)))
+    st, ce = nd.array(rs.uniform(-1, 1, (L, N, H))), nd.array(rs.uniform(-1, 1, (L, N, H)))
+    scale = np.float32(128.0) / (data.max() - data.min())
+    shift = np.float32(128.0) - data.max() * scale
+    q = nd.array((data * scale + shift + np.float32(0.5)).astype(np.uint8), dtype="uint8")
+    qo = nd.contrib.quantized_rnn(q, w, st, ce, f(scale), f(shift), state_size=H,
+                                  num_layers=L, mode="lstm")
+    ref = nd.RNN(nd.array(data), w, st, ce, state_size=H, num_layers=L, mode="lstm")
+    assert qo.shape == ref.shape == (T, N, H)
+    assert np.mean((qo.asnumpy() - ref.asnumpy()) ** 2) < 1e-3   # MXNet's own bound
+    s = mx.sym.contrib.quantized_rnn(mx.sym.var("d", dtype="uint8"), state_size=H,
+                                     num_layers=L, mode="lstm", state_outputs=True, name="qr")
+    assert s.list_outputs() == ["qr_output", "qr_state_output", "qr_statecell_ouput"]
+    assert s.infer_shape(d=(T, N, C))[0][1:] == [(n,), (L, N, H), (L, N, H), (1,), (1,)]
+
+
+def test_quantized_rnn_errors():
+    q, w, st, ce = _qrnn_inputs(1)
+    with pytest.raises(mx.base.MXNetError, match="only supports LSTM"):
+        nd.contrib.quantized_rnn(q, w, st, ce, f(64.0), f(64.0), state_size=2, num_layers=1,
+                                 mode="gru")
+    with pytest.raises(mx.base.MXNetError, match="only supports uint8 input"):
+        nd.contrib.quantized_rnn(q.astype("float32"), w, st, ce, f(64.0), f(64.0),
+                                 state_size=2, num_layers=1, mode="lstm")

@@ -50,6 +50,7 @@ MODULES = (
     "subgraph_op",              # issue 31: _CachedOp nodes of partitioned graphs
     "quantized_elemwise",       # issue 31: int8 elemwise_add/mul, concat, quantize_asym
     "quantized_layers",         # issue 31: int8 BatchNorm, Embedding
+    "quantized_rnn",            # issue 31: int8 LSTM (_contrib_quantized_rnn)
 )
 
 

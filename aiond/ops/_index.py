@@ -77,6 +77,7 @@ MODULES = (
     "subgraph_op",
     "quantized_elemwise",
     "quantized_layers",
+    "quantized_rnn",
 )
 
 DEFINES = {
@@ -361,6 +362,9 @@ DEFINES = {
     ),
     "quantized_layers": (
         "_contrib_quantized_batch_norm _contrib_quantized_embedding"
+    ),
+    "quantized_rnn": (
+        "_contrib_quantized_rnn"
     ),
     "random": (
         "_npi_shuffle _random_bernoulli _random_exponential _random_gamma "

@@ -187,7 +187,8 @@ class _MulOp(_PairOp):
           inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
           params=_CALIB + [Param("enable_float_output", p_bool, False,
                                  "Whether to enable float32 output.")],
-          infer=_mul_rule, num_outputs=_mul_outputs, output_names=_OUT3)
+          infer=_mul_rule, num_outputs=_mul_outputs, num_visible=_mul_outputs,
+          output_names=_OUT3)
 def _contrib_quantized_elemwise_mul(xp, lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, out,
                                     min_calib_range=None, max_calib_range=None,
                                     enable_float_output=False):
