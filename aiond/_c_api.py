@@ -112,7 +112,15 @@ def release_handle(handle):
 
 class SymbolHandle(ctypes.c_void_p):
     """MXNet's ``SymbolHandle``: a pointer-sized value naming a Symbol.
-    ``Symbol(handle)`` reads the graph it names (its output entries)."""
+    ``Symbol(handle)`` reads the graph it names (its output entries). A
+    handle a ``_LIB`` call filled owns its table entry: the entry goes when
+    the handle object does (or at ``MXSymbolFree``), as the C library's
+    symbol goes when MXNet's Python Symbol frees it."""
+
+    def __del__(self):
+        key = getattr(self, "_owned", None)
+        if key is not None and key == self.value:
+            release_handle(key)
 
     def __iter__(self):
         from .symbol.symbol import Symbol

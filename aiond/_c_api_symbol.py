@@ -48,7 +48,10 @@ def _target(ref, what):
 
 
 def _set_handle(ref, sym):
-    _target(ref, "out").value = _c.handle_for(sym, owned=True)
+    out = _target(ref, "out")
+    out.value = _c.handle_for(sym, owned=True)
+    if isinstance(out, _c.SymbolHandle):
+        out._owned = out.value
 
 
 def _set_value(ref, v):

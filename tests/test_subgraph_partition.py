@@ -221,3 +221,18 @@ def test_partition_for_bind_follows_the_environment(monkeypatch):
     assert _summary(partition_for_bind(sym)) == _summary(sym)    # no names: nothing grouped
     monkeypatch.setenv("MXNET_SUBGRAPH_BACKEND", "NONE")
     assert partition_for_bind(sym) is sym
+
+
+def test_owned_handles_go_with_their_handle_object():
+    import gc
+    from aiond import _c_api
+    sym = _net8()
+    out = SymbolHandle()
+    check_call(_LIB.MXSymbolCopy(sym.handle, ctypes.byref(out)))
+    key = out.value
+    copy = Symbol(out)
+    assert key in _c_api._table
+    del out
+    gc.collect()
+    assert key not in _c_api._table
+    assert copy.tojson() == sym.tojson()      # the Symbol made from it stays

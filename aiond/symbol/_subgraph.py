@@ -21,7 +21,7 @@ that closes it and tries again.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 from ..base import MXNetError
 from ..ops import registry as _reg
@@ -140,6 +140,7 @@ class _Graph:
                 d = self.consumers[id(e[0])]
                 d.setdefault(id(n), (n, []))[1].append(i)
         self.slot_order = self._top_sort_slots()
+        self._slot_nodes = {id(n): n for n in self.order}   # grows with the group nodes
 
     def _top_sort_slots(self):
         """nnvm's TopSortEntries: each input slot ``(id(node), i)`` and head
@@ -185,10 +186,10 @@ def _label(g, prop, label, snid, excluded):
     ids), or None after adding the node that closes a cycle to ``excluded``."""
     order, labels = g.order, g.labels
     labels[snid] = label
-    queue, group = [snid], []
+    queue, group = deque([snid]), []
     outside = OrderedDict()     # nid -> ([group nodes it feeds], [group nodes feeding it])
     while queue:
-        cur = queue.pop(0)
+        cur = queue.popleft()
         group.append(cur)
         node = order[cur]
         for e in node.inputs:
@@ -343,7 +344,6 @@ def partition(sym, prop, dedup=False):
     """``sym`` partitioned by one property (a new graph; ``sym`` unchanged)."""
     heads = _copy_graph(sym._outputs)
     g = _Graph(heads)
-    g._slot_nodes = {id(n): n for n in g.order}
     groups = _find_groups(g, prop)
     if prop.creates:
         for i, group in enumerate(groups):
@@ -396,7 +396,7 @@ def partition_for_bind(sym):
     return out
 
 
-def _infer_from(sym, args, aux, ctx, shape_dict, type_dict):
+def _infer_from(sym, args, aux, shape_dict, type_dict):
     """Check what ``args``/``aux`` (and the dicts) say of the inputs against
     the graph, as MXOptimizeForBackend's inference pass does: a clear error
     for shapes or dtypes that do not fit."""
@@ -406,6 +406,9 @@ def _infer_from(sym, args, aux, ctx, shape_dict, type_dict):
             if v is not None and hasattr(v, "shape"):
                 shapes[k] = tuple(v.shape)
                 dtypes[k] = v.dtype
+    names = set(sym.list_inputs())      # as MXNet, arrays the graph does not read are ignored
+    shapes = {k: v for k, v in shapes.items() if k in names}
+    dtypes = {k: v for k, v in dtypes.items() if k in names}
     if shapes or dtypes:
         sym.infer_shape_partial(**shapes)
         if dtypes:
@@ -419,7 +422,9 @@ def optimize_for(sym, backend, args=None, aux=None, ctx=None, shape_dict=None, t
     ``args``/``aux`` (dicts of name to NDArray) give the inputs' shapes and
     dtypes to the partitioning pass; MXNet's backends may add arrays to them,
     aiond's add none. ``dedup_subgraph=True`` gives each subgraph one input
-    per distinct outside entry and one output per distinct inner entry."""
+    per distinct outside entry and one output per distinct inner entry.
+    ``ctx`` and ``stype_dict`` are accepted as MXNet's (no aiond backend
+    depends on them); ``skip_infer=True`` skips checking the given shapes."""
     if not isinstance(backend, str):
         raise TypeError("optimize_for: backend must be a backend name (str), got %s"
                         % type(backend).__name__)
@@ -429,11 +434,12 @@ def optimize_for(sym, backend, args=None, aux=None, ctx=None, shape_dict=None, t
     if aux is not None and not isinstance(aux, dict):
         raise TypeError("optimize_for: aux must be a dict of name to NDArray, got %s"
                         % type(aux).__name__)
+    props = backend_properties(backend)
     if not skip_infer and (args or aux or shape_dict or type_dict):
-        _infer_from(sym, args, aux, ctx, shape_dict, type_dict)
+        _infer_from(sym, args, aux, shape_dict, type_dict)
     dedup = str(kwargs.get("dedup_subgraph", "")) == "True"
     out = sym
-    for prop in backend_properties(backend):
+    for prop in props:
         out = partition(out, prop, dedup)
     if out is sym:
         out = sym.__copy__()
