@@ -11,6 +11,13 @@ import aiond as mx
 nd = mx.nd
 
 
+@pytest.fixture(autouse=True)
+def _own_names():
+    # node names start from 0 here and the global counters are left as found
+    with mx.name.NameManager():
+        yield
+
+
 def f(v):
     return nd.array([v])
 

@@ -14,6 +14,13 @@ from aiond.base import SymbolHandle, _LIB, c_str, c_str_array, check_call, mx_ui
 from aiond.symbol import Symbol
 
 
+@pytest.fixture(autouse=True)
+def _own_names():
+    # node names start from 0 here and the global counters are left as found
+    with mx.name.NameManager():
+        yield
+
+
 def _net8():
     # two nodes of the subgraph read one input; two outside nodes read one output
     data = mx.sym.Variable("data", shape=(1,))
