@@ -810,10 +810,12 @@ class Symbol:
     def get_backend_symbol(self, backend):
         raise MXNetError("aiond has no subgraph backends (%s)" % backend)
 
-    def optimize_for(self, backend, args=None, aux=None, ctx=None, **kwargs):
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None,
+                     type_dict=None, stype_dict=None, skip_infer=False, **kwargs):
         """This graph partitioned for subgraph ``backend`` (see ``_subgraph``)."""
         from ._subgraph import optimize_for
-        return optimize_for(self, backend, args, aux, ctx, **kwargs)
+        return optimize_for(self, backend, args, aux, ctx, shape_dict, type_dict, stype_dict,
+                            skip_infer, **kwargs)
 
     def as_np_ndarray(self):
         """This graph as an ``mx.sym.np`` symbol (NumPy semantics; no copy)."""
