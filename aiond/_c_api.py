@@ -5,7 +5,9 @@ aiond has no C library. ``_LIB`` is an object whose ``MX*`` functions are
 Python functions taking and returning what MXNet's take and return (ctypes
 strings, arrays and ``byref`` outputs, a 0/-1 status), for the functions
 that have a meaning on aiond's objects: the symbol and graph-partitioning
-calls MXNet's Python code and tests make (``aiond._c_api_symbol``). A
+calls MXNet's Python code and tests make (``aiond._c_api_symbol``) and a
+few runtime calls (``aiond._c_api_runtime``: version, GPU count, seed,
+waitall). A
 ``SymbolHandle`` is a ctypes pointer value naming a Symbol in a handle
 table; ``Symbol(handle)`` and ``sym.handle`` convert both ways. Any other
 ``_LIB.MX*`` name raises an MXNetError saying aiond has no such function.
@@ -206,3 +208,4 @@ def check_call(ret):
 
 
 from . import _c_api_symbol  # noqa: E402,F401  (registers the symbol functions on _LIB)
+from . import _c_api_runtime  # noqa: E402,F401  (version, GPU count, seed, waitall)

@@ -243,3 +243,18 @@ def test_owned_handles_go_with_their_handle_object():
     gc.collect()
     assert key not in _c_api._table
     assert copy.tojson() == sym.tojson()      # the Symbol made from it stays
+
+
+def test_runtime_c_functions():
+    v, n = ctypes.c_int(), ctypes.c_int()
+    check_call(_LIB.MXGetVersion(ctypes.byref(v)))
+    assert v.value == 10901
+    check_call(_LIB.MXGetGPUCount(ctypes.byref(n)))
+    assert n.value == mx.context.num_gpus()
+    check_call(_LIB.MXRandomSeed(ctypes.c_int(7)))
+    a = mx.nd.random.uniform(shape=(3,)).asnumpy()
+    check_call(_LIB.MXRandomSeed(7))
+    assert (mx.nd.random.uniform(shape=(3,)).asnumpy() == a).all()
+    check_call(_LIB.MXNDArrayWaitAll())
+    with pytest.raises(mx.base.MXNetError, match="ctypes.byref"):
+        check_call(_LIB.MXGetVersion(v))
