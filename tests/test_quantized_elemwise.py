@@ -255,3 +255,15 @@ def test_quantized_rnn_errors():
     with pytest.raises(mx.base.MXNetError, match="only supports uint8 input"):
         nd.contrib.quantized_rnn(q.astype("float32"), w, st, ce, f(64.0), f(64.0),
                                  state_size=2, num_layers=1, mode="lstm")
+
+
+def test_quantized_flatten_of_1d_and_smooth_distribution():
+    out, _, _ = nd.contrib.quantized_flatten(_i8([1, 2, 3]), f(-1.0), f(1.0))
+    assert out.shape == (3, 1)          # as Flatten (and MXNet) give a 1-D array
+    from aiond.contrib import quantization as q
+    with pytest.raises(ValueError, match="All entries are 0"):
+        q._smooth_distribution(np.zeros(2), eps=1e-3)
+    h = q._smooth_distribution(np.array([0, 0, 1, 0, 0]), eps=1e-3)
+    assert h.dtype == np.float32
+    np.testing.assert_allclose(h, [1e-3, 1e-3, 1 - 4e-3, 1e-3, 1e-3], rtol=1e-6)
+    assert mx.contrib.quant is q

@@ -190,6 +190,28 @@ def _collect_layer_histogram(mod, data, include_layer=None, max_num_examples=Non
     return collector.hist_dict, num_examples
 
 
+def _smooth_distribution(p, eps=0.0001):
+    """``p`` (a histogram, not necessarily normalised) with every zero bin
+    raised to ``eps`` and the same total mass taken evenly off the non-zero
+    bins, as float32 (MXNet's helper of entropy calibration: the KL
+    divergence needs no empty bins). ValueError when every bin is zero."""
+    p = np.asarray(p)
+    zeros = p == 0
+    n_zeros = int(zeros.sum())
+    n_nonzeros = p.size - n_zeros
+    if not n_nonzeros:
+        raise ValueError('The discrete probability distribution is malformed. All entries are 0.')
+    take = eps * n_zeros / n_nonzeros
+    if take >= 1.0:
+        raise ValueError("_smooth_distribution: eps=%g over %d empty bins takes %g from each "
+                         "of the %d others; use a smaller eps" % (eps, n_zeros, take, n_nonzeros))
+    hist = p.astype(np.float32) + np.where(zeros, np.float32(eps), np.float32(-take))
+    if (hist <= 0).any():
+        raise ValueError("_smooth_distribution: a bin smaller than %g would become negative; "
+                         "use a smaller eps" % take)
+    return hist
+
+
 def _get_optimal_threshold(hist_data, quantized_dtype, num_quantized_bins=255):
     (hist, hist_edges, min_val, max_val, _) = hist_data
     assert len(hist) % 2 == 1

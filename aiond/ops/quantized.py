@@ -321,7 +321,8 @@ def _contrib_quantized_act(xp, data, min_data, max_data, out, act_type="relu"):
 
 
 def _flat_shape(attrs, s):
-    return (s[0], int(np.prod(s[1:]))) if len(s) > 1 else tuple(s)
+    # Flatten's shape: (d0, d1*...*dn); a 1-D array becomes (d0, 1), as in MXNet
+    return (s[0], int(np.prod(s[1:]))) if len(s) >= 1 else tuple(s)
 
 
 @register("_contrib_quantized_flatten", inputs=("data", "min_data", "max_data"),
