@@ -351,16 +351,13 @@ def partition(sym, prop, dedup=False):
     return type(sym)._from(g.heads)
 
 
-def build_subgraph_by_op_names(sym, backend, op_names):
-    """MXBuildSubgraphByOpNames: ``sym`` partitioned by each property of
-    ``backend`` with ``op_names`` selected (no names: a copy of ``sym``)."""
-    op_names = set(op_names)
-    out = sym.__copy__()
-    if not op_names:
-        return out
+def _partition_with_names(sym, backend, op_names):
+    """``sym`` partitioned by every property of ``backend`` selecting
+    ``op_names`` (the properties' own names are restored afterwards)."""
+    out = sym
     for prop in backend_properties(backend):
         saved = prop.attrs.get("op_names")
-        prop.attrs["op_names"] = op_names
+        prop.attrs["op_names"] = set(op_names)
         try:
             out = partition(out, prop)
         finally:
@@ -369,6 +366,14 @@ def build_subgraph_by_op_names(sym, backend, op_names):
             else:
                 prop.attrs["op_names"] = saved
     return out
+
+
+def build_subgraph_by_op_names(sym, backend, op_names):
+    """MXBuildSubgraphByOpNames: ``sym`` partitioned by each property of
+    ``backend`` with ``op_names`` selected (no names: a copy of ``sym``)."""
+    if not op_names:
+        return sym.__copy__()
+    return _partition_with_names(sym, backend, op_names)
 
 
 def partition_for_bind(sym):
@@ -376,24 +381,13 @@ def partition_for_bind(sym):
     MXNET_SUBGRAPH_BACKEND names a backend: ``sym`` partitioned by its
     properties with the op names set by ``MXSetSubgraphPropertyOpNames``
     (none set: nothing is grouped). Unset or ``NONE``: ``sym`` itself.
-    An executor binding a graph calls this first (see the README)."""
+    (aiond's executors do not call it yet, so the variable has no effect
+    on bind; partitioning never changes a graph's results.)"""
     import os
     name = os.environ.get("MXNET_SUBGRAPH_BACKEND", "")
     if not name or name == "NONE":
         return sym
-    names = _ENV_OP_NAMES.get(name, set())
-    out = sym
-    for prop in backend_properties(name):
-        saved = prop.attrs.get("op_names")
-        prop.attrs["op_names"] = names
-        try:
-            out = partition(out, prop)
-        finally:
-            if saved is None:
-                prop.attrs.pop("op_names", None)
-            else:
-                prop.attrs["op_names"] = saved
-    return out
+    return _partition_with_names(sym, name, _ENV_OP_NAMES.get(name, ()))
 
 
 def _infer_from(sym, args, aux, shape_dict, type_dict):
