@@ -58,6 +58,8 @@ def import_to_gluon(model_file, ctx=None):
     for name, arr in list(arg_params.items()) + list(aux_params.items()):
         if name in params:
             params[name].shape = arr.shape
+            if params[name].dtype != arr.dtype:     # e.g. int64 indices of a Gather
+                params[name].cast(arr.dtype)
             params[name]._load_init(arr, ctx=ctx)
     return net
 

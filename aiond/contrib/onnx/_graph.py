@@ -146,6 +146,8 @@ class GraphImporter:
                 arr = arr.astype(np.float32)    # MXNet operators compute masks as 0/1
             if dtype is not None:
                 arr = arr.astype(dtype)
+            if arr.ndim == 0:
+                arr = arr.reshape(1)    # legacy operators take no 0-d arrays; broadcasts alike
             name = v._name or "_onnx_const%d" % len(self.params)
             while name in self.params or name in self.probe_shapes[0]:
                 name = name + "_"

@@ -1,0 +1,286 @@
+"""mx.contrib.onnx.import_model per ONNX operator: one-node (or few-node)
+models built with onnx.helper, run in onnxruntime and in aiond (bound
+Symbol and SymbolBlock), rtol 1e-4."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+from onnx import helper  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_cases import F32, I64, check, make  # noqa: E402
+
+R = np.random.RandomState(7)
+
+
+def rnd(*shape):
+    return R.randn(*shape).astype(np.float32)
+
+
+def i64(*v):
+    return np.array(v, np.int64)
+
+
+N = helper.make_node
+X4 = rnd(2, 3, 6, 6)
+X3 = rnd(2, 5, 4)
+X2 = rnd(4, 6)
+
+
+def unary(op, x=X3, opset=17, out_type=F32, **kw):
+    return (make([N(op, ["x"], ["y"], **kw)], [("x", list(x.shape))], [("y", None, out_type)],
+                 opset=opset), {"x": x})
+
+
+POS = np.abs(X3) + 0.5
+UNIT = np.tanh(X3) * 0.9
+CASES = {
+    **{op: unary(op) for op in [
+        "Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Floor", "Ceil", "Sign", "Sin",
+        "Cos", "Tan", "Atan", "Sinh", "Cosh", "Asinh", "Erf", "Softsign", "Softplus",
+        "Identity", "HardSwish"]},
+    "Mish": unary("Mish", opset=18),
+    "Log": unary("Log", POS), "Sqrt": unary("Sqrt", POS), "Reciprocal": unary("Reciprocal", POS),
+    "Asin": unary("Asin", UNIT), "Acos": unary("Acos", UNIT), "Atanh": unary("Atanh", UNIT),
+    "Acosh": unary("Acosh", POS + 1), "Round": unary("Round", X3 * 3),
+    "Gelu": unary("Gelu", opset=20), "Gelu_tanh": unary("Gelu", opset=20, approximate="tanh"),
+    "LeakyRelu": unary("LeakyRelu", alpha=0.2), "Elu": unary("Elu", alpha=0.7),
+    "Selu": unary("Selu"), "Celu": unary("Celu", alpha=0.5),
+    "ThresholdedRelu": unary("ThresholdedRelu", alpha=0.3),
+    "HardSigmoid": unary("HardSigmoid", alpha=0.3, beta=0.4),
+    "Softmax13": unary("Softmax", axis=1), "Softmax11": unary("Softmax", opset=11, axis=1),
+    "LogSoftmax": unary("LogSoftmax"), "LogSoftmax11": unary("LogSoftmax", opset=11),
+    "Hardmax": unary("Hardmax", axis=1),
+    "Dropout": unary("Dropout"), "Transpose": unary("Transpose", perm=[2, 0, 1]),
+    "Transpose_rev": unary("Transpose"),
+    "Flatten": unary("Flatten", X4), "Flatten2": unary("Flatten", X4, axis=2),
+    "Flatten0": unary("Flatten", X4, axis=0),
+    "Clip6": unary("Clip", opset=6, min=-0.5, max=0.5),
+    "ArgMax": unary("ArgMax", axis=1, out_type=I64),
+    "ArgMin": unary("ArgMin", axis=2, keepdims=0, out_type=I64),
+    "ReduceMean": unary("ReduceMean", opset=13, axes=[1], keepdims=0),
+    "ReduceMax": unary("ReduceMax", opset=13, axes=[-1]),
+    "ReduceMin_all": unary("ReduceMin", opset=13),
+    "ReduceProd": unary("ReduceProd", opset=13, axes=[2]),
+    "ReduceL1": unary("ReduceL1", opset=13, axes=[1]),
+    "ReduceL2": unary("ReduceL2", opset=13, axes=[1, 2]),
+    "ReduceSumSquare": unary("ReduceSumSquare", opset=13, axes=[0]),
+    "ReduceLogSumExp": unary("ReduceLogSumExp", opset=13, axes=[2]),
+    "ReduceLogSum": unary("ReduceLogSum", POS, opset=13, axes=[2]),
+    "GlobalAveragePool": unary("GlobalAveragePool", X4),
+    "GlobalMaxPool": unary("GlobalMaxPool", X4),
+    "MaxPool": unary("MaxPool", X4, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "MaxPool_ceil": unary("MaxPool", rnd(1, 2, 7, 7), kernel_shape=[2, 2], strides=[2, 2],
+                          ceil_mode=1),
+    "MaxPool_same": unary("MaxPool", X4, kernel_shape=[2, 2], auto_pad="SAME_UPPER"),
+    "MaxPool_uneven": unary("MaxPool", X4, kernel_shape=[2, 2], pads=[0, 0, 1, 1]),
+    "AveragePool": unary("AveragePool", X4, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+    "AveragePool_incl": unary("AveragePool", X4, kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              count_include_pad=1),
+    "MaxPool1d": unary("MaxPool", X3, kernel_shape=[2], strides=[2]),
+    "LRN": unary("LRN", X4, size=3, alpha=1e-3, beta=0.75, bias=2.0),
+    "LpNormalization": unary("LpNormalization", axis=1),
+    "DepthToSpace": unary("DepthToSpace", rnd(1, 8, 2, 3), blocksize=2),
+    "DepthToSpace_CRD": unary("DepthToSpace", rnd(1, 8, 2, 3), blocksize=2, mode="CRD"),
+    "SpaceToDepth": unary("SpaceToDepth", X4, blocksize=2),
+    "Split": (make([N("Split", ["x"], ["a", "b"], axis=1)], [("x", [2, 6])],
+                   [("a", None), ("b", None)]), {"x": rnd(2, 6)}),
+    "Split_sizes": (make([N("Split", ["x", "s"], ["a", "b"], axis=1)], [("x", [2, 6])],
+                         [("a", None), ("b", None)], [("s", i64(2, 4))]), {"x": rnd(2, 6)}),
+    "Split_11": (make([N("Split", ["x"], ["a", "b", "c"], axis=0, split=[1, 1, 2])],
+                      [("x", [4, 3])], [("a", None), ("b", None), ("c", None)], opset=11),
+                 {"x": rnd(4, 3)}),
+    "Split_18": (make([N("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)],
+                      [("x", [2, 7])], [("a", None), ("b", None), ("c", None)], opset=18),
+                 {"x": rnd(2, 7)}),
+}
+
+
+def binary(op, a, b, out_type=F32, opset=17, const_b=False):
+    if const_b:
+        return (make([N(op, ["a", "b"], ["y"])], [("a", list(a.shape))], [("y", None, out_type)],
+                     [("b", b)], opset=opset), {"a": a})
+    return (make([N(op, ["a", "b"], ["y"])], [("a", list(a.shape)), ("b", list(b.shape))],
+                 [("y", None, out_type)], opset=opset), {"a": a, "b": b})
+
+
+BOOL = 9
+for op in ["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"]:
+    CASES[op] = binary(op, X3, rnd(5, 4) + (3 if op == "Div" else 0))
+    CASES[op + "_const"] = binary(op, X3, rnd(4) + 3, const_b=True)
+CASES["Add_scalar"] = binary("Add", X3, np.array(2.5, np.float32), const_b=True)
+CASES["Sub_rscalar"] = (make([N("Sub", ["c", "a"], ["y"])], [("a", [2, 5, 4])], [("y", None)],
+                             [("c", np.array([1.5], np.float32))]), {"a": X3})
+CASES["Pow"] = binary("Pow", POS, rnd(4), const_b=True)
+CASES["Pow2"] = binary("Pow", X3, np.array(2.0, np.float32), const_b=True)
+CASES["Pow_half"] = binary("Pow", POS, np.array(0.5, np.float32), const_b=True)
+CASES["PRelu"] = binary("PRelu", X4, np.full((3, 1, 1), 0.25, np.float32), const_b=True)
+for op in ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"]:
+    CASES[op] = binary(op, np.round(X3), np.round(rnd(4)), out_type=BOOL)
+CASES["MatMul"] = binary("MatMul", X2, rnd(6, 3))
+CASES["MatMul_3d2d"] = binary("MatMul", X3, rnd(4, 7), const_b=True)
+CASES["MatMul_3d"] = binary("MatMul", X3, rnd(2, 4, 3))
+CASES["MatMul_4d"] = binary("MatMul", rnd(2, 3, 5, 4), rnd(2, 3, 4, 6))
+CASES["MatMul_vec"] = binary("MatMul", X3, rnd(4))
+CASES["Gemm_fc"] = (make([N("Gemm", ["a", "w", "c"], ["y"], transB=1)], [("a", [4, 6])],
+                         [("y", None)], [("w", rnd(3, 6)), ("c", rnd(3))]), {"a": X2})
+CASES["Gemm_general"] = (make([N("Gemm", ["a", "w", "c"], ["y"], transA=1, alpha=0.5, beta=2.0)],
+                              [("a", [6, 4])], [("y", None)], [("w", rnd(6, 3)), ("c", rnd(4, 3))]),
+                         {"a": rnd(6, 4)})
+CASES["Gemm_noT"] = (make([N("Gemm", ["a", "w"], ["y"])], [("a", [4, 6])], [("y", None)],
+                          [("w", rnd(6, 3))], opset=11), {"a": X2})
+CASES["Einsum"] = (make([N("Einsum", ["a", "b"], ["y"], equation="bij,bjk->bik")],
+                        [("a", [2, 5, 4]), ("b", [2, 4, 3])], [("y", None)]),
+                   {"a": X3, "b": rnd(2, 4, 3)})
+W = rnd(4, 3, 3, 3)
+CASES["Conv"] = (make([N("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2])],
+                      [("x", [2, 3, 6, 6])], [("y", None)], [("w", W), ("b", rnd(4))]),
+                 {"x": X4})
+CASES["Conv_group_dil"] = (make([N("Conv", ["x", "w"], ["y"], group=3, dilations=[2, 2])],
+                                [("x", [2, 3, 6, 6])], [("y", None)], [("w", rnd(6, 1, 2, 2))]),
+                           {"x": X4})
+CASES["Conv_same"] = (make([N("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2])],
+                           [("x", [2, 3, 6, 6])], [("y", None)], [("w", rnd(2, 3, 2, 2))]),
+                      {"x": X4})
+CASES["Conv_uneven"] = (make([N("Conv", ["x", "w"], ["y"], pads=[0, 1, 1, 0])],
+                             [("x", [2, 3, 6, 6])], [("y", None)], [("w", W)]), {"x": X4})
+CASES["Conv1d"] = (make([N("Conv", ["x", "w"], ["y"], pads=[1, 1])], [("x", [2, 5, 4])],
+                        [("y", None)], [("w", rnd(3, 5, 3))]), {"x": X3})
+CASES["ConvTranspose"] = (make([N("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 2],
+                                  pads=[1, 1, 1, 1], output_padding=[1, 1])],
+                               [("x", [2, 3, 6, 6])], [("y", None)],
+                               [("w", rnd(3, 2, 3, 3)), ("b", rnd(2))]), {"x": X4})
+CASES["ConvTranspose_uneven"] = (make([N("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
+                                         pads=[0, 1, 1, 0])],
+                                      [("x", [2, 3, 6, 6])], [("y", None)],
+                                      [("w", rnd(3, 2, 3, 3))]), {"x": X4})
+CASES["BatchNormalization"] = (
+    make([N("BatchNormalization", ["x", "g", "b", "m", "v"], ["y"], epsilon=1e-3)],
+         [("x", [2, 3, 6, 6])], [("y", None)],
+         [("g", rnd(3)), ("b", rnd(3)), ("m", rnd(3)), ("v", np.abs(rnd(3)) + 0.5)]),
+    {"x": X4})
+CASES["InstanceNormalization"] = (
+    make([N("InstanceNormalization", ["x", "g", "b"], ["y"])], [("x", [2, 3, 6, 6])],
+         [("y", None)], [("g", rnd(3)), ("b", rnd(3))]), {"x": X4})
+CASES["LayerNormalization"] = (
+    make([N("LayerNormalization", ["x", "g", "b"], ["y"], epsilon=1e-5)], [("x", [2, 5, 4])],
+         [("y", None)], [("g", rnd(4)), ("b", rnd(4))]), {"x": X3})
+CASES["LayerNormalization_axis1"] = (
+    make([N("LayerNormalization", ["x", "g"], ["y"], axis=1)], [("x", [2, 5, 4])],
+         [("y", None)], [("g", rnd(5, 4))]), {"x": X3})
+CASES["Reshape"] = (make([N("Reshape", ["x", "s"], ["y"])], [("x", [2, 5, 4])], [("y", None)],
+                         [("s", i64(0, -1, 2))]), {"x": X3})
+CASES["Reshape_4"] = (make([N("Reshape", ["x"], ["y"], shape=[10, 4])], [("x", [2, 5, 4])],
+                           [("y", None)], opset=4), {"x": X3})
+CASES["Concat"] = (make([N("Concat", ["a", "b", "c"], ["y"], axis=-1)],
+                        [("a", [2, 5, 4]), ("b", [2, 5, 2])], [("y", None)],
+                        [("c", rnd(2, 5, 1))]), {"a": X3, "b": rnd(2, 5, 2)})
+CASES["Slice"] = (make([N("Slice", ["x", "s", "e", "a", "t"], ["y"])], [("x", [2, 5, 4])],
+                       [("y", None)], [("s", i64(1, -3)), ("e", i64(2 ** 63 - 1, -1)),
+                                       ("a", i64(1, 2)), ("t", i64(1, 1))]), {"x": X3})
+CASES["Slice_step"] = (make([N("Slice", ["x", "s", "e", "a", "t"], ["y"])], [("x", [2, 5, 4])],
+                            [("y", None)], [("s", i64(-1, 0)), ("e", i64(-2 ** 63, 4)),
+                                            ("a", i64(1, 2)), ("t", i64(-2, 2))]), {"x": X3})
+CASES["Slice_1"] = (make([N("Slice", ["x"], ["y"], starts=[0, 1], ends=[1, 3], axes=[0, 2])],
+                         [("x", [2, 5, 4])], [("y", None)], opset=9), {"x": X3})
+CASES["Gather"] = (make([N("Gather", ["x", "i"], ["y"], axis=1)], [("x", [2, 5, 4])],
+                        [("y", None)], [("i", i64(4, 0, -1))]), {"x": X3})
+CASES["Gather_scalar"] = (make([N("Gather", ["x", "i"], ["y"], axis=2)], [("x", [2, 5, 4])],
+                               [("y", None)], [("i", np.array(-1, np.int64))]), {"x": X3})
+CASES["Gather_embedding"] = (make([N("Gather", ["w", "ids"], ["y"])], [("ids", [2, 3], I64)],
+                                  [("y", None)], [("w", rnd(10, 4))]),
+                             {"ids": np.array([[1, 2, 9], [0, 0, 3]], np.int64)})
+CASES["GatherElements"] = (make([N("GatherElements", ["x", "i"], ["y"], axis=1)],
+                                [("x", [3, 4])], [("y", None)],
+                                [("i", np.array([[0, 3], [1, 1], [2, 0]], np.int64))]),
+                           {"x": rnd(3, 4)})
+CASES["GatherND"] = (make([N("GatherND", ["x", "i"], ["y"])], [("x", [3, 4])], [("y", None)],
+                          [("i", np.array([[0, 3], [2, 1]], np.int64))]), {"x": rnd(3, 4)})
+CASES["Squeeze"] = (make([N("Squeeze", ["x", "a"], ["y"])], [("x", [2, 1, 4, 1])],
+                         [("y", None)], [("a", i64(1, -1))]), {"x": rnd(2, 1, 4, 1)})
+CASES["Squeeze_all"] = (make([N("Squeeze", ["x"], ["y"])], [("x", [2, 1, 4, 1])],
+                             [("y", None)]), {"x": rnd(2, 1, 4, 1)})
+CASES["Unsqueeze"] = (make([N("Unsqueeze", ["x", "a"], ["y"])], [("x", [2, 5, 4])],
+                           [("y", None)], [("a", i64(0, -1))]), {"x": X3})
+CASES["Unsqueeze_11"] = (make([N("Unsqueeze", ["x"], ["y"], axes=[1])], [("x", [2, 5, 4])],
+                              [("y", None)], opset=11), {"x": X3})
+CASES["Expand"] = (make([N("Expand", ["x", "s"], ["y"])], [("x", [5, 1])], [("y", None)],
+                        [("s", i64(2, 1, 3))]), {"x": rnd(5, 1)})
+CASES["Tile"] = (make([N("Tile", ["x", "r"], ["y"])], [("x", [2, 5, 4])], [("y", None)],
+                      [("r", i64(1, 2, 3))]), {"x": X3})
+CASES["Where"] = (make([N("Greater", ["x", "z"], ["c"]), N("Where", ["c", "x", "m"], ["y"])],
+                       [("x", [2, 5, 4])], [("y", None)],
+                       [("z", np.zeros(4, np.float32)),
+                        ("m", np.array(-np.inf, np.float32))]), {"x": X3})
+CASES["Cast"] = (make([N("Cast", ["x"], ["y"], to=I64)], [("x", [2, 5, 4])], [("y", None, I64)]),
+                 {"x": X3 * 4})
+CASES["Clip"] = (make([N("Clip", ["x", "lo", "hi"], ["y"])], [("x", [2, 5, 4])], [("y", None)],
+                      [("lo", np.array(-0.3, np.float32)), ("hi", np.array(0.6, np.float32))]),
+                 {"x": X3})
+CASES["Clip_min_only"] = (make([N("Clip", ["x", "lo"], ["y"])], [("x", [2, 5, 4])],
+                               [("y", None)], [("lo", np.array(0.0, np.float32))]), {"x": X3})
+CASES["ReduceSum13"] = (make([N("ReduceSum", ["x", "a"], ["y"], keepdims=0)], [("x", [2, 5, 4])],
+                             [("y", None)], [("a", i64(1))], opset=13), {"x": X3})
+CASES["ReduceMean18"] = (make([N("ReduceMean", ["x", "a"], ["y"])], [("x", [2, 5, 4])],
+                              [("y", None)], [("a", i64(-1))], opset=18), {"x": X3})
+CASES["TopK"] = (make([N("TopK", ["x", "k"], ["v", "i"], axis=1)], [("x", [2, 5, 4])],
+                      [("v", None), ("i", None, I64)], [("k", i64(2))]), {"x": X3})
+CASES["TopK_smallest"] = (make([N("TopK", ["x", "k"], ["v", "i"], largest=0)], [("x", [2, 5, 4])],
+                               [("v", None), ("i", None, I64)], [("k", i64(3))]), {"x": X3})
+CASES["Pad"] = (make([N("Pad", ["x", "p", "v"], ["y"])], [("x", [2, 3, 6, 6])], [("y", None)],
+                     [("p", i64(0, 0, 1, 2, 0, 0, 3, 0)), ("v", np.array(1.5, np.float32))]),
+                {"x": X4})
+CASES["Pad_reflect"] = (make([N("Pad", ["x", "p"], ["y"], mode="reflect")], [("x", [2, 3, 6, 6])],
+                             [("y", None)], [("p", i64(0, 0, 1, 2, 0, 0, 2, 1))]), {"x": X4})
+CASES["Pad_edge3d"] = (make([N("Pad", ["x", "p"], ["y"], mode="edge")], [("x", [2, 5, 4])],
+                            [("y", None)], [("p", i64(0, 0, 1, 0, 0, 2))]), {"x": X3})
+CASES["Pad_2d"] = (make([N("Pad", ["x", "p"], ["y"])], [("x", [4, 6])], [("y", None)],
+                        [("p", i64(1, 0, 2, 3))]), {"x": X2})
+CASES["Pad_2"] = (make([N("Pad", ["x"], ["y"], pads=[0, 0, 1, 1, 0, 0, 1, 1], value=0.5)],
+                       [("x", [2, 3, 6, 6])], [("y", None)], opset=2), {"x": X4})
+CASES["Resize_nearest"] = (make([N("Resize", ["x", "", "s"], ["y"], mode="nearest")],
+                                [("x", [2, 3, 6, 6])], [("y", None)],
+                                [("s", np.array([1, 1, 2, 2], np.float32))]), {"x": X4})
+CASES["Resize_nearest_asym"] = (
+    make([N("Resize", ["x", "", "s"], ["y"], mode="nearest",
+            coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+         [("x", [2, 3, 6, 6])], [("y", None)], [("s", np.array([1, 1, 3, 3], np.float32))]),
+    {"x": X4})
+CASES["Resize_linear_ac"] = (
+    make([N("Resize", ["x", "", "", "sz"], ["y"], mode="linear",
+            coordinate_transformation_mode="align_corners")],
+         [("x", [2, 3, 6, 6])], [("y", None)], [("sz", i64(2, 3, 9, 12))]), {"x": X4})
+CASES["Resize_linear_hp"] = (
+    make([N("Resize", ["x", "", "s"], ["y"], mode="linear")],
+         [("x", [2, 3, 6, 6])], [("y", None)], [("s", np.array([1, 1, 2, 2], np.float32))]),
+    {"x": X4})
+CASES["Upsample"] = (make([N("Upsample", ["x", "s"], ["y"], mode="nearest")],
+                          [("x", [2, 3, 6, 6])], [("y", None)],
+                          [("s", np.array([1, 1, 2, 2], np.float32))], opset=9), {"x": X4})
+CASES["CumSum"] = (make([N("CumSum", ["x", "a"], ["y"])], [("x", [2, 5, 4])], [("y", None)],
+                        [("a", np.array(1, np.int64))]), {"x": X3})
+CASES["CumSum_rev_excl"] = (make([N("CumSum", ["x", "a"], ["y"], reverse=1, exclusive=1)],
+                                 [("x", [2, 5, 4])], [("y", None)],
+                                 [("a", np.array(2, np.int64))]), {"x": X3})
+CASES["Trilu"] = (make([N("Trilu", ["x", "k"], ["y"], upper=0)], [("x", [2, 5, 4])],
+                       [("y", None)], [("k", np.array(1, np.int64))]), {"x": X3})
+CASES["Not"] = (make([N("Greater", ["x", "z"], ["c"]), N("Not", ["c"], ["n"]),
+                      N("Cast", ["n"], ["y"], to=F32)], [("x", [2, 5, 4])], [("y", None)],
+                     [("z", np.zeros(4, np.float32))]), {"x": X3})
+CASES["And"] = (make([N("Greater", ["x", "z"], ["c"]), N("Less", ["x", "o"], ["d"]),
+                      N("And", ["c", "d"], ["e"]), N("Cast", ["e"], ["y"], to=F32)],
+                     [("x", [2, 5, 4])], [("y", None)],
+                     [("z", np.zeros(4, np.float32)), ("o", np.ones(4, np.float32))]),
+                {"x": X3})
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op(name):
+    model, feeds = CASES[name]
+    check(model, feeds)
