@@ -13,6 +13,8 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 from onnx import helper  # noqa: E402
 
+import aiond as mx  # noqa: E402
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx_cases import F32, I64, check, make  # noqa: E402
 
@@ -284,3 +286,67 @@ CASES["And"] = (make([N("Greater", ["x", "z"], ["c"]), N("Less", ["x", "o"], ["d
 def test_op(name):
     model, feeds = CASES[name]
     check(model, feeds)
+
+
+def rnn_case(kind, direction="forward", states=False, layout=0, bias=True, **kw):
+    H, C, T, B = 3, 4, 5, 2
+    g = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
+    d = 2 if direction == "bidirectional" else 1
+    inits = [("W", rnd(d, g * H, C) * 0.5), ("R", rnd(d, g * H, H) * 0.5)]
+    names = ["x", "W", "R", "B" if bias else ""]
+    if bias:
+        inits.append(("B", rnd(d, 2 * g * H) * 0.5))
+    inputs = [("x", [B, T, C] if layout else [T, B, C])]
+    feeds = {"x": rnd(B, T, C) if layout else rnd(T, B, C)}
+    if states:
+        names += ["", "h0"] + (["c0"] if kind == "LSTM" else [])
+        sh = [B, d, H] if layout else [d, B, H]
+        inputs.append(("h0", sh))
+        feeds["h0"] = rnd(*sh)
+        if kind == "LSTM":
+            inputs.append(("c0", sh))
+            feeds["c0"] = rnd(*sh)
+    outs = ["Y", "Y_h"] + (["Y_c"] if kind == "LSTM" else [])
+    if kind == "GRU":
+        kw.setdefault("linear_before_reset", 1)
+    node = N(kind, names, outs, hidden_size=H, direction=direction, layout=layout, **kw)
+    return make([node], inputs, [(o, None) for o in outs], inits, opset=14), feeds
+
+
+RNN_CASES = {
+    "LSTM": rnn_case("LSTM"), "LSTM_bidir_states": rnn_case("LSTM", "bidirectional", True),
+    "LSTM_reverse": rnn_case("LSTM", "reverse"),
+    "GRU": rnn_case("GRU"), "GRU_bidir": rnn_case("GRU", "bidirectional", True),
+    "GRU_nobias": rnn_case("GRU", bias=False),
+    "RNN_tanh": rnn_case("RNN"), "RNN_relu_bidir": rnn_case("RNN", "bidirectional",
+                                                            activations=["Relu", "Relu"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RNN_CASES))
+def test_recurrent(name):
+    model, feeds = RNN_CASES[name]
+    check(model, feeds)
+
+
+def test_lstm_batch_first_layout():
+    # onnxruntime runs only layout=0: compare with it on the transposed tensors
+    R.seed(11)
+    m1, f1 = rnn_case("LSTM", "bidirectional", states=True, layout=1)
+    R.seed(11)
+    m0, _ = rnn_case("LSTM", "bidirectional", states=True, layout=0)
+    from onnx_cases import aiond_run, ort_run
+    f0 = {"x": f1["x"].transpose(1, 0, 2), "h0": f1["h0"].transpose(1, 0, 2),
+          "c0": f1["c0"].transpose(1, 0, 2)}
+    ref = ort_run(m0, f0)
+    got = aiond_run(m1, f1)
+    np.testing.assert_allclose(got[0], ref[0].transpose(2, 0, 1, 3), rtol=1e-4, atol=1e-5)
+    for g, r in zip(got[1:], ref[1:]):
+        np.testing.assert_allclose(g, r.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
+
+
+def test_gru_without_linear_before_reset_is_refused():
+    model, feeds = rnn_case("GRU", linear_before_reset=0)
+    with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator,
+                       match="linear_before_reset=0.*node 'Y', GRU|node.*GRU"):
+        mx.contrib.onnx.import_model(model.SerializeToString())

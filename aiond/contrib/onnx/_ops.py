@@ -1131,3 +1131,4 @@ def _rand_normal(imp, node, ins, at):
     return sym.random.normal(loc=at.get("mean", 0.0), scale=at.get("scale", 1.0), shape=shape,
                              dtype=_dtype_attr(imp, at))
 
+from . import _rnn  # noqa: E402,F401  (LSTM / GRU / RNN register themselves)
