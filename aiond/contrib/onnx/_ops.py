@@ -1029,7 +1029,9 @@ def _pad(imp, node, ins, at):
 def _resize(imp, node, ins, at):
     x = ins[0]
     mode = at.get("mode", "nearest")
-    s = imp.static_shape(x, "%s's input" % node.op_type)
+    s, s_b = imp.shape(x, "%s's input" % node.op_type)
+    if s[1:] != s_b[1:]:
+        imp.unsupported("%s of an image whose size depends on a dynamic axis" % node.op_type)
     if len(s) != 4:
         imp.unsupported("%s of a %d-d tensor (aiond resizes NCHW images)"
                         % (node.op_type, len(s)))

@@ -72,6 +72,8 @@ def _rnn(imp, node, ins, at):
         X = sym.flip(X, axis=0)
 
     def state(v):
+        if isinstance(v, Const) and not v.static and not v.a.any() and not v.b.any():
+            v = None    # zeros sized from the batch (PyTorch's ConstantOfShape)
         if v is not None:
             s = imp.sym(v)
             return sym.transpose(s, axes=(1, 0, 2)) if layout else s
