@@ -271,3 +271,22 @@ def test_export_model_is_mx_onnx_export_model():
     pytest.importorskip("aiond.onnx")
     import aiond.onnx
     assert mx.contrib.onnx.export_model is aiond.onnx.export_model
+
+
+def test_mxnet_graphproto_backend_path():
+    """MXNet's ONNX test backend drives GraphProto.from_onnx on the graph and
+    binds the symbol with the inputs in list_inputs() order."""
+    from aiond.contrib.onnx.onnx2mx.import_onnx import GraphProto
+    model = cnn_model()
+    x = rnd(2, 3, 16, 16)
+    g = GraphProto()
+    sym, args, aux = g.from_onnx(model.graph, 17)
+    assert g.arg_dict is args and g.model_metadata["output_tensor_data"] == [("y", (0, 5))]
+    data_names = [n for n in sym.list_inputs() if n not in args and n not in aux]
+    assert data_names == ["x"]
+    ex = sym.bind(mx.cpu(), args=dict(args, x=mx.nd.array(x)), aux_states=aux)
+    np.testing.assert_allclose(ex.forward(is_train=False)[0].asnumpy(),
+                               ort_run(model, {"x": x})[0], rtol=1e-4, atol=1e-6)
+    net = GraphProto().graph_to_gluon(model.graph, mx.cpu(), 17)
+    np.testing.assert_allclose(net(mx.nd.array(x)).asnumpy(), ort_run(model, {"x": x})[0],
+                               rtol=1e-4, atol=1e-6)

@@ -45,15 +45,18 @@ def import_to_gluon(model_file, ctx=None):
     """The ONNX model as a ``gluon.SymbolBlock`` whose parameters are loaded
     on ``ctx`` (a Context or a list of them; default: the current one). Its
     inputs are the graph's inputs in order."""
-    from ... import symbol
-    from ...gluon import SymbolBlock
     from ._graph import GraphImporter, graph_metadata, load_onnx
     model = load_onnx(model_file)
     sym, arg_params, aux_params = GraphImporter(model).run()
-    imp_inputs = [name for name, _, _ in graph_metadata(model.graph)["input_tensor_data"]]
+    names = [name for name, _, _ in graph_metadata(model.graph)["input_tensor_data"]]
+    return _to_gluon(sym, arg_params, aux_params, names, ctx)
+
+
+def _to_gluon(sym, arg_params, aux_params, input_names, ctx):
+    from ... import symbol
+    from ...gluon import SymbolBlock
     args = set(sym.list_arguments())
-    used = [n for n in imp_inputs if n in args]
-    net = SymbolBlock(outputs=sym, inputs=[symbol.var(n) for n in used])
+    net = SymbolBlock(outputs=sym, inputs=[symbol.var(n) for n in input_names if n in args])
     params = net.collect_params()
     for name, arr in list(arg_params.items()) + list(aux_params.items()):
         if name in params:
@@ -62,6 +65,9 @@ def import_to_gluon(model_file, ctx=None):
                 params[name].cast(arr.dtype)
             params[name]._load_init(arr, ctx=ctx)
     return net
+
+
+from . import onnx2mx  # noqa: E402,F401  (MXNet's layout: onnx2mx.import_onnx.GraphProto)
 
 
 def __getattr__(name):

@@ -102,10 +102,19 @@ def np_dtype(elem_type):
 class GraphImporter:
     """Walks one ONNX graph into an aiond Symbol and its parameters."""
 
-    def __init__(self, model, dynamic_batch=False):
+    def __init__(self, model, dynamic_batch=False, graph=None, opset_version=None):
+        """``model``: a ModelProto; or None with ``graph`` (a GraphProto) and
+        ``opset_version``, as MXNet's GraphProto.from_onnx takes them."""
+        from onnx import helper
         self.model = model
-        self.graph = model.graph
-        self.opset = max([o.version for o in model.opset_import
+        self.graph = model.graph if graph is None else graph
+        if model is not None:
+            self.opset_imports = list(model.opset_import)
+            self.ir_version = model.ir_version
+        else:
+            self.opset_imports = [helper.make_opsetid("", int(opset_version))]
+            self.ir_version = None
+        self.opset = max([o.version for o in self.opset_imports
                           if o.domain in ("", "ai.onnx")] or [1])
         self.values = {}        # ONNX value name -> Symbol or Const
         self.params = {}        # variable name -> numpy array (constants used as tensors)

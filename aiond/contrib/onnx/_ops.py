@@ -75,8 +75,9 @@ def _fold(imp, node, ins):
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(vals[n].a.dtype),
                                        None) for n in dict.fromkeys(names)],
         [helper.make_tensor_value_info(o, 0, None) for o in node.output if o])
-    model = helper.make_model(g, opset_imports=imp.model.opset_import,
-                              ir_version=imp.model.ir_version)
+    model = helper.make_model(g, opset_imports=imp.opset_imports)
+    if imp.ir_version:
+        model.ir_version = imp.ir_version
     try:
         ev = ReferenceEvaluator(model)
         ra = ev.run(None, {n: vals[n].a for n in vals})
