@@ -290,3 +290,16 @@ def test_mxnet_graphproto_backend_path():
     net = GraphProto().graph_to_gluon(model.graph, mx.cpu(), 17)
     np.testing.assert_allclose(net(mx.nd.array(x)).asnumpy(), ort_run(model, {"x": x})[0],
                                rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["mxcnn", "mxmlp"])
+def test_model_exported_by_mxnet_1_9_1(name):
+    """Files written by real MXNet 1.9.1's export_model (data/mxnet_export.py):
+    aiond's import gives MXNet's outputs (its initializers are also graph inputs)."""
+    base = os.path.join(HERE, "data", name)
+    x, y = np.load(base + ".in.npy"), np.load(base + ".out.npy")
+    model = onnx.load(base + ".onnx")
+    inp = mx.contrib.onnx.get_model_metadata(base + ".onnx")["input_tensor_data"]
+    assert [i[0] for i in inp] == ["data"] and inp[0][1][1:] == x.shape[1:]
+    for got in (aiond_run(model, {"data": x}), gluon_run(model, {"data": x})):
+        np.testing.assert_allclose(got[0], y, rtol=1e-4, atol=1e-5)
