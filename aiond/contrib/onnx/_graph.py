@@ -218,6 +218,16 @@ class GraphImporter:
 
     # ----------------------------------------------------------- walk
     def run(self):
+        """``(sym, arg_params, aux_params)``; a malformed graph raises OnnxImportError."""
+        try:
+            return self._run()
+        except MXNetError:
+            raise
+        except Exception as e:  # noqa: BLE001 - e.g. a corrupted file that still parses
+            raise OnnxImportError("malformed ONNX graph: %s: %s%s"
+                                  % (type(e).__name__, e, self.where())) from e
+
+    def _run(self):
         from ._ops import translate
         g = self.graph
         for t in g.initializer:
@@ -241,11 +251,16 @@ class GraphImporter:
             self.values[i.name] = sym.Variable(i.name, dtype=dt)
         for node in g.node:
             self.node = node
-            ins = [self.values[n] if n else None for n in node.input]
-            if any(n and n not in self.values for n in node.input):
-                missing = [n for n in node.input if n and n not in self.values]
+            missing = [n for n in node.input if n and n not in self.values]
+            if missing:
                 self.fail("input %s is produced by no earlier node" % missing)
-            outs = translate(self, node, ins)
+            ins = [self.values[n] if n else None for n in node.input]
+            try:
+                outs = translate(self, node, ins)
+            except OnnxImportError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a malformed node: say which
+                raise OnnxImportError("%s: %s%s" % (type(e).__name__, e, self.where())) from e
             for name, v in zip(node.output, outs):
                 if name:
                     if isinstance(v, Const):

@@ -20,6 +20,7 @@ OPS = {}
 # nodes that must run at inference time even when their inputs are constants
 _NO_FOLD = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike",
             "Multinomial", "Bernoulli"}
+_MAX_FOLD = 1 << 27     # elements of one constant made at import time
 _BIG = 2 ** 62      # ends past this mean "to the end" (PyTorch writes INT64_MAX)
 
 
@@ -70,6 +71,13 @@ def _fold(imp, node, ins):
     from onnx.reference import ReferenceEvaluator
     names = [n for n in node.input if n]
     vals = {n: v for n, v in zip(node.input, ins) if n}
+    at = {"ConstantOfShape": 0, "Expand": 1}.get(node.op_type)    # the shape input
+    shp = ins[at] if at is not None and at < len(ins) else None
+    if shp is not None:
+        for arr in (shp.a, shp.b):
+            n = int(np.prod(np.maximum(arr.astype(np.float64), 1)))
+            if n > _MAX_FOLD:      # a corrupted shape must not allocate gigabytes
+                imp.fail("%s would make a constant of %d elements" % (node.op_type, n))
     g = helper.make_graph(
         [node], "fold",
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(vals[n].a.dtype),
