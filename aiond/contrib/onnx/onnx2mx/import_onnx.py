@@ -2,6 +2,9 @@
 written for MXNet drive it directly: ``GraphProto().from_onnx(graph, opset)``)."""
 from __future__ import annotations
 
+from .... import ndarray as nd  # noqa: F401  (as MXNet's module has them)
+from .... import symbol  # noqa: F401
+
 __all__ = ["GraphProto"]
 
 
