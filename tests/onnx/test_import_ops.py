@@ -350,3 +350,65 @@ def test_gru_without_linear_before_reset_is_refused():
     with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator,
                        match="linear_before_reset=0.*node 'Y', GRU|node.*GRU"):
         mx.contrib.onnx.import_model(model.SerializeToString())
+
+
+def _branch(op, out):
+    return helper.make_graph([N(op, ["x"], [out])], op, [],
+                             [helper.make_tensor_value_info(out, F32, None)])
+
+
+MORE = {
+    "OneHot": (make([N("OneHot", ["i", "d", "v"], ["y"], axis=1)], [("i", [2, 3], I64)],
+                    [("y", None)], [("d", i64(4)), ("v", np.array([-1, 2], np.float32))]),
+               {"i": np.array([[0, 3, -1], [2, 1, -4]], np.int64)}),
+    "Mod_fmod": (make([N("Mod", ["a", "b"], ["y"], fmod=1)], [("a", [2, 5, 4])], [("y", None)],
+                      [("b", np.abs(rnd(4)) + 0.5)]), {"a": X3 * 5}),
+    "Mod_int": (make([N("Mod", ["a", "b"], ["y"])], [("a", [6], I64)], [("y", None, I64)],
+                     [("b", i64(3, -3, 4, -4, 5, 7))]), {"a": i64(7, 7, -7, -7, 0, 20)}),
+    "IsNaN": (make([N("IsNaN", ["x"], ["b"]), N("Cast", ["b"], ["y"], to=F32)], [("x", [4])],
+                   [("y", None)]), {"x": np.array([1, np.nan, -np.inf, 0], np.float32)}),
+    "IsInf": (make([N("IsInf", ["x"], ["b"]), N("Cast", ["b"], ["y"], to=F32)], [("x", [4])],
+                   [("y", None)]), {"x": np.array([1, np.nan, -np.inf, np.inf], np.float32)}),
+    "IsInf_pos": (make([N("IsInf", ["x"], ["b"], detect_negative=0),
+                        N("Cast", ["b"], ["y"], to=F32)], [("x", [4])], [("y", None)]),
+                  {"x": np.array([1, np.nan, -np.inf, np.inf], np.float32)}),
+    "Shrink": unary("Shrink", lambd=0.4, bias=0.1),
+    "MeanVarianceNormalization": unary("MeanVarianceNormalization", X4),
+    "GroupNormalization21": (make([N("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)],
+                                  [("x", [2, 4, 3, 3])], [("y", None)],
+                                  [("s", rnd(4)), ("b", rnd(4))], opset=21),
+                             {"x": rnd(2, 4, 3, 3)}),
+    "GroupNormalization18": (make([N("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)],
+                                  [("x", [2, 4, 3, 3])], [("y", None)],
+                                  [("s", rnd(2)), ("b", rnd(2))], opset=18),
+                             {"x": rnd(2, 4, 3, 3)}),
+    "If_const": (make([N("Shape", ["x"], ["s"]), N("ReduceProd", ["s"], ["n"], keepdims=0),
+                       N("Greater", ["n", "ten"], ["c"]),
+                       N("If", ["c"], ["y"], then_branch=_branch("Relu", "t"),
+                         else_branch=_branch("Sigmoid", "e"))],
+                      [("x", [2, 5, 4])], [("y", None)], [("ten", i64(10))], opset=13),
+                 {"x": X3}),
+    "Upsample_7": (make([N("Upsample", ["x"], ["y"], mode="nearest", scales=[1.0, 1.0, 2.0, 2.0])],
+                        [("x", [2, 3, 6, 6])], [("y", None)], opset=7), {"x": X4}),
+    "Resize_sizes_nearest": (make([N("Resize", ["x", "", "", "sz"], ["y"], mode="nearest")],
+                                  [("x", [2, 3, 6, 6])], [("y", None)],
+                                  [("sz", i64(2, 3, 12, 12))]), {"x": X4}),
+    "Sum3": (make([N("Sum", ["a", "b", "c"], ["y"])], [("a", [2, 5, 4]), ("b", [4])],
+                  [("y", None)], [("c", rnd(5, 1))]), {"a": X3, "b": rnd(4)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_ops(name):
+    model, feeds = MORE[name]
+    check(model, feeds)
+
+
+def test_if_on_the_data_is_refused():
+    model = make([N("ReduceSum", ["x"], ["s"], keepdims=0), N("Greater", ["s", "z"], ["c"]),
+                  N("If", ["c"], ["y"], name="branchy", then_branch=_branch("Relu", "t"),
+                    else_branch=_branch("Sigmoid", "e"))],
+                 [("x", [2, 5, 4])], [("y", None)], [("z", np.array(0, np.float32))], opset=13)
+    with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator,
+                       match="If's condition must be a constant.*'branchy'"):
+        mx.contrib.onnx.import_model(model.SerializeToString())

@@ -228,7 +228,6 @@ class GraphImporter:
                                   % (type(e).__name__, e, self.where())) from e
 
     def _run(self):
-        from ._ops import translate
         g = self.graph
         for t in g.initializer:
             if not t.name.strip():
@@ -249,7 +248,27 @@ class GraphImporter:
                 for ps, p in zip(self.probe_shapes, PROBES):
                     ps[i.name] = tuple(p if d is None else d for d in dims)
             self.values[i.name] = sym.Variable(i.name, dtype=dt)
-        for node in g.node:
+        self.walk(g.node)
+        self.node = None
+        outs = []
+        for o in g.output:
+            v = self.values.get(o.name)
+            if v is None:
+                raise OnnxImportError("graph output %r is produced by no node" % o.name)
+            v = self.sym(v)
+            outs.append(v)
+        out = outs[0] if len(outs) == 1 else sym.Group(outs)
+        args, aux = set(out.list_arguments()), set(out.list_auxiliary_states())
+        arg_params = {k: nd.array(v, dtype=v.dtype) for k, v in self.params.items()
+                      if k in args}
+        aux_params = {k: nd.array(v, dtype=v.dtype) for k, v in self.params.items()
+                      if k in aux}
+        return out, arg_params, aux_params
+
+    def walk(self, nodes):
+        """Translate ``nodes`` in order into ``self.values``."""
+        from ._ops import translate
+        for node in nodes:
             self.node = node
             missing = [n for n in node.input if n and n not in self.values]
             if missing:
@@ -266,21 +285,19 @@ class GraphImporter:
                     if isinstance(v, Const):
                         v = self._named(v, name)
                     self.values[name] = v
-        self.node = None
-        outs = []
-        for o in g.output:
-            v = self.values.get(o.name)
-            if v is None:
-                raise OnnxImportError("graph output %r is produced by no node" % o.name)
-            v = self.sym(v)
-            outs.append(v)
-        out = outs[0] if len(outs) == 1 else sym.Group(outs)
-        args, aux = set(out.list_arguments()), set(out.list_auxiliary_states())
-        arg_params = {k: nd.array(v, dtype=v.dtype) for k, v in self.params.items()
-                      if k in args}
-        aux_params = {k: nd.array(v, dtype=v.dtype) for k, v in self.params.items()
-                      if k in aux}
-        return out, arg_params, aux_params
+
+    def inline(self, graph):
+        """The outputs of a subgraph (an If branch) translated in this graph's
+        scope: its nodes see every value computed so far."""
+        outer = self.node
+        for t in graph.initializer:
+            self.values[t.name] = self._named(Const(self._array(t)), t.name)
+        self.walk(graph.node)
+        self.node = outer
+        missing = [o.name for o in graph.output if o.name not in self.values]
+        if missing:
+            self.fail("the subgraph's outputs %s are produced by no node" % missing)
+        return [self.values[o.name] for o in graph.output]
 
     @staticmethod
     def _named(c, name):

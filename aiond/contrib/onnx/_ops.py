@@ -19,7 +19,7 @@ __all__ = ["translate", "supported_ops"]
 OPS = {}
 # nodes that must run at inference time even when their inputs are constants
 _NO_FOLD = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike",
-            "Multinomial", "Bernoulli"}
+            "Multinomial", "Bernoulli", "If"}
 _MAX_FOLD = 1 << 27     # elements of one constant made at import time
 _BIG = 2 ** 62      # ends past this mean "to the end" (PyTorch writes INT64_MAX)
 
@@ -1141,5 +1141,96 @@ def _rand_normal(imp, node, ins, at):
         imp.static_shape(ins[0], "RandomNormalLike's input")
     return sym.random.normal(loc=at.get("mean", 0.0), scale=at.get("scale", 1.0), shape=shape,
                              dtype=_dtype_attr(imp, at))
+
+@op("If")
+def _if(imp, node, ins, at):
+    # a condition known at import time (shape checks exporters write) picks
+    # its branch, which is inlined; one computed from the data cannot be
+    cond = imp.const(ins[0], "If's condition")
+    return imp.inline(at["then_branch" if bool(np.asarray(cond).reshape(-1)[0])
+                         else "else_branch"])
+
+
+@op("OneHot")
+def _one_hot(imp, node, ins, at):
+    depth = int(imp.const(ins[1], "OneHot's depth").reshape(-1)[0])
+    off, on = (float(v) for v in imp.const(ins[2], "OneHot's values").reshape(-1)[:2])
+    idx = imp.sym(ins[0])
+    idx = idx + (idx < 0) * depth       # ONNX counts negative indices from the end
+    r = imp.rank(ins[0], "OneHot's indices")
+    y = sym.one_hot(idx, depth=depth, on_value=on, off_value=off)
+    axis = _norm_axis(at.get("axis", -1), r + 1)
+    if axis != r:
+        perm = list(range(r))
+        perm.insert(axis, r)
+        y = sym.transpose(y, axes=tuple(perm))
+    return y
+
+
+@op("Mod")
+def _mod(imp, node, ins, at):
+    a, b = imp.sym(ins[0]), imp.sym(ins[1])
+    # C's fmod (sign of a; integer division truncates too), then for fmod=0
+    # Python's % (sign of b): add b where the remainder's sign differs from b's
+    r = sym.broadcast_sub(a, sym.broadcast_mul(b, sym.trunc(sym.broadcast_div(a, b))))
+    if not at.get("fmod", 0):
+        r = sym.broadcast_add(r, sym.broadcast_mul(b, sym.broadcast_mul(r, b) < 0))
+    return r
+
+
+@op("IsNaN")
+def _isnan(imp, node, ins, at):
+    x = imp.sym(ins[0])
+    return x != x
+
+
+@op("IsInf")
+def _isinf(imp, node, ins, at):
+    x = imp.sym(ins[0])
+    pos, neg = at.get("detect_positive", 1), at.get("detect_negative", 1)
+    if pos and neg:
+        return sym.abs(x) == float("inf")
+    if pos:
+        return x == float("inf")
+    if neg:
+        return x == float("-inf")
+    return sym.zeros_like(x)
+
+
+@op("Shrink")
+def _shrink(imp, node, ins, at):
+    x = imp.sym(ins[0])
+    lambd, bias = at.get("lambd", 0.5), at.get("bias", 0.0)
+    return (x < -lambd) * (x + bias) + (x > lambd) * (x - bias)
+
+
+@op("MeanVarianceNormalization")
+def _mvn(imp, node, ins, at):
+    x = imp.sym(ins[0])
+    axes = tuple(at.get("axes", [0, 2, 3]))
+    d = sym.broadcast_sub(x, sym.mean(x, axis=axes, keepdims=True))
+    return sym.broadcast_div(d, sym.sqrt(sym.mean(sym.square(d), axis=axes, keepdims=True)))
+
+
+@op("GroupNormalization")
+def _group_norm(imp, node, ins, at):
+    x, scale, bias = ins[0], ins[1], ins[2]
+    groups, eps = int(at["num_groups"]), at.get("epsilon", 1e-5)
+    shp = imp.shape(x, "GroupNormalization's input")[0]
+    c = shp[1]
+    X = imp.sym(x)
+    g = sym.reshape(X, shape=(0, groups, -1))
+    d = sym.broadcast_sub(g, sym.mean(g, axis=2, keepdims=True))
+    var = sym.mean(sym.square(d), axis=2, keepdims=True)
+    y = sym.reshape_like(sym.broadcast_div(d, sym.sqrt(var + eps)), X)
+    cshape = (1, c) + (1,) * (len(shp) - 2)
+    sc, bi = imp.const(scale, "GroupNormalization's scale"), \
+        imp.const(bias, "GroupNormalization's bias")
+    if sc.size == groups and groups != c:      # opset 18: one scale per group
+        sc, bi = np.repeat(sc, c // groups), np.repeat(bi, c // groups)
+    sc = Const(sc.reshape(cshape))
+    bi = Const(bi.reshape(cshape))
+    return sym.broadcast_add(sym.broadcast_mul(y, imp.sym(sc)), imp.sym(bi))
+
 
 from . import _rnn  # noqa: E402,F401  (LSTM / GRU / RNN register themselves)
