@@ -36,7 +36,7 @@ def i64(*v):
 
 
 # ------------------------------------------------------------ PyTorch exports
-TORCH_MODELS = ["mlp", "cnn", "transformer", "recurrent", "decoder"]
+TORCH_MODELS = ["mlp", "cnn", "transformer", "positions", "recurrent", "decoder"]
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,9 @@ def test_pytorch_export(torch_dir, name):
     # the batch axis is dynamic in the export: another batch size runs too
     x2 = np.concatenate([x, x[:1]])
     check(model, {"input": x2}, gluon=False)
+    if name == "positions":     # and the sequence axis
+        for n in (1, 4, 16):
+            check(model, {"input": x2[:, :n]})
     sym, args, aux = mx.contrib.onnx.import_model(path)     # from the file path
     assert not set(args) & set(aux)
 
@@ -303,3 +306,26 @@ def test_model_exported_by_mxnet_1_9_1(name):
     assert [i[0] for i in inp] == ["data"] and inp[0][1][1:] == x.shape[1:]
     for got in (aiond_run(model, {"data": x}), gluon_run(model, {"data": x})):
         np.testing.assert_allclose(got[0], y, rtol=1e-4, atol=1e-5)
+
+
+def positions_model():
+    """Position ids over a dynamic sequence, as exporters write them: Range
+    up to Shape(ids)[1], and a position table Sliced to that length."""
+    nodes = [N("Shape", ["ids"], ["s"]), N("Gather", ["s", "c1"], ["t"]),
+             N("Range", ["z", "t", "one"], ["pos"]),
+             N("Gather", ["emb", "pos"], ["pe"]),
+             N("Unsqueeze", ["t", "ax0"], ["tu"]),
+             N("Slice", ["table", "st", "tu", "ax1"], ["tab"]),
+             N("Gather", ["emb", "ids"], ["te"]),
+             N("Add", ["te", "pe"], ["h0"]), N("Add", ["h0", "tab"], ["h"]),
+             N("ReduceMax", ["h"], ["y"], axes=[1], keepdims=0)]
+    inits = [("c1", np.array(1, np.int64)), ("z", np.array(0, np.int64)),
+             ("one", np.array(1, np.int64)), ("emb", rnd(20, 4)), ("ax0", i64(0)),
+             ("table", rnd(1, 16, 4)), ("st", i64(0)), ("ax1", i64(1))]
+    return make(nodes, [("ids", ["batch", "seq"], I64)], [("y", ["batch", 4])], inits,
+                opset=13)
+
+
+@pytest.mark.parametrize("batch,seq", [(2, 6), (1, 16), (3, 1)])
+def test_positions_follow_the_dynamic_sequence_axis(batch, seq):
+    check(positions_model(), {"ids": R.randint(0, 20, (batch, seq)).astype(np.int64)})

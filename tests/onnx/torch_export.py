@@ -41,6 +41,22 @@ class Transformer(nn.Module):
         return self.head(h.mean(dim=1))
 
 
+class Positions(nn.Module):
+    """Position embeddings over a dynamic sequence axis, two ways: a parameter
+    cut to the sequence length and an arange over it."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 8)
+        self.pos = nn.Parameter(torch.randn(1, 16, 8))
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, ids):
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        h = self.emb(ids) + self.pos[:, :ids.shape[1]] + self.emb(pos)[None]
+        h = h * torch.sigmoid(h.sum(-1, keepdim=True))
+        return self.head(h.max(dim=1).values)
+
+
 class Recurrent(nn.Module):
     def __init__(self):
         super().__init__()
@@ -81,8 +97,12 @@ def models():
             m.running_mean.uniform_(-0.5, 0.5)
             m.running_var.uniform_(0.5, 2.0)
     yield "cnn", cnn, torch.randn(2, 3, 16, 16, generator=g), {0: "batch"}
+    # (PyTorch's MultiheadAttention writes the key length as a constant: only
+    # the batch axis of this export is dynamic)
     yield "transformer", Transformer(), torch.randint(0, 50, (2, 12), generator=g), \
         {0: "batch"}
+    yield "positions", Positions(), torch.randint(0, 50, (2, 9), generator=g), \
+        {0: "batch", 1: "seq"}
     yield "recurrent", Recurrent(), torch.randn(2, 7, 6, generator=g), {0: "batch"}
     yield "decoder", Decoder(), torch.randn(2, 2, 8, 8, generator=g), {0: "batch"}
 

@@ -20,9 +20,11 @@ from ... import symbol as sym
 __all__ = ["OnnxImportError", "UnsupportedOnnxOperator", "Const", "GraphImporter",
            "load_onnx", "graph_metadata"]
 
-# the two sizes a dynamic axis takes while shapes are folded (distinct from
-# each other and from the sizes models commonly fix, so a coincidence is rare)
-PROBES = (3, 5)
+# the sizes dynamic axes take while shapes are folded: the k-th distinct
+# dynamic axis (by dim_param name) is PROBES[0][k] under the first probe and
+# PROBES[1][k] under the second - primes, so that neither two axes nor their
+# products coincide, and rarely a size a model fixes
+PROBES = ((3, 7, 13, 19, 29, 37, 43, 53), (5, 11, 17, 23, 31, 41, 47, 59))
 
 
 class OnnxImportError(MXNetError):
@@ -36,12 +38,15 @@ class UnsupportedOnnxOperator(OnnxImportError, NotImplementedError):
 class Const:
     """A value known at import time: ``a``/``b`` under the two probes (the
     same array unless it depends on a dynamic axis)."""
-    __slots__ = ("a", "b", "_name")
+    __slots__ = ("a", "b", "_name", "lazy")
 
     def __init__(self, a, b=None):
         self.a = np.asarray(a)
         self.b = self.a if b is None else np.asarray(b)
         self._name = None   # the ONNX value's name, for the parameter it may become
+        # for a value whose length follows a dynamic axis (positions up to the
+        # sequence length): makes it as a Symbol when it is used as data
+        self.lazy = None
 
     @property
     def static(self):
@@ -82,6 +87,21 @@ def _dims(value_info):
         return None
     return [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None
             for d in t.shape.dim]
+
+
+def _dim_keys(value_info):
+    """Per axis its size, or a key naming a dynamic axis (its dim_param, or
+    one of its own when unnamed); None when the rank is unknown."""
+    t = value_info.type.tensor_type
+    if not t.HasField("shape"):
+        return None
+    out = []
+    for k, d in enumerate(t.shape.dim):
+        if d.HasField("dim_value") and d.dim_value > 0:
+            out.append(d.dim_value)
+        else:
+            out.append(d.dim_param or "\0%s:%d" % (value_info.name, k))
+    return out
 
 
 def graph_metadata(graph):
@@ -146,6 +166,8 @@ class GraphImporter:
         if not isinstance(v, Const):
             return v
         var = self._const_vars.get(id(v))
+        if var is None and v.lazy is not None and not v.static:
+            var = self._const_vars[id(v)] = v.lazy()
         if var is None:
             if not v.static:
                 self.fail("a tensor whose value depends on a dynamic input axis is used "
@@ -233,6 +255,7 @@ class GraphImporter:
             if not t.name.strip():
                 raise OnnxImportError("an initializer has no name")
             self.values[t.name] = self._named(Const(self._array(t)), t.name)
+        dyn = {}    # dynamic axis key -> its probe index
         for i in g.input:
             if i.name in self.values:
                 continue        # IR < 4 lists initializers among the inputs
@@ -241,12 +264,15 @@ class GraphImporter:
             if dt == np.bool_:
                 dt = np.dtype(np.float32)
             self.input_dtypes[i.name] = dt
-            dims = _dims(i)
+            dims = _dim_keys(i)
             if dims is not None:
                 if self.dynamic_batch and dims:
-                    dims = [None] + dims[1:]
+                    dims = ["\0batch"] + dims[1:]     # every input's axis 0 is the batch
+                for k, d in enumerate(dims):
+                    if isinstance(d, str) and d not in dyn:
+                        dyn[d] = len(dyn) % len(PROBES[0])
                 for ps, p in zip(self.probe_shapes, PROBES):
-                    ps[i.name] = tuple(p if d is None else d for d in dims)
+                    ps[i.name] = tuple(p[dyn[d]] if isinstance(d, str) else d for d in dims)
             self.values[i.name] = sym.Variable(i.name, dtype=dt)
         self.walk(g.node)
         self.node = None
@@ -299,14 +325,37 @@ class GraphImporter:
             self.fail("the subgraph's outputs %s are produced by no node" % missing)
         return [self.values[o.name] for o in graph.output]
 
+    def dim_ref(self, na, nb):
+        """(graph input Variable, axis) whose length is ``na`` / ``nb`` under
+        the two probes, or None: the dynamic axis a value's length follows."""
+        if na == nb:
+            return None
+        for name, (sa, sb) in self._probe_inputs():
+            for ax, (p, q) in enumerate(zip(sa, sb)):
+                if p == na and q == nb:
+                    return self.values[name], ax
+        return None
+
+    def _probe_inputs(self):
+        pa, pb = self.probe_shapes
+        return [(n, (pa[n], pb[n])) for n in self.input_dtypes if n in pa]
+
     @staticmethod
     def _named(c, name):
         c2 = Const(c.a, c.b)
         c2._name = name
+        c2.lazy = c.lazy
         return c2
 
     @staticmethod
     def _array(t):
-        from onnx import numpy_helper
+        from onnx import TensorProto, numpy_helper
+        if t.data_type == TensorProto.FLOAT and not t.raw_data and t.float_data:
+            # float_data (MXNet's exporter writes it): fromiter is twice as fast
+            n = len(t.float_data)
+            if n != int(np.prod(t.dims)):
+                raise OnnxImportError("initializer %r holds %d values for shape %s"
+                                      % (t.name, n, list(t.dims)))
+            return np.fromiter(t.float_data, np.float32, count=n).reshape(tuple(t.dims))
         return np.asarray(numpy_helper.to_array(t))
 

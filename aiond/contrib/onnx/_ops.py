@@ -55,8 +55,12 @@ def translate(imp, node, ins):
     if node.domain not in ("", "ai.onnx"):
         imp.unsupported("operator %s of domain %r is not an ONNX standard operator; "
                         "aiond imports the ai.onnx domain" % (node.op_type, node.domain))
-    if node.op_type not in _NO_FOLD and all(isinstance(v, Const) for v in present):
-        return _fold(imp, node, ins)
+    if node.op_type not in _NO_FOLD and all(isinstance(v, Const) for v in present) and \
+            not any(v.lazy is not None and not v.static for v in present):
+        outs = _fold(imp, node, ins)
+        if node.op_type in _LAZY and any(o is not None and not o.static for o in outs):
+            _LAZY[node.op_type](imp, node, ins, outs[0])
+        return outs
     fn = OPS.get(node.op_type)
     if fn is None:
         imp.unsupported("ONNX operator %s is not supported by aiond's importer" % node.op_type)
@@ -1141,6 +1145,65 @@ def _rand_normal(imp, node, ins, at):
         imp.static_shape(ins[0], "RandomNormalLike's input")
     return sym.random.normal(loc=at.get("mean", 0.0), scale=at.get("scale", 1.0), shape=shape,
                              dtype=_dtype_attr(imp, at))
+
+# ------------------------------------------- values following a dynamic axis
+def _lazy_range(imp, node, ins, out):
+    """Range(start, n, step) with n a dynamic length: arange_like on the
+    input axis of that length."""
+    start, limit, delta = ins
+    if not (start.static and delta.static):
+        return
+    ref = imp.dim_ref(len(out.a), len(out.b))
+    if ref is None:
+        return
+    var, ax = ref
+    s0, d = start.a.item(), delta.a.item()
+    dt = out.a.dtype
+    out.lazy = lambda: sym.Cast(sym.contrib.arange_like(var, start=s0, step=d, axis=ax),
+                                dtype=dt.name)
+
+
+def _lazy_slice(imp, node, ins, out):
+    """A constant sliced to a dynamic length (position ids or embeddings cut
+    to the sequence length): a ``take`` of arange_like positions."""
+    data = ins[0]
+    if not data.static or imp.opset < 10 or out.a.ndim != out.b.ndim:
+        return
+    diff = [i for i, (p, q) in enumerate(zip(out.a.shape, out.b.shape)) if p != q]
+    if len(diff) != 1:
+        return
+    ax = diff[0]
+    starts, axes = ins[1], (ins[3] if len(ins) > 3 else None)
+    steps = ins[4] if len(ins) > 4 else None
+    axes_l = list(range(len(starts.a))) if axes is None else \
+        [_norm_axis(int(a), data.a.ndim) for a in axes.a]
+    if ax not in axes_l or not starts.static or (steps is not None and
+                                                 int(steps.a[axes_l.index(ax)]) != 1):
+        return
+    begin = int(starts.a[axes_l.index(ax)])
+    begin = begin + data.a.shape[ax] if begin < 0 else begin
+    ref = imp.dim_ref(out.a.shape[ax], out.b.shape[ax])
+    if ref is None:
+        return
+    var, rax = ref
+    base = np.take(data.a, np.arange(begin, data.a.shape[ax]), axis=ax)
+    idx = [slice(0, n) for n in out.a.shape]
+    idx[ax] = slice(None)
+    base = np.ascontiguousarray(base[tuple(idx)])
+    for o in (out.a, out.b):    # the other axes are cut from 0, as both probes show
+        if not np.array_equal(np.take(base, np.arange(o.shape[ax]), axis=ax), o):
+            return
+    base = Const(base)
+    base._name = node.input[0]
+
+    def make():
+        pos = sym.contrib.arange_like(var, axis=rax)
+        return sym.take(imp.sym(base), pos, axis=ax)
+    out.lazy = make
+
+
+_LAZY = {"Range": _lazy_range, "Slice": _lazy_slice}
+
 
 @op("If")
 def _if(imp, node, ins, at):
