@@ -329,3 +329,37 @@ def positions_model():
 @pytest.mark.parametrize("batch,seq", [(2, 6), (1, 16), (3, 1)])
 def test_positions_follow_the_dynamic_sequence_axis(batch, seq):
     check(positions_model(), {"ids": R.randint(0, 20, (batch, seq)).astype(np.int64)})
+
+
+def mask_model():
+    """An attention mask as exporters write it: ConstantOfShape of the
+    input's (dynamic) shape, Expand of a [batch, 1, 1, seq] mask to
+    [batch, 1, seq, seq] through Shape ops, Where to -inf."""
+    nodes = [N("Shape", ["x"], ["s"]),                                   # [b, t, d]
+             N("ConstantOfShape", ["s"], ["ones"],
+               value=helper.make_tensor("v", 1, [1], [1.0])),
+             N("Mul", ["x", "ones"], ["xo"]),
+             N("Unsqueeze", ["m", "ax12"], ["m4"]),                      # [b, 1, 1, t]
+             N("Gather", ["s", "c0"], ["b"]), N("Gather", ["s", "c1"], ["t"]),
+             N("Unsqueeze", ["b", "ax0"], ["bu"]), N("Unsqueeze", ["t", "ax0"], ["tu"]),
+             N("Concat", ["bu", "one", "tu", "tu"], ["es"], axis=0),
+             N("Expand", ["m4", "es"], ["me"]),                          # [b, 1, t, t]
+             N("Equal", ["me", "zero"], ["keep0"]),
+             N("Transpose", ["x"], ["xt"], perm=[0, 2, 1]),
+             N("MatMul", ["x", "xt"], ["sc0"]), N("Unsqueeze", ["sc0", "ax1"], ["sc"]),
+             N("Where", ["keep0", "ninf", "sc"], ["masked"]),
+             N("Softmax", ["masked"], ["att"], axis=-1),
+             N("Squeeze", ["att", "ax1"], ["att3"]),
+             N("MatMul", ["att3", "xo"], ["y"])]
+    inits = [("ax12", i64(1, 2)), ("c0", np.array(0, np.int64)), ("c1", np.array(1, np.int64)),
+             ("ax0", i64(0)), ("ax1", i64(1)), ("one", i64(1)),
+             ("zero", np.array(0, np.float32)), ("ninf", np.array(-np.inf, np.float32))]
+    return make(nodes, [("x", ["batch", "seq", 4]), ("m", ["batch", "seq"])],
+                [("y", ["batch", "seq", 4])], inits, opset=13)
+
+
+@pytest.mark.parametrize("batch,seq", [(2, 5), (1, 3), (3, 8)])
+def test_attention_mask_over_dynamic_axes(batch, seq):
+    m = (R.rand(batch, seq) > 0.3).astype(np.float32)
+    m[:, 0] = 1
+    check(mask_model(), {"x": rnd(batch, seq, 4), "m": m})

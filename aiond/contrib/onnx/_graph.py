@@ -166,8 +166,11 @@ class GraphImporter:
         if not isinstance(v, Const):
             return v
         var = self._const_vars.get(id(v))
-        if var is None and v.lazy is not None and not v.static:
-            var = self._const_vars[id(v)] = v.lazy()
+        if var is None and not v.static:
+            if v.lazy is None:
+                v.lazy = self._fill_lazy(v)
+            if v.lazy is not None:
+                var = self._const_vars[id(v)] = v.lazy()
         if var is None:
             if not v.static:
                 self.fail("a tensor whose value depends on a dynamic input axis is used "
@@ -335,6 +338,31 @@ class GraphImporter:
                 if p == na and q == nb:
                     return self.values[name], ax
         return None
+
+    def _fill_lazy(self, v):
+        """A tensor filled with one value whose shape follows dynamic axes
+        (ConstantOfShape of a Shape): the value broadcast along those axes of
+        the inputs that have them; None when it is not such a tensor."""
+        a, b = v.a, v.b
+        if a.ndim != b.ndim or not a.size or not b.size or \
+                not (a.min() == a.max() == b.min() == b.max()):
+            return None
+        refs = []
+        for i, (p, q) in enumerate(zip(a.shape, b.shape)):
+            if p != q:
+                ref = self.dim_ref(p, q)
+                if ref is None:
+                    return None
+                refs.append((i, ref))
+        base = Const(np.full(tuple(1 if p != q else p for p, q in zip(a.shape, b.shape)),
+                             a.reshape(-1)[0], a.dtype))
+
+        def make():
+            out = self.sym(base)
+            for i, (var, k) in refs:
+                out = sym.broadcast_like(out, var, lhs_axes=(i,), rhs_axes=(k,))
+            return out
+        return make
 
     def _probe_inputs(self):
         pa, pb = self.probe_shapes

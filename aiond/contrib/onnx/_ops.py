@@ -33,8 +33,9 @@ def op(*names):
 
 
 def supported_ops():
-    """The ONNX operator types the importer translates."""
-    return sorted(OPS)
+    """The ONNX operator types the importer translates (Constant, whose value
+    is known at import time, is folded like every node on constants)."""
+    return sorted(set(OPS) | {"Constant"})
 
 
 def _attrs(node):
@@ -908,15 +909,25 @@ def _expand(imp, node, ins, at):
         X = sym.expand_dims(X, axis=0)
     xa = (1,) * (len(ta) - len(xa)) + tuple(xa)
     xb = (1,) * (len(tb) - len(xb)) + tuple(xb)
-    codes = []
-    for p, q, dp, dq in zip(ta, tb, xa, xb):
+    codes, likes = [], []
+    for i, (p, q, dp, dq) in enumerate(zip(ta, tb, xa, xb)):
         if p == dp and q == dq:
             codes.append(0)     # broadcast_to: 0 keeps the input's axis
         elif p == q:
             codes.append(int(p))
         else:
-            imp.fail("Expand's shape depends on a dynamic axis of another tensor")
-    return sym.broadcast_to(X, shape=tuple(codes))
+            # the size of another tensor's dynamic axis: broadcast like it
+            ref = imp.dim_ref(p, q) if dp == dq == 1 else None
+            if ref is None:
+                imp.fail("Expand's shape depends on a dynamic axis aiond cannot trace "
+                         "to an input")
+            codes.append(0)
+            likes.append((i, ref))
+    if any(c != 0 for c in codes):
+        X = sym.broadcast_to(X, shape=tuple(codes))
+    for i, (var, k) in likes:
+        X = sym.broadcast_like(X, var, lhs_axes=(i,), rhs_axes=(k,))
+    return X
 
 
 @op("Tile")
