@@ -249,17 +249,22 @@ def test_missing_file():
         mx.contrib.onnx.import_model("/nonexistent/model.onnx")
 
 
-def test_dynamic_shape_used_as_data_is_a_clear_error():
-    # a tensor filled to the (dynamic) batch size cannot become a parameter
+def test_dynamic_shape_used_as_data():
+    # a tensor filled to the (dynamic) batch size becomes a broadcast of the input's axis
     model = make([N("Shape", ["x"], ["s"]), N("ConstantOfShape", ["s"], ["z"]),
-                  N("Add", ["x", "z"], ["y"], name="add_z")],
-                 [("x", ["n", 3])], [("y", None)])
-    with pytest.raises(mx.contrib.onnx.OnnxImportError, match="dynamic.*'add_z'"):
+                  N("Add", ["x", "z"], ["y"])], [("x", ["n", 3])], [("y", None)])
+    for n in (1, 4):
+        check(model, {"x": rnd(n, 3)})
+    # the shape's values themselves as data cannot be: a clear error
+    model = make([N("Shape", ["x"], ["s"]), N("Cast", ["s"], ["sf"], to=1),
+                  N("Add", ["x", "sf"], ["y"], name="add_s")],
+                 [("x", ["n", 2])], [("y", None)])
+    with pytest.raises(mx.contrib.onnx.OnnxImportError, match="dynamic.*'add_s'"):
         mx.contrib.onnx.import_model(model.SerializeToString())
     # with a fixed shape it folds and runs
-    model = make([N("Shape", ["x"], ["s"]), N("ConstantOfShape", ["s"], ["z"]),
-                  N("Add", ["x", "z"], ["y"])], [("x", [2, 3])], [("y", None)])
-    check(model, {"x": rnd(2, 3)})
+    model = make([N("Shape", ["x"], ["s"]), N("Cast", ["s"], ["sf"], to=1),
+                  N("Add", ["x", "sf"], ["y"])], [("x", [3, 2])], [("y", None)])
+    check(model, {"x": rnd(3, 2)})
 
 
 def test_import_aiond_does_not_import_onnx():
