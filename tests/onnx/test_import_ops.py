@@ -412,3 +412,61 @@ def test_if_on_the_data_is_refused():
     with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator,
                        match="If's condition must be a constant.*'branchy'"):
         mx.contrib.onnx.import_model(model.SerializeToString())
+
+
+OPSET_FORMS = {
+    "Squeeze_11": (make([N("Squeeze", ["x"], ["y"], axes=[1])], [("x", [2, 1, 4])],
+                        [("y", None)], opset=11), {"x": rnd(2, 1, 4)}),
+    "ReduceSum_11": (make([N("ReduceSum", ["x"], ["y"], axes=[0, 2], keepdims=1)],
+                          [("x", [2, 5, 4])], [("y", None)], opset=11), {"x": X3}),
+    "ReduceMean_18_noaxes": (make([N("ReduceMean", ["x"], ["y"])],
+                                  [("x", [2, 5, 4])], [("y", None)], opset=18), {"x": X3}),
+    "ReduceSum_noop": (make([N("ReduceSum", ["x"], ["y"], noop_with_empty_axes=1)],
+                            [("x", [2, 5, 4])], [("y", None)], opset=13), {"x": X3}),
+    "TopK_1": (make([N("TopK", ["x"], ["v", "i"], k=2, axis=-1)], [("x", [2, 5, 4])],
+                    [("v", None), ("i", None, I64)], opset=1), {"x": X3}),
+    "Dropout_12": (make([N("Dropout", ["x", "r"], ["y"])], [("x", [2, 5, 4])], [("y", None)],
+                        [("r", np.array(0.5, np.float32))], opset=12), {"x": X3}),
+    "BatchNorm_9": (make([N("BatchNormalization", ["x", "g", "b", "m", "v"], ["y"])],
+                         [("x", [2, 5, 4])], [("y", None)],
+                         [("g", rnd(5)), ("b", rnd(5)), ("m", rnd(5)),
+                          ("v", np.abs(rnd(5)) + 0.5)], opset=9), {"x": X3}),
+    "ConvTranspose_output_shape": (
+        make([N("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2], output_shape=[12, 13])],
+             [("x", [2, 3, 6, 6])], [("y", None)], [("w", rnd(3, 2, 3, 3))]), {"x": X4}),
+    "ConvTranspose_group": (
+        make([N("ConvTranspose", ["x", "w"], ["y"], group=3, strides=[1, 2])],
+             [("x", [2, 3, 6, 6])], [("y", None)], [("w", rnd(3, 2, 2, 3))]), {"x": X4}),
+    "Softmax_11_axis2": (make([N("Softmax", ["x"], ["y"], axis=2)], [("x", [2, 3, 6, 6])],
+                              [("y", None)], opset=11), {"x": X4}),
+    "Gemm_scalar_bias": (make([N("Gemm", ["a", "w", "c"], ["y"], transB=1)], [("a", [4, 6])],
+                              [("y", None)], [("w", rnd(3, 6)), ("c", np.array([0.5], np.float32))]),
+                         {"a": X2}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPSET_FORMS))
+def test_opset_forms(name):
+    model, feeds = OPSET_FORMS[name]
+    check(model, feeds)
+
+
+def test_reduce_to_a_scalar_is_one_element():
+    # aiond's legacy operators have no 0-d arrays (as MXNet 1.x): a full
+    # reduction without keepdims gives shape (1,), with the same value
+    from onnx_cases import aiond_run, ort_run
+    model = make([N("ReduceSum", ["x"], ["y"], keepdims=0)], [("x", [2, 5, 4])],
+                 [("y", None)], opset=13)
+    got, ref = aiond_run(model, {"x": X3})[0], ort_run(model, {"x": X3})[0]
+    assert ref.shape == () and got.shape == (1,)
+    np.testing.assert_allclose(got[0], ref, rtol=1e-5)
+
+
+def test_multinomial_samples_the_likeliest_class():
+    logits = np.array([[0, 50, 0, 0], [0, 0, 0, 50]], np.float32)
+    model = make([N("Multinomial", ["x"], ["y"], sample_size=5)], [("x", [2, 4])],
+                 [("y", None, 6)])
+    from onnx_cases import aiond_run
+    got = aiond_run(model, {"x": logits})[0]
+    assert got.shape == (2, 5) and got.dtype == np.int32
+    np.testing.assert_array_equal(got, [[1] * 5, [3] * 5])

@@ -1216,6 +1216,15 @@ def _lazy_slice(imp, node, ins, out):
 _LAZY = {"Range": _lazy_range, "Slice": _lazy_slice}
 
 
+@op("Multinomial")
+def _multinomial(imp, node, ins, at):
+    # ONNX samples from unnormalized log-probabilities, MXNet from probabilities
+    from ._graph import np_dtype
+    dt = np_dtype(at.get("dtype", 6))      # int32 by default
+    probs = sym.softmax(imp.sym(ins[0]), axis=-1)
+    return sym.sample_multinomial(probs, shape=int(at.get("sample_size", 1)), dtype=dt.name)
+
+
 @op("If")
 def _if(imp, node, ins, at):
     # a condition known at import time (shape checks exporters write) picks
