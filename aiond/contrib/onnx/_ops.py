@@ -162,9 +162,9 @@ _BINARY = {
 
 @op(*_BINARY)
 def _binop(imp, node, ins, at):
-    if node.op_type in ("Add", "Sub", "Mul", "Div", "Pow") and at.get("broadcast") == 0:
-        pass  # opset < 7: same-shape operands broadcast the same way
-    if "axis" in at and at.get("broadcast"):
+    # opset < 7 broadcasts only with broadcast=1, aligned at the end unless
+    # 'axis' says otherwise (then the operand would need reshaping first)
+    if at.get("broadcast") and at.get("axis") not in (None, -1):
         imp.unsupported("legacy broadcast with an 'axis' attribute (opset < 7)")
     bop, s, rs = _BINARY[node.op_type]
     a, b = ins
