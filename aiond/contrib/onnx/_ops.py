@@ -584,15 +584,14 @@ def _instnorm(imp, node, ins, at):
 
 @op("LayerNormalization")
 def _layernorm(imp, node, ins, at):
-    if any(o for o in node.output[1:]):
-        imp.unsupported("LayerNormalization's Mean/InvStdDev outputs")
     x, scale = ins[0], ins[1]
     bias = ins[2] if len(ins) > 2 else None
     eps = at.get("epsilon", 1e-5)
     r = imp.rank(x, "LayerNormalization's input")
     axis = _norm_axis(at.get("axis", -1), r)
     X = imp.sym(x)
-    if axis == r - 1 and isinstance(scale, Const) and scale.a.ndim == 1 and \
+    stats = any(o for o in node.output[1:])     # Mean / InvStdDev asked for too
+    if not stats and axis == r - 1 and isinstance(scale, Const) and scale.a.ndim == 1 and \
             (bias is None or (isinstance(bias, Const) and bias.a.ndim == 1)):
         if bias is None:
             bias = Const(np.zeros_like(scale.a))
@@ -601,8 +600,10 @@ def _layernorm(imp, node, ins, at):
     mu = sym.mean(X, axis=axes, keepdims=True)
     d = sym.broadcast_sub(X, mu)
     var = sym.mean(sym.square(d), axis=axes, keepdims=True)
-    y = sym.broadcast_mul(sym.broadcast_div(d, sym.sqrt(var + eps)), imp.sym(scale))
-    return y if bias is None else sym.broadcast_add(y, imp.sym(bias))
+    inv = sym.rsqrt(var + eps)
+    y = sym.broadcast_mul(sym.broadcast_mul(d, inv), imp.sym(scale))
+    y = y if bias is None else sym.broadcast_add(y, imp.sym(bias))
+    return [y, mu, inv] if stats else y
 
 
 @op("LRN")
@@ -968,6 +969,10 @@ def _reduce(fn, since=18):
         X = imp.sym(ins[0])
         if axes is None and at.get("noop_with_empty_axes", 0):
             return X
+        if axes is not None and not axes:       # an empty axes input: as none given
+            if at.get("noop_with_empty_axes", 0):
+                return X
+            axes = None
         ax = None if axes is None else tuple(axes)
         return fn(X, ax, keep)
     return tr
@@ -991,9 +996,15 @@ OPS["ReduceLogSumExp"] = _reduce(lambda x, ax, k: sym.log(sym.sum(sym.exp(x), **
 
 def _arg(fn):
     def tr(imp, node, ins, at):
+        axis, keep = at.get("axis", 0), bool(at.get("keepdims", 1))
+        X = imp.sym(ins[0])
         if at.get("select_last_index", 0):
-            imp.unsupported("%s with select_last_index=1" % node.op_type)
-        y = fn(imp.sym(ins[0]), axis=at.get("axis", 0), keepdims=bool(at.get("keepdims", 1)))
+            # the last of equal extremes: the first one on the flipped axis
+            shp = imp.static_shape(ins[0], "%s's input" % node.op_type)
+            n = shp[_norm_axis(axis, len(shp))]
+            y = (n - 1) - fn(sym.flip(X, axis=axis), axis=axis, keepdims=keep)
+        else:
+            y = fn(X, axis=axis, keepdims=keep)
         return sym.Cast(y, dtype="int64")
     return tr
 
