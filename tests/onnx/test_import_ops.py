@@ -470,3 +470,50 @@ def test_multinomial_samples_the_likeliest_class():
     got = aiond_run(model, {"x": logits})[0]
     assert got.shape == (2, 5) and got.dtype == np.int32
     np.testing.assert_array_equal(got, [[1] * 5, [3] * 5])
+
+
+TIES = np.array([[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, 3.51]], np.float32)
+SEMANTICS = {
+    # ONNX rounds halves to even (MXNet's rint rounds them down)
+    "Round_ties": unary("Round", TIES),
+    "Clip_min_above_max": (make([N("Clip", ["x", "lo", "hi"], ["y"])], [("x", [2, 5, 4])],
+                                [("y", None)], [("lo", np.array(0.5, np.float32)),
+                                                ("hi", np.array(-0.5, np.float32))]), {"x": X3}),
+    "LpPool_p3_pads": unary("LpPool", X4, kernel_shape=[2, 3], pads=[1, 1, 1, 1], p=3),
+    "LpPool_p4": unary("LpPool", X4, kernel_shape=[3, 3], strides=[2, 2], p=4),
+    "LpPool_1d": unary("LpPool", X3, kernel_shape=[2], p=2),
+    "GlobalLpPool": unary("GlobalLpPool", X4, p=3),
+    # the last window would start in the padding: ONNX drops it, like PyTorch
+    "MaxPool_ceil_last_window": unary("MaxPool", rnd(1, 1, 4, 4), kernel_shape=[2, 2],
+                                      strides=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1),
+    "AveragePool_ceil_last_window": unary("AveragePool", rnd(1, 3, 4, 4), kernel_shape=[2, 2],
+                                          strides=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1,
+                                          count_include_pad=1),
+    "LpNormalization_zeros": unary("LpNormalization", np.vstack([X2, np.zeros((1, 6),
+                                                                               np.float32)]),
+                                   axis=1),
+    "ArgMax_last": unary("ArgMax", np.array([[1, 3, 3, 0], [2, 2, 1, 2]], np.float32),
+                         axis=1, select_last_index=1, out_type=I64),
+    "ArgMin_last": unary("ArgMin", np.array([[1, 0, 3, 0], [2, 2, 1, 1]], np.float32),
+                         axis=1, keepdims=0, select_last_index=1, out_type=I64),
+    "LayerNormalization_stats": (
+        make([N("LayerNormalization", ["x", "g", "b"], ["y", "m", "s"], axis=-1)],
+             [("x", [2, 5, 4])], [("y", None), ("m", None), ("s", None)],
+             [("g", rnd(4)), ("b", rnd(4))]), {"x": X3}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEMANTICS))
+def test_onnx_semantics(name):
+    model, feeds = SEMANTICS[name]
+    check(model, feeds)
+
+
+def test_nearest_resize_mode_upsampling_cannot_give_is_refused():
+    model = make([N("Resize", ["x", "", "s"], ["y"], mode="nearest",
+                    coordinate_transformation_mode="asymmetric",
+                    nearest_mode="round_prefer_floor", name="rz")],
+                 [("x", [2, 3, 6, 6])], [("y", None)],
+                 [("s", np.array([1, 1, 3, 3], np.float32))])
+    with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator, match="asymmetric.*'rz'"):
+        mx.contrib.onnx.import_model(model.SerializeToString())

@@ -197,7 +197,7 @@ def _mean(imp, node, ins, at):
 _UNARY = {
     "Relu": sym.relu, "Sigmoid": sym.sigmoid, "Tanh": sym.tanh, "Exp": sym.exp,
     "Log": sym.log, "Abs": sym.abs, "Neg": sym.negative, "Sqrt": sym.sqrt,
-    "Reciprocal": sym.reciprocal, "Floor": sym.floor, "Ceil": sym.ceil, "Round": sym.rint,
+    "Reciprocal": sym.reciprocal, "Floor": sym.floor, "Ceil": sym.ceil,
     "Sign": sym.sign, "Sin": sym.sin, "Cos": sym.cos, "Tan": sym.tan, "Asin": sym.arcsin,
     "Acos": sym.arccos, "Atan": sym.arctan, "Sinh": sym.sinh, "Cosh": sym.cosh,
     "Asinh": sym.arcsinh, "Acosh": sym.arccosh, "Atanh": sym.arctanh, "Erf": sym.erf,
@@ -209,6 +209,16 @@ _UNARY = {
 @op(*_UNARY)
 def _unop(imp, node, ins, at):
     return _UNARY[node.op_type](imp.sym(ins[0]))
+
+
+@op("Round")
+def _round(imp, node, ins, at):
+    # ONNX rounds halves to even; MXNet's rint rounds them down, round away from 0
+    x = imp.sym(ins[0])
+    f = sym.floor(x)
+    d = x - f
+    odd = f - sym.floor(f * 0.5) * 2.0
+    return f + (d > 0.5) + (d == 0.5) * odd
 
 
 @op("Identity")
@@ -299,9 +309,9 @@ def _clip(imp, node, ins, at):
     else:
         lo = None if len(ins) < 2 or ins[1] is None else imp.const(ins[1], "Clip's min").item()
         hi = None if len(ins) < 3 or ins[2] is None else imp.const(ins[2], "Clip's max").item()
-    if lo is not None and hi is not None:
+    if lo is not None and hi is not None and lo <= hi:
         return sym.clip(x, a_min=lo, a_max=hi)
-    if lo is not None:
+    if lo is not None:       # (min > max: every value becomes max, as ONNX says)
         x = sym.maximum(x, lo)
     if hi is not None:
         x = sym.minimum(x, hi)
@@ -542,14 +552,45 @@ def _pool(imp, node, ins, at, pool_type):
         kw["p_value"] = int(at.get("p", 2))
     if pool_type == "avg":
         kw["count_include_pad"] = include
+    conv = "valid"
+    if at.get("ceil_mode", 0):
+        conv = "full"
+        sa, sb = imp.shapes(x)
+        if sa is not None and sa[2:] == sb[2:]:
+            # ONNX (as PyTorch) drops a last window that would start in the
+            # right padding; MXNet's "full" keeps it
+            fits_full, fits_valid = True, True
+            for i in range(n):
+                size, st = sa[2 + i], strides[i]
+                span = size + 2 * beg[i] - kernel[i]
+                floor_out, ceil_out = span // st + 1, -(-span // st) + 1
+                out = ceil_out - 1 if (ceil_out - 1) * st >= size + beg[i] else ceil_out
+                fits_full &= out == ceil_out
+                fits_valid &= out == floor_out
+            if not fits_full:
+                if not fits_valid:
+                    imp.unsupported("%s with ceil_mode whose last window starts in the "
+                                    "padding on some axes only" % node.op_type)
+                conv = "valid"
     return sym.Pooling(X, kernel=tuple(kernel), stride=tuple(strides), pad=tuple(beg),
-                       pool_type=pool_type,
-                       pooling_convention="full" if at.get("ceil_mode", 0) else "valid", **kw)
+                       pool_type=pool_type, pooling_convention=conv, **kw)
 
 
 OPS["MaxPool"] = lambda imp, node, ins, at: _pool(imp, node, ins, at, "max")
 OPS["AveragePool"] = lambda imp, node, ins, at: _pool(imp, node, ins, at, "avg")
-OPS["LpPool"] = lambda imp, node, ins, at: _pool(imp, node, ins, at, "lp")
+
+
+@op("LpPool")
+def _lp_pool(imp, node, ins, at):
+    # (sum |x|^p)^(1/p) over each window, for any p (MXNet's lp pooling takes
+    # p 1-3): the window sum is the average with the padding counted, times its size
+    p = float(at.get("p", 2))
+    x = imp.sym(ins[0])
+    inner = dict(at, count_include_pad=1)
+    y = _pool(imp, node, [sym.abs(x) ** p if p != 1 else sym.abs(x)] + list(ins[1:]),
+              inner, "avg")
+    y = y * float(np.prod(at["kernel_shape"]))
+    return y if p == 1 else y ** (1.0 / p)
 
 
 def _global_pool(pool_type):
@@ -563,7 +604,14 @@ def _global_pool(pool_type):
 
 OPS["GlobalAveragePool"] = _global_pool("avg")
 OPS["GlobalMaxPool"] = _global_pool("max")
-OPS["GlobalLpPool"] = _global_pool("lp")
+
+
+@op("GlobalLpPool")
+def _global_lp_pool(imp, node, ins, at):
+    p = float(at.get("p", 2))
+    r = imp.rank(ins[0])
+    y = sym.sum(sym.abs(imp.sym(ins[0])) ** p, axis=tuple(range(2, r)), keepdims=True)
+    return y ** (1.0 / p)
 
 
 @op("BatchNormalization", "SpatialBN")
@@ -615,8 +663,8 @@ def _lrn(imp, node, ins, at):
 @op("LpNormalization")
 def _lpnorm(imp, node, ins, at):
     x = imp.sym(ins[0])
-    return sym.broadcast_div(x, sym.norm(x, ord=int(at.get("p", 2)),
-                                         axis=at.get("axis", -1), keepdims=True))
+    n = sym.norm(x, ord=int(at.get("p", 2)), axis=at.get("axis", -1), keepdims=True)
+    return sym.broadcast_div(x, n + (n == 0))     # an all-zero slice stays zero
 
 
 # ---------------------------------------------------------------- softmax
@@ -1083,6 +1131,8 @@ def _resize(imp, node, ins, at):
             scales = imp.const(ins[2], "Resize's scales").tolist()
     if at.get("axes") is not None:
         imp.unsupported("Resize with axes")
+    if at.get("antialias", 0):
+        imp.unsupported("Resize with antialias")
     if sizes is None and scales is None:
         imp.fail("Resize needs scales or sizes")
     if sizes is None:
@@ -1093,13 +1143,20 @@ def _resize(imp, node, ins, at):
         imp.unsupported("resizing the batch or channel axis")
     ct = at.get("coordinate_transformation_mode", "half_pixel" if imp.opset >= 11
                 else "asymmetric")
+    nm = at.get("nearest_mode", "round_prefer_floor" if imp.opset >= 11 else "floor")
     X = imp.sym(x)
     if mode == "nearest":
         fh, fw = sizes[2] / s[2], sizes[3] / s[3]
-        if fh == fw and fh == int(fh) and fh >= 1 and \
-                ct in ("asymmetric", "half_pixel", "pytorch_half_pixel"):
+        # UpSampling repeats each pixel: the source index is floor(x / scale),
+        # which for an integer scale is asymmetric+floor, and half_pixel with
+        # either rounding (x/s + 1/2s - 1/2 never falls on a half)
+        same = (ct == "asymmetric" and nm == "floor") or \
+            (ct in ("half_pixel", "pytorch_half_pixel") and
+             nm in ("round_prefer_floor", "round_prefer_ceil"))
+        if fh == fw and fh == int(fh) and fh >= 1 and same:
             return X if fh == 1 else sym.UpSampling(X, scale=int(fh), sample_type="nearest")
-        imp.unsupported("nearest Resize by %s x %s (aiond: equal integer factors)" % (fh, fw))
+        imp.unsupported("nearest Resize by %s x %s with %s / %s (aiond: equal integer "
+                        "factors, asymmetric+floor or half_pixel)" % (fh, fw, ct, nm))
     if mode in ("linear", "bilinear"):
         if ct not in ("align_corners", "half_pixel", "pytorch_half_pixel"):
             imp.unsupported("linear Resize with coordinate_transformation_mode=%r" % ct)
