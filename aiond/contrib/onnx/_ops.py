@@ -1158,6 +1158,11 @@ def _resize(imp, node, ins, at):
         imp.unsupported("nearest Resize by %s x %s with %s / %s (aiond: equal integer "
                         "factors, asymmetric+floor or half_pixel)" % (fh, fw, ct, nm))
     if mode in ("linear", "bilinear"):
+        if scales is not None and any(s[i] * scales[i] != sizes[i] for i in (2, 3)):
+            # ONNX maps coordinates with the given scale, BilinearResize2D
+            # with the sizes' ratio: the same only when the scale hits a whole size
+            imp.unsupported("linear Resize by scales %s giving fractional sizes"
+                            % scales[2:])
         if ct not in ("align_corners", "half_pixel", "pytorch_half_pixel"):
             imp.unsupported("linear Resize with coordinate_transformation_mode=%r" % ct)
         return sym.contrib.BilinearResize2D(X, height=int(sizes[2]), width=int(sizes[3]),
