@@ -517,3 +517,17 @@ def test_nearest_resize_mode_upsampling_cannot_give_is_refused():
                  [("s", np.array([1, 1, 3, 3], np.float32))])
     with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator, match="asymmetric.*'rz'"):
         mx.contrib.onnx.import_model(model.SerializeToString())
+
+
+MATMUL_BCAST = {
+    "MatMul_bcast_batch": binary("MatMul", rnd(3, 1, 4, 5), rnd(1, 2, 5, 6)),
+    "MatMul_2d_3d": binary("MatMul", rnd(4, 5), rnd(3, 5, 2)),
+    "MatMul_1d_3d": binary("MatMul", rnd(5), rnd(3, 5, 2)),
+    "MatMul_3d_4d": binary("MatMul", rnd(2, 4, 5), rnd(3, 1, 5, 6)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATMUL_BCAST))
+def test_matmul_broadcasting(name):
+    model, feeds = MATMUL_BCAST[name]
+    check(model, feeds)

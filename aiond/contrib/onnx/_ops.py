@@ -353,26 +353,32 @@ def _matmul(imp, node, ins, at):
     a, b = ins
     ra, rb = imp.rank(a, "MatMul's A"), imp.rank(b, "MatMul's B")
     A, B = imp.sym(a), imp.sym(b)
-    if rb <= 2 or ra == 1:
-        if ra == 1 and rb > 2:
-            imp.unsupported("MatMul of a vector by a batch of matrices")
-        return sym.dot(A, B)
-    if ra == 2 and rb > 2:
-        imp.unsupported("MatMul of a matrix by a batch of matrices")
-    if ra != rb:
-        imp.unsupported("MatMul of batches of different ranks (%d, %d)" % (ra, rb))
-    sa, sb = imp.shapes(a)[0], imp.shapes(b)[0]
-    if sa[:-2] != sb[:-2]:
-        imp.unsupported("MatMul whose batch dimensions broadcast (%s x %s)"
-                        % (sa[:-2], sb[:-2]))
+    if rb <= 2 and ra >= 1:
+        return sym.dot(A, B)    # MXNet's dot contracts A's last axis with B's first
+    # numpy matmul: a vector A is a row (dropped after), batch axes broadcast
+    squeeze = None
+    if ra == 1:
+        A, ra, squeeze = sym.expand_dims(A, axis=0), 2, -2
+    sa, sb = list(imp.shape(a)[0]), list(imp.shape(b)[0])
+    if squeeze is not None:
+        sa = [1] + sa
+    while ra < rb:
+        A, sa, ra = sym.expand_dims(A, axis=0), [1] + sa, ra + 1
+    for i in range(ra - 2):
+        if sa[i] == 1 and sb[i] != 1:
+            A = sym.broadcast_like(A, B, lhs_axes=(i,), rhs_axes=(i,))
+        elif sb[i] == 1 and sa[i] != 1:
+            B = sym.broadcast_like(B, A, lhs_axes=(i,), rhs_axes=(i,))
     if ra == 3:
-        return sym.batch_dot(A, B)
-    A3, B3 = A, B
-    for r in range(ra, 3, -1):      # merge the leading batch axes (MXNet's -3 code)
-        A3 = sym.reshape(A3, shape=(-3,) + (0,) * (r - 2))
-        B3 = sym.reshape(B3, shape=(-3,) + (0,) * (r - 2))
-    out = sym.batch_dot(A3, B3)
-    return sym.reshape_like(out, A, lhs_begin=0, lhs_end=1, rhs_begin=0, rhs_end=ra - 2)
+        out = sym.batch_dot(A, B)
+    else:
+        A3, B3 = A, B
+        for r in range(ra, 3, -1):      # merge the leading batch axes (MXNet's -3 code)
+            A3 = sym.reshape(A3, shape=(-3,) + (0,) * (r - 2))
+            B3 = sym.reshape(B3, shape=(-3,) + (0,) * (r - 2))
+        out = sym.reshape_like(sym.batch_dot(A3, B3), A,      # A has the broadcast batch
+                               lhs_begin=0, lhs_end=1, rhs_begin=0, rhs_end=ra - 2)
+    return out if squeeze is None else sym.squeeze(out, axis=squeeze)
 
 
 @op("Gemm")
