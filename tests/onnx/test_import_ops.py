@@ -531,3 +531,14 @@ MATMUL_BCAST = {
 def test_matmul_broadcasting(name):
     model, feeds = MATMUL_BCAST[name]
     check(model, feeds)
+
+
+def test_pow_of_mixed_types():
+    # the result has the base's type, whatever the exponent's
+    for base, exp in [(np.array([1.5, 2, 3], np.float32), i64(2, 3, 1)),
+                      (i64(2, 3, 4), np.array([1.5, 0.5, 2], np.float32))]:
+        bt = I64 if base.dtype == np.int64 else F32
+        et = I64 if exp.dtype == np.int64 else F32
+        model = make([N("Pow", ["a", "b"], ["y"])], [("a", [3], bt), ("b", [3], et)],
+                     [("y", None, bt)])
+        check(model, {"a": base, "b": exp})

@@ -224,6 +224,19 @@ class GraphImporter:
             self._shape_cache[id(v)] = (v, got)   # v kept: its id stays its own
         return got
 
+    def dtype(self, v):
+        """The numpy dtype of a Symbol or Const (None when it cannot be inferred)."""
+        if isinstance(v, Const):
+            return v.a.dtype
+        args = set(v.list_arguments())
+        kw = {k: d for k, d in self.input_dtypes.items() if k in args}
+        kw.update({k: a.dtype for k, a in self.params.items() if k in args})
+        try:
+            t = v.infer_type_partial(**kw)[1][0]
+        except Exception:  # noqa: BLE001 - unknown
+            return None
+        return None if t is None else np.dtype(t)
+
     def shape(self, v, what="the input"):
         a, b = self.shapes(v)
         if a is None or b is None:

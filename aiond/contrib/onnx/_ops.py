@@ -168,8 +168,17 @@ def _binop(imp, node, ins, at):
         imp.unsupported("legacy broadcast with an 'axis' attribute (opset < 7)")
     bop, s, rs = _BINARY[node.op_type]
     a, b = ins
-    if node.op_type == "Pow" and _scalar(b) and b.a.item() == 2 and not isinstance(a, Const):
-        return sym.square(a)
+    if node.op_type == "Pow":
+        if _scalar(b) and b.a.item() == 2 and not isinstance(a, Const):
+            return sym.square(a)
+        da, db = imp.dtype(a), imp.dtype(b)
+        if da is not None and db is not None and da != db and not _scalar(b):
+            # ONNX lets base and exponent differ; the result has the base's type
+            if da.kind == "f":
+                return sym.broadcast_power(imp.sym(a), sym.Cast(imp.sym(b), dtype=da.name))
+            return sym.Cast(sym.broadcast_power(sym.Cast(imp.sym(a), dtype="float64"),
+                                                sym.Cast(imp.sym(b), dtype="float64")),
+                            dtype=da.name)
     return _binary(imp, a, b, bop, s, rs)
 
 
