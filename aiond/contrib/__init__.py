@@ -15,3 +15,4 @@ from . import amp  # noqa: E402,F401  (mx.contrib.amp: automatic mixed precision
 from . import quantization  # noqa: E402,F401  (mx.contrib.quantization: INT8 models)
 from . import quantization as quant  # noqa: E402,F401
 from . import io  # noqa: E402,F401  (mx.contrib.io: DataLoaderIter)
+from . import onnx  # noqa: E402,F401  (mx.contrib.onnx: ONNX model import)

@@ -104,9 +104,11 @@ def build_parser():
     m = p.add_argument_group("model")
     m.add_argument("--model-repository", default=None, metavar="DIR",
                    help="serve every model in DIR (one subfolder per model: "
-                        "prefix-symbol.json, prefix-NNNN.params per version, config.json "
+                        "prefix-symbol.json, prefix-NNNN.params per version, or a .onnx "
+                        "file; config.json "
                         "or config.toml); replaces --symbol and the options below")
-    m.add_argument("--symbol", default=None, help="graph JSON (prefix-symbol.json)")
+    m.add_argument("--symbol", default=None, help="graph JSON (prefix-symbol.json), or an "
+                                                  ".onnx model file (no --params)")
     m.add_argument("--params", default=None,
                    help="parameters (prefix-0000.params); omit for a model without any")
     m.add_argument("--input-shape", default=None, type=_shape,
@@ -256,6 +258,8 @@ def main(argv=None):
     if args.symbol is None or args.input_shape is None:
         sys.exit("aiond.serve: give --symbol and --input-shape (or --model-repository)")
     name = args.name or os.path.basename(args.symbol).rsplit("-symbol", 1)[0]
+    if name.endswith(".onnx") and not args.name:
+        name = name[:-len(".onnx")]
     try:
         model = load_model(args.symbol, args.params, input_name=args.input_name)
     except (mx.base.MXNetError, ValueError, OSError) as e:

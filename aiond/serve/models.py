@@ -116,7 +116,8 @@ class ExecutorModel:
 
 def load_model(symbol_file, params_file, input_name=None, ctx=None):
     """A callable model from ``prefix-symbol.json`` + ``prefix-NNNN.params``
-    (exported by MXNet 1.x or by aiond: Gluon ``export`` or Module checkpoint).
+    (exported by MXNet 1.x or by aiond: Gluon ``export`` or Module checkpoint),
+    or from an ``.onnx`` file (``params_file`` None).
 
     ``input_name``: the graph's input, or a list of them for a model with
     several (it is then called with one batch per name, in that order).
@@ -126,6 +127,12 @@ def load_model(symbol_file, params_file, input_name=None, ctx=None):
     from .. import symbol as _sym
     from ..context import cpu
     ctx = ctx or cpu()
+    if str(symbol_file).endswith(".onnx"):
+        if params_file:
+            raise ValueError("an ONNX file holds its parameters; give no params file "
+                             "(got %s)" % params_file)
+        from .onnx_models import load_onnx_model
+        return load_onnx_model(symbol_file, input_name=input_name, ctx=ctx)
     sym = _sym.load(symbol_file)
     loaded = nd.load(params_file) if params_file else {}
     if isinstance(loaded, list):

@@ -8,7 +8,10 @@ A repository is a folder with one subfolder per model::
         mlp-symbol.json        MXNet/aiond export (Gluon export() or a Module checkpoint)
         mlp-0001.params        one file per version: the epoch number is the version
         mlp-0002.params
-      ranker/ ...
+      ranker/
+        ranker.onnx            an ONNX model (or ranker-0001.onnx, ... per version);
+                               its graph inputs are the default "inputs"
+      ...
 
 ``config.json`` (or the same keys in ``config.toml``; every key but
 ``inputs`` is optional; ``name``, if given, must be the folder's)::
@@ -304,23 +307,29 @@ def load_served(folder, name=None, ctx=None):
     """[ServedModel per version] of the model in ``folder`` (blocking: run it
     off the event loop). Raises ModelConfigError or the loader's error."""
     from .models import load_model
+    from .onnx_models import onnx_input_specs, onnx_output_specs, onnx_versions
     name = name or os.path.basename(os.path.normpath(folder))
     cfg = read_config(folder)
     sym_file = cfg.get("symbol")
-    if sym_file is None:
+    onnx_files = onnx_versions(folder, sym_file)    # {version: file.onnx}, or None
+    if onnx_files is not None:
+        found, prefix = onnx_files, "ONNX model"
+    elif sym_file is None:
         cands = sorted(glob.glob(os.path.join(glob.escape(folder), "*-symbol.json")))
         if len(cands) != 1:
-            raise ModelConfigError("expected one *-symbol.json in %s, found %d; name it "
-                                   "with \"symbol\" in the config" % (folder, len(cands)))
+            raise ModelConfigError("expected one *-symbol.json (or a .onnx file) in %s, found "
+                                   "%d; name it with \"symbol\" in the config"
+                                   % (folder, len(cands)))
         sym_file = cands[0]
     else:
         sym_file = os.path.join(folder, sym_file)
-    if not os.path.exists(sym_file):
-        raise ModelConfigError("%s does not exist" % sym_file)
-    prefix = os.path.basename(sym_file)[:-len("-symbol.json")]
-    found = _versions(folder, prefix)
-    if not found:
-        raise ModelConfigError("no %s-NNNN.params in %s" % (prefix, folder))
+    if onnx_files is None:
+        if not os.path.exists(sym_file):
+            raise ModelConfigError("%s does not exist" % sym_file)
+        prefix = os.path.basename(sym_file)[:-len("-symbol.json")]
+        found = _versions(folder, prefix)
+        if not found:
+            raise ModelConfigError("no %s-NNNN.params in %s" % (prefix, folder))
     policy = cfg.get("versions", "latest")
     if policy == "latest":
         picked = [max(found, key=int)]
@@ -349,25 +358,32 @@ def load_served(folder, name=None, ctx=None):
     if cfg.get("name", name) != name:
         raise ModelConfigError("the config names the model %r, its folder %r"
                                % (cfg["name"], name))
-    if "inputs" not in cfg:
+    if "inputs" in cfg:
+        inputs = _specs(cfg["inputs"], "inputs")
+    elif onnx_files is not None:    # an ONNX file declares its inputs
+        inputs = onnx_input_specs(found[picked[-1]], mb)
+    else:
         raise ModelConfigError("the config must give 'inputs' (name, datatype, shape)")
-    inputs = _specs(cfg["inputs"], "inputs")
     outputs = _specs(cfg["outputs"], "outputs") if "outputs" in cfg else None
     _check_buckets(batching, inputs)
     served = []
     for v in picked:
-        model = load_model(sym_file, found[v], ctx=ctx,
+        model = load_model(*((found[v], None) if onnx_files is not None
+                             else (sym_file, found[v])), ctx=ctx,
                            input_name=[s.name for s in inputs] if len(inputs) > 1
                            else inputs[0].name)
         outs = outputs
         graph_outs = _graph_outputs(model)
-        if outs is None and graph_outs is not None:
+        if outs is None and onnx_files is not None:
+            outs = onnx_output_specs(model, inputs, mb)
+        elif outs is None and graph_outs is not None:
             outs = _infer_outputs(model, inputs, graph_outs, mb)
         elif outs is not None and graph_outs is not None and len(outs) != len(graph_outs):
             raise ModelConfigError("the config names %d outputs, the graph has %d (%s)"
                                    % (len(outs), len(graph_outs), ", ".join(graph_outs)))
         served.append(ServedModel(name, model, inputs, outs, version=v, max_batch_size=mb,
-                                  platform=cfg.get("platform", "mxnet"), **opts))
+                                  platform=cfg.get("platform", "mxnet" if onnx_files is None
+                                                   else "onnx"), **opts))
         _warm_up(served[-1])
     return served
 
