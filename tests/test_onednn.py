@@ -1,0 +1,132 @@
+"""oneDNN kernels give the numpy kernels' results (forward and gradients),
+and the numpy kernels run when oneDNN is off or absent."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond.ops import onednn
+
+pytestmark = pytest.mark.skipif(not onednn.active(), reason="oneDNN library not installed")
+
+
+def _run(fn, args, dnn):
+    """fn(*NDArrays) forward + gradients of every input, oneDNN on or off."""
+    old = os.environ.get("AIOND_ONEDNN")
+    os.environ["AIOND_ONEDNN"] = "1" if dnn else "0"
+    try:
+        xs = [mx.nd.array(a) for a in args]
+        for x in xs:
+            x.attach_grad()
+        with mx.autograd.record():
+            y = fn(*xs)
+        rng = np.random.RandomState(7)
+        og = mx.nd.array(rng.standard_normal(y.shape).astype("f4"))
+        y.backward(og)
+        return [y.asnumpy()] + [x.grad.asnumpy() for x in xs]
+    finally:
+        if old is None:
+            os.environ.pop("AIOND_ONEDNN", None)
+        else:
+            os.environ["AIOND_ONEDNN"] = old
+
+
+def _same(fn, args, rtol=1e-4, atol=1e-4):
+    got = _run(fn, args, True)
+    want = _run(fn, args, False)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape
+        scale = max(1.0, float(np.abs(w).max()))
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol * scale, err_msg="output %d" % i)
+    return got
+
+
+def _rand(*shape, seed=0):
+    return np.random.RandomState(seed + sum(shape)).standard_normal(shape).astype("f4")
+
+
+CONV_CASES = [
+    # (data shape, num_filter, kernel, stride, dilate, pad, groups, no_bias)
+    ((2, 3, 9, 9), 8, (3, 3), (1, 1), (1, 1), (1, 1), 1, False),
+    ((1, 4, 11, 7), 6, (3, 2), (2, 1), (1, 1), (0, 1), 2, True),
+    ((3, 6, 10, 10), 6, (3, 3), (2, 2), (2, 2), (2, 1), 6, False),     # depthwise, dilated
+    ((2, 16, 8, 8), 32, (1, 1), (1, 1), (1, 1), (0, 0), 1, False),
+    ((2, 8, 13, 13), 16, (5, 5), (3, 3), (1, 1), (2, 2), 4, True),
+    ((2, 3, 17), 5, (4,), (2,), (2,), (1,), 1, False),                  # 1-D
+    ((1, 4, 5, 6, 7), 4, (3, 3, 2), (1, 2, 1), (1, 1, 2), (1, 0, 1), 2, False),   # 3-D
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_convolution_matches_numpy(case):
+    dshape, F, k, s, d, p, g, nb = case
+    C = dshape[1]
+    args = [_rand(*dshape), _rand(F, C // g, *k, seed=1)] + ([] if nb else [_rand(F, seed=2)])
+
+    def fn(x, w, b=None):
+        return mx.nd.Convolution(x, w, b, kernel=k, stride=s, dilate=d, pad=p, num_filter=F,
+                                 num_group=g, no_bias=nb)
+    _same(fn, args)
+
+
+DECONV_CASES = [
+    # (data shape, num_filter, kernel, stride, dilate, pad, adj, target, groups, no_bias)
+    ((2, 4, 5, 5), 6, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), (), 2, False),
+    ((1, 3, 4, 7), 5, (4, 3), (2, 3), (1, 1), (1, 0), (0, 0), (), 1, True),
+    ((2, 2, 6, 6), 4, (3, 3), (2, 2), (2, 1), (0, 0), (0, 0), (14, 13), 2, True),
+    ((2, 3, 9), 2, (3,), (1,), (1,), (1,), (0,), (), 1, False),
+]
+
+
+@pytest.mark.parametrize("case", DECONV_CASES)
+def test_deconvolution_matches_numpy(case):
+    dshape, F, k, s, d, p, adj, ts, g, nb = case
+    C = dshape[1]
+    args = [_rand(*dshape), _rand(C, F // g, *k, seed=1)] + ([] if nb else [_rand(F, seed=2)])
+
+    def fn(x, w, b=None):
+        kw = dict(kernel=k, stride=s, dilate=d, pad=p, adj=adj, num_filter=F, num_group=g,
+                  no_bias=nb)
+        if ts:
+            kw["target_shape"] = ts
+        return mx.nd.Deconvolution(x, w, b, **kw)
+    _same(fn, args)
+
+
+def test_numpy_kernels_when_turned_off():
+    """AIOND_ONEDNN=0 in a fresh process: the library is never loaded."""
+    code = ("import aiond as mx, numpy as np, sys\n"
+            "x = mx.nd.ones((1, 2, 5, 5)); w = mx.nd.ones((3, 2, 3, 3))\n"
+            "y = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True)\n"
+            "assert float(y.asnumpy()[0, 0, 0, 0]) == 18.0\n"
+            "from aiond.ops.onednn import _lib\n"
+            "print(_lib._state['lib'] is None, any('dnnl' in l for l in open('/proc/self/maps')))\n")
+    env = dict(os.environ, AIOND_ONEDNN="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]
+
+
+def test_import_does_not_load_library():
+    code = ("import aiond\n"
+            "print(any('dnnl' in l for l in open('/proc/self/maps')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"]
+
+
+def test_absent_library_falls_back_quietly():
+    code = ("import aiond as mx\n"
+            "x = mx.nd.ones((1, 2, 5, 5)); w = mx.nd.ones((3, 2, 3, 3))\n"
+            "y = mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True)\n"
+            "print(float(y.asnumpy()[0, 0, 0, 0]))\n")
+    env = dict(os.environ, AIOND_ONEDNN_LIB="/nonexistent/libdnnl.so.3")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["18.0"]
+    assert out.stderr == ""
