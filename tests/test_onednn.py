@@ -96,6 +96,44 @@ def test_deconvolution_matches_numpy(case):
     _same(fn, args)
 
 
+POOL_CASES = [
+    # (data shape, kwargs); oneDNN takes channels in multiples of 8, not global pooling
+    ((2, 8, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")),
+    ((2, 16, 10, 7), dict(kernel=(2, 3), stride=(2, 2), pool_type="max",
+                          pooling_convention="full")),
+    ((2, 8, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg")),
+    ((2, 8, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg",
+                        count_include_pad=False)),
+    ((1, 8, 11, 8), dict(kernel=(3, 2), stride=(2, 3), pad=(1, 0), pool_type="avg",
+                         pooling_convention="full", count_include_pad=False)),
+    ((1, 8, 11, 8), dict(kernel=(3, 2), stride=(2, 3), pad=(1, 0), pool_type="avg",
+                         pooling_convention="full")),                # numpy's divisor
+    ((3, 2, 7, 6), dict(kernel=(1, 1), global_pool=True, pool_type="avg")),     # numpy
+    ((3, 8, 7, 6), dict(kernel=(1, 1), global_pool=True, pool_type="max")),     # numpy
+    ((2, 8, 13), dict(kernel=(3,), stride=(2,), pad=(1,), pool_type="max")),     # 1-D
+    ((1, 8, 5, 6, 7), dict(kernel=(2, 2, 3), stride=(2, 1, 2), pool_type="avg")),  # 3-D
+    ((2, 5, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")),  # numpy
+    ((2, 8, 8, 8), dict(kernel=(2, 2), stride=(2, 2), pool_type="sum")),          # numpy
+    ((2, 3, 6, 8), dict(kernel=(3, 3), stride=(1, 1), pool_type="max", layout="NHWC")),
+]
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_pooling_matches_numpy(case):
+    dshape, kw = case
+    x = _rand(*dshape)
+    _same(lambda a: mx.nd.Pooling(a, **kw), [x])
+
+
+def test_max_pooling_gradient_goes_to_the_first_maximum():
+    """After a ReLU many windows are all zeros: MXNet sends the gradient to
+    the first cell of each tied window, and so must oneDNN's path."""
+    x = np.maximum(_rand(2, 8, 8, 8), 0)
+    x[:, :, :4, :4] = 0
+    kw = dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")
+    _same(lambda a: mx.nd.Pooling(a, **kw), [x], atol=1e-6, rtol=1e-6)   # sums in another order
+
+
 def test_numpy_kernels_when_turned_off():
     """AIOND_ONEDNN=0 in a fresh process: the library is never loaded."""
     code = ("import aiond as mx, numpy as np, sys\n"

@@ -13,7 +13,7 @@ import os
 
 from . import _lib
 
-__all__ = ["active", "conv_plan", "pool_run", "bn_fwd", "bn_bwd"]
+__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_fwd", "bn_bwd"]
 
 
 def active():
@@ -32,11 +32,21 @@ def conv_plan(kind, a, b, out, k, s, d, p, g, bias=None):
     return plan(kind, a, b, out, k, s, d, p, g, bias)
 
 
-def pool_run(*args, **kw):
+def pool_run(kind, ins, out, attrs):
+    """Pooling ('fwd') or its gradient ('bwd') into ``out``; False where
+    oneDNN does not take the case."""
     if not active():
         return False
     from .pool import run
-    return run(*args, **kw)
+    return run(kind, ins, out, attrs)
+
+
+def pool_whole(attrs, shape):
+    """Whether a Pooling with ``attrs`` of data ``shape`` runs on oneDNN as one call."""
+    if not active():
+        return False
+    from .pool import takes
+    return takes(attrs, shape)
 
 
 def bn_fwd(*args, **kw):
