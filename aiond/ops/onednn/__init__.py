@@ -50,6 +50,7 @@ def pool_whole(attrs, shape):
 
 
 def bn_fwd(*args, **kw):
+    """BatchNorm forward (``bnorm.forward``); False where oneDNN does not take it."""
     if not active():
         return False
     from .bnorm import forward
@@ -57,6 +58,7 @@ def bn_fwd(*args, **kw):
 
 
 def bn_bwd(*args, **kw):
+    """BatchNorm gradients (``bnorm.backward``); False where oneDNN does not take it."""
     if not active():
         return False
     from .bnorm import backward

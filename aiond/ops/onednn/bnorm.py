@@ -1,0 +1,125 @@
+"""BatchNorm forward (batch or moving statistics) and backward on oneDNN,
+for float32 channel-first (axis=1) data in its own NC... buffer.
+
+oneDNN works with the biased variance; MXNet's hidden output is the inverse
+standard deviation, so it is derived from (and turned back into) the
+variance on the C-sized vectors here. The moving statistics and fix_gamma
+stay with the numpy kernel's code (C-sized work).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _cache, _exec, _lib as L, _threads
+
+_F32 = np.dtype(np.float32)
+
+
+def _ok(arrs):
+    return all(a.dtype == _F32 and a.flags.c_contiguous for a in arrs)
+
+
+def _fwd_pd(prop, xs, eps, flags):
+    md = L.MD.plain(xs)
+    return L.create_pd("dnnl_batch_normalization_forward_primitive_desc_create", L.engine(),
+                       prop, md.h, md.h, float(eps), flags, None)
+
+
+class _Vec:
+    """A per-channel vector argument: always plain, no reorder."""
+    __slots__ = ("arg", "user", "inner", "reorder", "size", "out")
+
+    def __init__(self, arg, C, out=False):
+        self.arg, self.user, self.inner, self.reorder, self.size, self.out = \
+            arg, L.MD.plain((C,)), None, None, 0, out
+
+
+def _build_fwd(xs, eps, train):
+    C = xs[1]
+    flags = L.USE_SCALE | L.USE_SHIFT | (0 if train else L.USE_GLOBAL_STATS)
+    pd = _fwd_pd(L.FWD_TRAINING if train else L.FWD_INFERENCE, xs, eps, flags)
+    if pd is None:
+        return None
+    prim = L.Primitive(pd)
+    ios = [_exec.Io(prim, L.A_SRC, L.Q_SRC, L.MD.plain(xs)),
+           _exec.Io(prim, L.A_DST, L.Q_DST, L.MD.plain(xs), out=True),
+           _Vec(L.A_SCALE, C), _Vec(L.A_SHIFT, C),
+           _Vec(L.A_MEAN, C, out=train), _Vec(L.A_VARIANCE, C, out=train)]
+    return _exec.Call(prim, ios)
+
+
+def _build_bwd(xs, eps, batch):
+    C = xs[1]
+    flags = L.USE_SCALE | L.USE_SHIFT | (0 if batch else L.USE_GLOBAL_STATS)
+    hint = _fwd_pd(L.FWD_TRAINING, xs, eps, flags)
+    if hint is None:
+        return None
+    try:
+        md = L.MD.plain(xs)
+        pd = L.create_pd("dnnl_batch_normalization_backward_primitive_desc_create", L.engine(),
+                         L.BACKWARD, md.h, md.h, md.h, float(eps), flags, hint, None)
+    finally:
+        L.lib().dnnl_primitive_desc_destroy(hint)
+    if pd is None:
+        return None
+    prim = L.Primitive(pd)
+    ios = [_exec.Io(prim, L.A_SRC, L.Q_SRC, L.MD.plain(xs)),
+           _exec.Io(prim, L.A_DIFF_DST, L.Q_DIFF_DST, L.MD.plain(xs)),
+           _exec.Io(prim, L.A_DIFF_SRC, L.Q_DIFF_SRC, L.MD.plain(xs), out=True),
+           _Vec(L.A_MEAN, C), _Vec(L.A_VARIANCE, C), _Vec(L.A_SCALE, C),
+           _Vec(L.A_DIFF_SCALE, C, out=True), _Vec(L.A_DIFF_SHIFT, C, out=True)]
+    return _exec.Call(prim, ios)
+
+
+def forward(data, gamma, beta, moving_mean, moving_var, y, mean_out, invstd_out, *, eps,
+            fix_gamma, batch):
+    """BatchNorm's outputs (y, mean, invstd) from oneDNN; False where it does
+    not take the case. ``batch``: normalise with the batch statistics."""
+    arrs = (data, gamma, beta, moving_mean, moving_var, y, mean_out, invstd_out)
+    if not _ok(arrs) or not 2 <= data.ndim <= 5:
+        return False
+    xs, C = data.shape, data.shape[1]
+    nthr = _threads.width(data.size * 4)
+    key = ("bn_fwd", xs, float(eps), batch, nthr)
+    with _threads.inside(nthr):
+        call = _cache.get(key, lambda: _build_fwd(xs, eps, batch))
+        if call is None:
+            return False
+        scale = np.ones(C, _F32) if fix_gamma else gamma
+        if batch:
+            var = np.empty(C, _F32)
+            call.run({L.A_SRC: data, L.A_DST: y, L.A_SCALE: scale, L.A_SHIFT: beta,
+                      L.A_MEAN: mean_out, L.A_VARIANCE: var})
+        else:
+            var = moving_var
+            call.run({L.A_SRC: data, L.A_DST: y, L.A_SCALE: scale, L.A_SHIFT: beta,
+                      L.A_MEAN: moving_mean, L.A_VARIANCE: moving_var})
+            mean_out[...] = moving_mean
+    invstd_out[...] = 1.0 / np.sqrt(var + np.float32(eps))
+    return True
+
+
+def backward(ograd, data, gamma, mu, istd, dx, dgamma, dbeta, *, eps, fix_gamma, batch):
+    """dx, dgamma, dbeta of BatchNorm for the statistics ``mu`` and inverse
+    std ``istd`` (batch or moving, as the numpy kernel chose them)."""
+    arrs = (ograd, data, gamma, dx, dgamma, dbeta)
+    if not _ok(arrs) or ograd.shape != data.shape or not 2 <= data.ndim <= 5:
+        return False
+    xs, C = data.shape, data.shape[1]
+    nthr = _threads.width(data.size * 8)
+    key = ("bn_bwd", xs, float(eps), batch, nthr)
+    with _threads.inside(nthr):
+        call = _cache.get(key, lambda: _build_bwd(xs, eps, batch))
+        if call is None:
+            return False
+        mu = np.ascontiguousarray(mu, _F32)
+        istd = np.asarray(istd, _F32)
+        # oneDNN takes the variance and adds eps itself
+        var = (1.0 / (istd * istd) - np.float32(eps)).astype(_F32)
+        scale = np.ones(C, _F32) if fix_gamma else gamma
+        call.run({L.A_SRC: data, L.A_DIFF_DST: ograd, L.A_DIFF_SRC: dx, L.A_MEAN: mu,
+                  L.A_VARIANCE: var, L.A_SCALE: scale, L.A_DIFF_SCALE: dgamma,
+                  L.A_DIFF_SHIFT: dbeta})
+    if fix_gamma:
+        dgamma.fill(0)
+    return True
