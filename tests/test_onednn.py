@@ -81,6 +81,46 @@ def test_convolution_matches_numpy(case):
     _same(fn, args)
 
 
+@pytest.mark.parametrize("kind", ["fwd", "bwd_data", "bwd_weight"])
+@pytest.mark.parametrize("case", [((1, 24, 9, 9), 20, 1), ((3, 16, 7, 8), 24, 1),
+                                  ((1, 8, 9, 9), 16, 2), ((4, 6, 5, 5), 9, 3)])
+def test_convolution_ranges_as_the_engine_splits_them(kind, case):
+    """Every split the engine may make of a oneDNN plan (by samples, or by
+    8-channel blocks at batch 1) gives the whole call's result, which is
+    the numpy kernel's."""
+    from aiond.ops import conv_gemm as cg
+    dshape, F, g = case
+    x = _rand(*dshape)
+    w = _rand(F, dshape[1] // g, 3, 3, seed=1)
+    b = _rand(F, seed=2)
+    y = _rand(dshape[0], F, dshape[2], dshape[3], seed=3)
+    geo = ((3, 3), (1, 1), (1, 1), (1, 1), g, 1024)
+
+    def plan(out):
+        if kind == "fwd":
+            return cg.fwd_plan(np, x, w, out, *geo, bias=b)
+        if kind == "bwd_data":      # Deconvolution's bias: one per data-gradient channel
+            return cg.bwd_data_plan(np, y, w, out, *geo, bias=_rand(dshape[1], seed=4))
+        return cg.bwd_weight_plan(np, y, x, out, *geo)
+    shape = {"fwd": y.shape, "bwd_data": x.shape, "bwd_weight": w.shape}[kind]
+    os.environ["AIOND_ONEDNN"] = "0"
+    try:
+        want = np.empty(shape, np.float32)
+        cg.run_all(plan(want))
+    finally:
+        os.environ.pop("AIOND_ONEDNN")
+    before = _calls()
+    n, run = plan(np.empty(shape, np.float32))
+    assert _calls() > before
+    for cut in sorted({1, n // 2, n - 1}):
+        got = np.full(shape, np.nan, np.float32)
+        n, run = plan(got)
+        for lo, hi in ((0, cut), (cut, n)):
+            if lo < hi:
+                run(lo, hi)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * max(1, np.abs(want).max()))
+
+
 DECONV_CASES = [
     # (data shape, num_filter, kernel, stride, dilate, pad, adj, target, groups, no_bias)
     ((2, 4, 5, 5), 6, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), (), 2, False),

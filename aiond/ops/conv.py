@@ -717,10 +717,12 @@ def _backward_convolution_bias(xp, ograd, *, out):
 
 def _pool_rows(xp, ins, out, attrs):
     """Pooling and its gradient by ranges of (sample, channel) planes."""
-    if _channels_last(attrs) or not out.flags.c_contiguous or \
-            (xp is np and _dnn.pool_whole(attrs, out.shape)):     # oneDNN's own threads split it
+    if _channels_last(attrs) or not out.flags.c_contiguous:
         return 0, None
     kern = _backward_Pooling if len(ins) == 3 else Pooling
+    if xp is np and _dnn.pool_whole(attrs, out.shape):      # oneDNN: ranges of samples
+        return out.shape[0], lambda lo, hi: kern(xp, *[a[lo:hi] for a in ins], out=out[lo:hi],
+                                                 **attrs)
     nc = out.shape[0] * out.shape[1]
     flat = [a.reshape((nc, 1) + a.shape[2:]) for a in ins]
     fo = out.reshape((nc, 1) + out.shape[2:])

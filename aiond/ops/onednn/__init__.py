@@ -42,7 +42,7 @@ def pool_run(kind, ins, out, attrs):
 
 
 def pool_whole(attrs, shape):
-    """Whether a Pooling with ``attrs`` of data ``shape`` runs on oneDNN as one call."""
+    """Whether a Pooling with ``attrs`` of data ``shape`` runs on oneDNN (ranges of samples)."""
     if not active():
         return False
     from .pool import takes

@@ -1,16 +1,20 @@
 """How many OpenMP threads a oneDNN call may use, and no spinning.
 
 The engine's rule (``aiond/engine/blas.py``, issue 30) holds for oneDNN too:
-no helper thread may busy-wait for a core. GNU OpenMP spins for a while
-before sleeping by default, so ``OMP_WAIT_POLICY=PASSIVE`` and
-``GOMP_SPINCOUNT=0`` go into the environment before libgomp loads with
-libdnnl (unless the user set them): an idle team thread sleeps on a futex.
+parallelism inside a kernel comes from the engine, which splits a large op
+into ranges that the pushing thread and idle workers take from one list
+(the oneDNN plans' units are samples or channel blocks), and each range is
+one oneDNN call on the thread that took it, with one OpenMP thread. An
+OpenMP team would hand fixed parts to threads that may not get a core and
+wait for them, and its results would depend on how many threads it had.
 
-Per call: a oneDNN kernel uses every core only when it has the machine to
-itself as far as the engine knows (no other engine thread inside a kernel,
-no other thread inside oneDNN) and the op is large enough to pay for waking
-a team; otherwise one thread, like every other kernel an engine thread
-runs. ``AIOND_ONEDNN_THREADS`` caps the width.
+``AIOND_ONEDNN_THREADS=n`` lets a call that has the machine to itself as
+far as the engine knows (no other engine thread in a kernel, no other
+thread in oneDNN) and is large enough use an OpenMP team of up to ``n``
+threads instead (for a process that runs nothing else). For that case
+``OMP_WAIT_POLICY=PASSIVE`` and ``GOMP_SPINCOUNT=0`` go into the environment
+before libgomp loads with libdnnl (unless the user set them): an idle team
+thread sleeps on a futex instead of spinning.
 """
 from __future__ import annotations
 
@@ -31,17 +35,16 @@ def quiet_omp_env():
 
 
 def _cores():
+    """The team size allowed: ``AIOND_ONEDNN_THREADS`` (default 1), at most the cores."""
     try:
         n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         n = os.cpu_count() or 1
-    cap = os.environ.get("AIOND_ONEDNN_THREADS")
-    if cap:
-        try:
-            n = min(n, max(1, int(cap)))
-        except ValueError:
-            pass
-    return max(1, n)
+    try:
+        want = int(os.environ.get("AIOND_ONEDNN_THREADS", "1"))
+    except ValueError:
+        want = 1
+    return max(1, min(n, want))
 
 
 def bind_omp():

@@ -48,7 +48,7 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
     wg = _wshape(ws, g)
     sx, sw, sy = strides
     ux = L.MD.plain(xs) if sx is None else L.MD.strided(xs, sx)
-    uw = L.MD.plain(wg)
+    uw = L.MD.plain(wg) if sw is None else L.MD.strided(wg, sw)
     uy = L.MD.plain(ys) if sy is None else L.MD.strided(ys, sy)
     if kind == "fwd":
         pd, bmd = _fwd_pd(L.FWD_INFERENCE, xs, wg, ys, bias, geo)
@@ -102,9 +102,51 @@ def _strides(a):
     return None if a.flags.c_contiguous else tuple(s // 4 for s in a.strides)
 
 
+_BLOCK = 8      # channels per range edge: oneDNN's AVX2 channel block
+
+
+def _units(kind, x, w, y, g):
+    """How the engine may split the call: ('n', samples) for a batch, else
+    ('c', 8-channel blocks) of the channels each range owns (filters for
+    the forward and the weight gradient, input channels for the data
+    gradient), ('-', 1) when neither works (groups, at batch 1)."""
+    if kind != "bwd_weight" and x.shape[0] >= 2:
+        return "n", x.shape[0]
+    if g != 1:
+        return "-", 1
+    C = x.shape[1] if kind == "bwd_data" else w.shape[0]
+    return "c", -(-C // _BLOCK)
+
+
+def _slices(kind, axis, lo, hi, x, w, y, bias):
+    """The (x, w, y, bias) of range ``[lo, hi)``."""
+    if axis == "n":
+        return x[lo:hi], w, y[lo:hi], bias
+    if axis == "-":
+        return x, w, y, bias
+    c0, c1 = lo * _BLOCK, hi * _BLOCK
+    b = None if bias is None else bias[c0:c1]
+    if kind == "bwd_data":          # input channels: dx and w's axis 1
+        return x[:, c0:c1], w[:, c0:c1], y, b
+    return x, w[c0:c1], y[:, c0:c1], b
+
+
+def _wstrides(w, g):
+    if w.flags.c_contiguous:
+        return None
+    return tuple(s // 4 for s in w.strides) if g == 1 else False
+
+
 def plan(kind, a, b, out, k, s, d, p, g, bias=None):
     """See ``conv_plan``: fwd (a=x, b=w, out=y), bwd_data (a=dy, b=w,
-    out=dx), bwd_weight (a=dy, b=x, out=dw)."""
+    out=dx), bwd_weight (a=dy, b=x, out=dw).
+
+    The plan's units are samples or 8-channel blocks (``_units``), so the
+    engine shares one convolution among its workers as it does the numpy
+    kernel's, each range a oneDNN call on one thread; the ranges depend
+    only on the shapes and the worker count, and no range reduces over
+    another's (the weight gradient splits by filters), so the result is the
+    same bits however the engine split it."""
     nd = len(k)
     if nd not in (1, 2, 3) or any(isinstance(pi, (tuple, list)) for pi in p):
         return None
@@ -117,32 +159,47 @@ def plan(kind, a, b, out, k, s, d, p, g, bias=None):
         y, w, x = a, b, out
     else:
         y, x, w = a, b, out
-    if not w.flags.c_contiguous or (bias is not None and not bias.flags.c_contiguous):
+    if (bias is not None and not bias.flags.c_contiguous) or _wstrides(w, g) is False:
         return None
-    xs, ws, ys = x.shape, w.shape, y.shape
-    work = math.prod(ys) * math.prod(ws[1:])
-    nthr = _threads.width(work)
-    sx, sy = _strides(x), _strides(y)
     fused = bias is not None and kind == "fwd"     # the data gradient adds it after
-    key = ("conv", kind, xs, ws, ys, sx, sy, tuple(k), tuple(s), tuple(d), tuple(p), g,
-           fused, nthr)
-    with _threads.inside(nthr):
-        call = _cache.get(key, lambda: _build(kind, xs, ws, ys, g, k, s, d, p,
-                                              fused, (sx, None, sy)))
-    if call is None:
-        return None
-    if kind == "fwd":
-        arrays = {L.A_SRC: x, L.A_WEIGHTS: w, L.A_DST: y}
-        if bias is not None:
-            arrays[L.A_BIAS] = bias
-    elif kind == "bwd_data":
-        arrays = {L.A_DIFF_DST: y, L.A_WEIGHTS: w, L.A_DIFF_SRC: x}
-    else:
-        arrays = {L.A_SRC: x, L.A_DIFF_DST: y, L.A_DIFF_WEIGHTS: w}
+    axis, n = _units(kind, x, w, y, g)
+    geo = (tuple(k), tuple(s), tuple(d), tuple(p), g)
 
     def run(lo, hi):
+        xs_, ws_, ys_, bs_ = _slices(kind, axis, lo, hi, x, w, y, bias)
+        nthr = _threads.width(math.prod(ys_.shape) * math.prod(ws_.shape[1:]))
+        st = (_strides(xs_), _wstrides(ws_, g), _strides(ys_))
+        key = ("conv", kind, xs_.shape, ws_.shape, ys_.shape, st, geo, fused, nthr)
         with _threads.inside(nthr):
+            call = _cache.get(key, lambda: _build(kind, xs_.shape, ws_.shape, ys_.shape, g, k,
+                                                  s, d, p, fused, st))
+            if call is None:
+                raise _lib_refused(kind, xs_.shape)
+            if kind == "fwd":
+                arrays = {L.A_SRC: xs_, L.A_WEIGHTS: ws_, L.A_DST: ys_}
+                if bs_ is not None:
+                    arrays[L.A_BIAS] = bs_
+            elif kind == "bwd_data":
+                arrays = {L.A_DIFF_DST: ys_, L.A_WEIGHTS: ws_, L.A_DIFF_SRC: xs_}
+            else:
+                arrays = {L.A_SRC: xs_, L.A_DIFF_DST: ys_, L.A_DIFF_WEIGHTS: ws_}
             call.run(arrays)
-        if bias is not None and not fused:
-            np.add(x, bias.reshape((1, -1) + (1,) * nd), out=x)
-    return 1, run
+        if bs_ is not None and not fused:
+            np.add(xs_, bs_.reshape((1, -1) + (1,) * nd), out=xs_)
+
+    # build the whole call's primitive now: a case oneDNN refuses goes to
+    # the numpy kernel before anything ran
+    xs0, ws0, ys0, _ = _slices(kind, axis, 0, n, x, w, y, bias)
+    st0 = (_strides(xs0), _wstrides(ws0, g), _strides(ys0))
+    nthr0 = _threads.width(math.prod(ys0.shape) * math.prod(ws0.shape[1:]))
+    key0 = ("conv", kind, xs0.shape, ws0.shape, ys0.shape, st0, geo, fused, nthr0)
+    with _threads.inside(nthr0):
+        if _cache.get(key0, lambda: _build(kind, xs0.shape, ws0.shape, ys0.shape, g, k, s, d,
+                                           p, fused, st0)) is None:
+            return None
+    return n, run
+
+
+def _lib_refused(kind, shape):
+    return L.OneDNNError("oneDNN has no convolution %s for a part of shape %s"
+                         % (kind, (shape,)))
