@@ -28,14 +28,24 @@ def scratch(slot, nbytes):
     return b[off:off + nbytes]
 
 
+def _pad_md(prim):
+    """(descriptor, bytes) of ``prim``'s scratchpad, or None if it needs none."""
+    md = prim.md(L.Q_SCRATCHPAD)
+    if md is None:
+        return None
+    size = md.size()
+    return (md, size) if size else None
+
+
 class Io:
     """One argument of a primitive: its user layout, the layout the
     primitive chose, and the reorder between them (None if equal)."""
-    __slots__ = ("arg", "user", "inner", "reorder", "size", "out")
+    __slots__ = ("arg", "user", "inner", "reorder", "size", "out", "pad")
 
     def __init__(self, prim, arg, query, user, out=False):
         self.arg, self.user, self.out = arg, user, out
         inner = prim.md(query)
+        self.pad = None
         if inner is None or inner == user:
             self.inner, self.reorder, self.size = None, None, 0
             return
@@ -44,6 +54,16 @@ class Io:
         self.reorder = L.reorder(inner, user) if out else L.reorder(user, inner)
         if self.reorder is None:
             raise L.OneDNNError("no reorder between layouts")
+        self.pad = _pad_md(self.reorder)
+
+    def move(self, src, dst, keep):
+        args = [(L.A_SRC, src), (L.A_DST, dst)]
+        if self.pad is not None:
+            buf = scratch("reorder-pad", self.pad[1])
+            m = L.Memory(self.pad[0], buf.ctypes.data)
+            keep += (buf, m)
+            args.append((L.A_SCRATCHPAD, m))
+        self.reorder.execute(args)
 
 
 class Call:
@@ -56,7 +76,9 @@ class Call:
     def __init__(self, prim, ios, extra=()):
         self.prim, self.ios = prim, ios
         self.extra = [(arg, md, md.size()) for arg, md in
-                      ((a, prim.md(q)) for a, q in extra) if md is not None]
+                      ((a, prim.md(q)) for a, q in tuple(extra) + ((L.A_SCRATCHPAD,
+                                                                    L.Q_SCRATCHPAD),))
+                      if md is not None and md.size()]
 
     def run(self, arrays):
         """``arrays``: {DNNL_ARG: numpy array in its user layout}."""
@@ -71,16 +93,17 @@ class Call:
                 continue
             buf = scratch(io.arg, io.size)
             im = L.Memory(io.inner, buf.ctypes.data)
-            keep.append(im)
+            keep += (buf, im)       # a buffer too big to keep in scratch lives until the end
             if io.out:
-                post.append((io.reorder, im, um))
+                post.append((io, im, um))
             else:
-                io.reorder.execute([(L.A_SRC, um), (L.A_DST, im)])
+                io.move(um, im, keep)
             args.append((io.arg, im))
         for arg, md, size in self.extra:
-            m = L.Memory(md, scratch(arg, size).ctypes.data)
-            keep.append(m)
+            buf = scratch(arg, size)
+            m = L.Memory(md, buf.ctypes.data)
+            keep += (buf, m)
             args.append((arg, m))
         self.prim.execute(args)
-        for r, im, um in post:
-            r.execute([(L.A_SRC, im), (L.A_DST, um)])
+        for io, im, um in post:
+            io.move(im, um, keep)

@@ -33,11 +33,12 @@ USE_GLOBAL_STATS, USE_SCALE, USE_SHIFT = 0x1, 0x2, 0x4
 # dnnl_query_t
 Q_SRC, Q_DIFF_SRC, Q_WEIGHTS, Q_DIFF_WEIGHTS, Q_DST, Q_DIFF_DST, Q_WORKSPACE = \
     129, 130, 131, 132, 133, 134, 135
-Q_EXEC_ARG = 255
+Q_EXEC_ARG, Q_SCRATCHPAD = 255, 136
 Q_IMPL_INFO = 8
 # DNNL_ARG_*
 A_SRC, A_DST, A_WEIGHTS, A_BIAS = 1, 17, 33, 41
-A_MEAN, A_VARIANCE, A_SCALE, A_SHIFT, A_WORKSPACE = 49, 50, 51, 52, 64
+A_MEAN, A_VARIANCE, A_SCALE, A_SHIFT, A_WORKSPACE, A_SCRATCHPAD = 49, 50, 51, 52, 64, 80
+SCRATCHPAD_USER = 1
 A_DIFF_SRC, A_DIFF_DST, A_DIFF_WEIGHTS, A_DIFF_BIAS = 129, 145, 161, 169
 A_DIFF_SCALE, A_DIFF_SHIFT = 255, 256
 CPU = 1
@@ -66,6 +67,8 @@ _SIGS = {
     "dnnl_memory_create": (C.c_int, [C.POINTER(_p), _p, _p, _p]),
     "dnnl_memory_set_data_handle": (C.c_int, [_p, _p]),
     "dnnl_memory_destroy": (C.c_int, [_p]),
+    "dnnl_primitive_attr_create": (C.c_int, [C.POINTER(_p)]),
+    "dnnl_primitive_attr_set_scratchpad_mode": (C.c_int, [_p, C.c_int]),
     "dnnl_primitive_desc_query_md": (_p, [_p, C.c_int, C.c_int]),
     "dnnl_primitive_desc_query": (C.c_int, [_p, C.c_int, C.c_int, _p]),
     "dnnl_primitive_desc_destroy": (C.c_int, [_p]),
@@ -90,7 +93,7 @@ _SIGS = {
 }
 
 _lock = threading.Lock()
-_state = {"tried": False, "lib": None, "engine": None, "omp": None, "error": None}
+_state = {"tried": False, "lib": None, "engine": None, "attr": None, "omp": None, "error": None}
 _local = threading.local()
 
 
@@ -131,6 +134,15 @@ def load():
                     eng = _p()
                     _check(lib.dnnl_engine_create(C.byref(eng), CPU, 0), "engine_create")
                     st["engine"] = eng
+                    # every primitive gets its scratchpad from the caller: the
+                    # library's own is a thread_local of the thread that
+                    # created the primitive, and engine workers run
+                    # primitives other threads created
+                    attr = _p()
+                    _check(lib.dnnl_primitive_attr_create(C.byref(attr)), "attr_create")
+                    _check(lib.dnnl_primitive_attr_set_scratchpad_mode(attr, SCRATCHPAD_USER),
+                           "set_scratchpad_mode")
+                    st["attr"] = attr
                     st["omp"] = _threads.bind_omp()
                     st["lib"] = lib
         except Exception as e:      # noqa: BLE001 - an unusable library: numpy kernels
@@ -293,10 +305,11 @@ refused = []     # the last (function, status) pairs oneDNN declined: for debugg
 
 
 def create_pd(fn_name, *args):
-    """A primitive descriptor from ``dnnl_<fn_name>``, or None where oneDNN
+    """A primitive descriptor from ``dnnl_<fn_name>`` (its arguments but the
+    last, the attributes: user-provided scratchpad), or None where oneDNN
     has no implementation for the case."""
     pd = _p()
-    st = getattr(lib(), fn_name)(C.byref(pd), *args)
+    st = getattr(lib(), fn_name)(C.byref(pd), *args, _state["attr"])
     if st != SUCCESS:
         # unimplemented, or arguments oneDNN rejects: the numpy kernel decides
         # (and raises its own error in the user's terms if they are wrong)
@@ -307,6 +320,5 @@ def create_pd(fn_name, *args):
 
 
 def reorder(src_md, dst_md):
-    pd = create_pd("dnnl_reorder_primitive_desc_create", src_md.h, engine(), dst_md.h, engine(),
-                   None)
+    pd = create_pd("dnnl_reorder_primitive_desc_create", src_md.h, engine(), dst_md.h, engine())
     return None if pd is None else Primitive(pd)

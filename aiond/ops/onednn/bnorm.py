@@ -22,7 +22,7 @@ def _ok(arrs):
 def _fwd_pd(prop, xs, eps, flags):
     md = L.MD.plain(xs)
     return L.create_pd("dnnl_batch_normalization_forward_primitive_desc_create", L.engine(),
-                       prop, md.h, md.h, float(eps), flags, None)
+                       prop, md.h, md.h, float(eps), flags)
 
 
 class _Vec:
@@ -57,7 +57,7 @@ def _build_bwd(xs, eps, batch):
     try:
         md = L.MD.plain(xs)
         pd = L.create_pd("dnnl_batch_normalization_backward_primitive_desc_create", L.engine(),
-                         L.BACKWARD, md.h, md.h, md.h, float(eps), flags, hint, None)
+                         L.BACKWARD, md.h, md.h, md.h, float(eps), flags, hint)
     finally:
         L.lib().dnnl_primitive_desc_destroy(hint)
     if pd is None:

@@ -39,7 +39,7 @@ def _fwd_pd(prop, xs, ws, ys, bias, geo, user=False):
     src, wts, dst = mk(xs), mk(ws), mk(ys)
     bmd = L.MD.plain((ys[1],)) if bias else None
     pd = L.create_pd("dnnl_convolution_forward_primitive_desc_create", L.engine(), prop,
-                     L.CONV_DIRECT, src.h, wts.h, bmd.h if bmd else None, dst.h, *geo, None)
+                     L.CONV_DIRECT, src.h, wts.h, bmd.h if bmd else None, dst.h, *geo)
     return pd, bmd
 
 
@@ -67,7 +67,7 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
         if kind == "bwd_data":
             mx, mw, my = L.MD.any(xs), L.MD.any(wg), L.MD.any(ys)
             pd = L.create_pd("dnnl_convolution_backward_data_primitive_desc_create", L.engine(),
-                             L.CONV_DIRECT, mx.h, mw.h, my.h, *geo, hint, None)
+                             L.CONV_DIRECT, mx.h, mw.h, my.h, *geo, hint)
             if pd is None:
                 return None
             prim = L.Primitive(pd)
@@ -77,7 +77,7 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
         else:
             mx, mw, my = L.MD.any(xs), L.MD.any(wg), L.MD.any(ys)
             pd = L.create_pd("dnnl_convolution_backward_weights_primitive_desc_create",
-                             L.engine(), L.CONV_DIRECT, mx.h, mw.h, None, my.h, *geo, hint, None)
+                             L.engine(), L.CONV_DIRECT, mx.h, mw.h, None, my.h, *geo, hint)
             if pd is None:
                 return None
             prim = L.Primitive(pd)

@@ -64,7 +64,7 @@ def _pd_fwd(prop, alg, xs, ys, geo):
     src, dst = _md(xs), _md(ys)
     return L.create_pd("dnnl_pooling_forward_primitive_desc_create", L.engine(), prop, alg,
                        src.h, dst.h, L.dims(s), L.dims(k), L.dims([0] * len(k)), L.dims(p),
-                       L.dims(pr), None)
+                       L.dims(pr))
 
 
 def _build(kind, alg, xs, ys, geo):
@@ -83,8 +83,7 @@ def _build(kind, alg, xs, ys, geo):
     fprim = L.Primitive(hint)       # owns the hint from here
     dx, dy = _md(xs), _md(ys)
     pd = L.create_pd("dnnl_pooling_backward_primitive_desc_create", L.engine(), alg, dx.h, dy.h,
-                     L.dims(s), L.dims(k), L.dims([0] * len(k)), L.dims(p), L.dims(pr), hint,
-                     None)
+                     L.dims(s), L.dims(k), L.dims([0] * len(k)), L.dims(p), L.dims(pr), hint)
     if pd is None:
         return None
     prim = L.Primitive(pd)
