@@ -229,18 +229,22 @@ def _bn_run(shape, kw, train, dnn):
 @pytest.mark.parametrize("shape", [(4, 8, 5, 5), (3, 5, 7), (6, 4), (2, 3, 2, 3, 4)])
 @pytest.mark.parametrize("train", [True, False])
 @pytest.mark.parametrize("fix_gamma", [True, False])
-def test_batchnorm_matches_numpy(shape, train, fix_gamma):
+def test_batchnorm_matches_numpy(shape, train, fix_gamma, monkeypatch):
+    from aiond.ops.onednn import bnorm
+    monkeypatch.setattr(bnorm, "BWD_MIN", 0)    # small shapes through oneDNN too
     kw = dict(eps=1e-3, momentum=0.9, fix_gamma=fix_gamma)
     before = _calls()
     got = _bn_run(shape, kw, train, True)
-    assert _calls() >= before + 2           # forward and backward on oneDNN
+    assert _calls() > before                # the backward ran on oneDNN
     want = _bn_run(shape, kw, train, False)
     names = ("y", "mean", "invstd", "dx", "dgamma", "dbeta", "moving_mean", "moving_var")
     for n, g, w in zip(names, got, want):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4, err_msg=n)
 
 
-def test_batchnorm_use_global_stats_matches_numpy():
+def test_batchnorm_use_global_stats_matches_numpy(monkeypatch):
+    from aiond.ops.onednn import bnorm
+    monkeypatch.setattr(bnorm, "BWD_MIN", 0)
     kw = dict(eps=1e-5, fix_gamma=False, use_global_stats=True)
     got = _bn_run((4, 8, 3, 3), kw, True, True)
     want = _bn_run((4, 8, 3, 3), kw, True, False)

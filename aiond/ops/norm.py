@@ -119,10 +119,6 @@ def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, 
         # reaches a kernel) or when output_mean_var shows them
         gamma[...] = 1
     ax = axis % data.ndim
-    if xp is np and ax == 1 and data.size and _dnn.bn_fwd(
-            data, gamma, beta, moving_mean, moving_var, y, mean_out, invstd_out, eps=eps,
-            fix_gamma=fix_gamma, batch=_train and not use_global_stats):
-        return
     A, C, B = _bn_split(data.shape, ax)
     acc = _acc_dtype(data.dtype)
     x3 = data.reshape(A, C, B)

@@ -13,7 +13,7 @@ import os
 
 from . import _lib
 
-__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_fwd", "bn_bwd"]
+__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_bwd"]
 
 
 def active():
@@ -47,14 +47,6 @@ def pool_whole(attrs, shape):
         return False
     from .pool import takes
     return takes(attrs, shape)
-
-
-def bn_fwd(*args, **kw):
-    """BatchNorm forward (``bnorm.forward``); False where oneDNN does not take it."""
-    if not active():
-        return False
-    from .bnorm import forward
-    return forward(*args, **kw)
 
 
 def bn_bwd(*args, **kw):
