@@ -66,6 +66,17 @@ class Io:
         self.reorder.execute(args)
 
 
+class Vec:
+    """A per-channel vector argument (bias, statistics): always plain, as
+    the user's, so never reordered."""
+    __slots__ = ("arg", "user", "inner", "reorder", "size", "out", "pad")
+
+    def __init__(self, arg, n, out=False):
+        self.arg, self.user, self.out = arg, L.MD.plain((n,)), out
+        self.inner = self.reorder = self.pad = None
+        self.size = 0
+
+
 class Call:
     """A built primitive and how each of its arguments meets user memory.
 

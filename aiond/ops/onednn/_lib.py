@@ -233,10 +233,10 @@ class MD:
     def size(self):
         return lib().dnnl_memory_desc_get_size(self.h)
 
-    def __del__(self, _destroy=None):
-        l = _state["lib"]
-        if l is not None and self.h:
-            l.dnnl_memory_desc_destroy(self.h)
+    def __del__(self):
+        lib_ = _state["lib"]
+        if lib_ is not None and self.h:
+            lib_.dnnl_memory_desc_destroy(self.h)
             self.h = None
 
 
@@ -253,9 +253,9 @@ class Memory:
         lib().dnnl_memory_set_data_handle(self.h, _p(ptr))
 
     def __del__(self):
-        l = _state["lib"]
-        if l is not None and self.h:
-            l.dnnl_memory_destroy(self.h)
+        lib_ = _state["lib"]
+        if lib_ is not None and self.h:
+            lib_.dnnl_memory_destroy(self.h)
             self.h = None
 
 
@@ -292,12 +292,12 @@ class Primitive:
         _check(lib().dnnl_primitive_execute(self.prim, stream(), n, arr), "execute")
 
     def __del__(self):
-        l = _state["lib"]
-        if l is not None:
+        lib_ = _state["lib"]
+        if lib_ is not None:
             if self.prim:
-                l.dnnl_primitive_destroy(self.prim)
+                lib_.dnnl_primitive_destroy(self.prim)
             if self.pd:
-                l.dnnl_primitive_desc_destroy(self.pd)
+                lib_.dnnl_primitive_desc_destroy(self.pd)
             self.prim = self.pd = None
 
 

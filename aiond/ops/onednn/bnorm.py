@@ -32,15 +32,6 @@ def _fwd_pd(prop, xs, eps, flags):
                        prop, md.h, md.h, float(eps), flags)
 
 
-class _Vec:
-    """A per-channel vector argument: always plain, no reorder."""
-    __slots__ = ("arg", "user", "inner", "reorder", "size", "out")
-
-    def __init__(self, arg, C, out=False):
-        self.arg, self.user, self.inner, self.reorder, self.size, self.out = \
-            arg, L.MD.plain((C,)), None, None, 0, out
-
-
 def _build_bwd(xs, eps, batch):
     C = xs[1]
     flags = L.USE_SCALE | L.USE_SHIFT | (0 if batch else L.USE_GLOBAL_STATS)
@@ -59,8 +50,8 @@ def _build_bwd(xs, eps, batch):
     ios = [_exec.Io(prim, L.A_SRC, L.Q_SRC, L.MD.plain(xs)),
            _exec.Io(prim, L.A_DIFF_DST, L.Q_DIFF_DST, L.MD.plain(xs)),
            _exec.Io(prim, L.A_DIFF_SRC, L.Q_DIFF_SRC, L.MD.plain(xs), out=True),
-           _Vec(L.A_MEAN, C), _Vec(L.A_VARIANCE, C), _Vec(L.A_SCALE, C),
-           _Vec(L.A_DIFF_SCALE, C, out=True), _Vec(L.A_DIFF_SHIFT, C, out=True)]
+           _exec.Vec(L.A_MEAN, C), _exec.Vec(L.A_VARIANCE, C), _exec.Vec(L.A_SCALE, C),
+           _exec.Vec(L.A_DIFF_SCALE, C, out=True), _exec.Vec(L.A_DIFF_SHIFT, C, out=True)]
     return _exec.Call(prim, ios)
 
 

@@ -34,13 +34,11 @@ def _wshape(ws, g):
     return (g, ws[0] // g) + tuple(ws[1:])
 
 
-def _fwd_pd(prop, xs, ws, ys, bias, geo, user=False):
-    mk = L.MD.plain if user else L.MD.any
-    src, wts, dst = mk(xs), mk(ws), mk(ys)
+def _fwd_pd(prop, xs, ws, ys, bias, geo):
+    src, wts, dst = L.MD.any(xs), L.MD.any(ws), L.MD.any(ys)
     bmd = L.MD.plain((ys[1],)) if bias else None
-    pd = L.create_pd("dnnl_convolution_forward_primitive_desc_create", L.engine(), prop,
-                     L.CONV_DIRECT, src.h, wts.h, bmd.h if bmd else None, dst.h, *geo)
-    return pd, bmd
+    return L.create_pd("dnnl_convolution_forward_primitive_desc_create", L.engine(), prop,
+                       L.CONV_DIRECT, src.h, wts.h, bmd.h if bmd else None, dst.h, *geo)
 
 
 def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
@@ -51,23 +49,23 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
     uw = L.MD.plain(wg) if sw is None else L.MD.strided(wg, sw)
     uy = L.MD.plain(ys) if sy is None else L.MD.strided(ys, sy)
     if kind == "fwd":
-        pd, bmd = _fwd_pd(L.FWD_INFERENCE, xs, wg, ys, bias, geo)
+        pd = _fwd_pd(L.FWD_INFERENCE, xs, wg, ys, bias, geo)
         if pd is None:
             return None
         prim = L.Primitive(pd)
         ios = [_exec.Io(prim, L.A_SRC, L.Q_SRC, ux), _exec.Io(prim, L.A_WEIGHTS, L.Q_WEIGHTS, uw),
                _exec.Io(prim, L.A_DST, L.Q_DST, uy, out=True)]
         if bias:
-            ios.append(_BiasIo(bmd))
+            ios.append(_exec.Vec(L.A_BIAS, ys[1]))
         return _exec.Call(prim, ios)
-    hint, _ = _fwd_pd(L.FWD_TRAINING, xs, wg, ys, False, geo)
+    hint = _fwd_pd(L.FWD_TRAINING, xs, wg, ys, False, geo)
     if hint is None:
         return None
     try:
         if kind == "bwd_data":
-            mx, mw, my = L.MD.any(xs), L.MD.any(wg), L.MD.any(ys)
+            ax, aw, ay = L.MD.any(xs), L.MD.any(wg), L.MD.any(ys)
             pd = L.create_pd("dnnl_convolution_backward_data_primitive_desc_create", L.engine(),
-                             L.CONV_DIRECT, mx.h, mw.h, my.h, *geo, hint)
+                             L.CONV_DIRECT, ax.h, aw.h, ay.h, *geo, hint)
             if pd is None:
                 return None
             prim = L.Primitive(pd)
@@ -75,9 +73,9 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
                    _exec.Io(prim, L.A_WEIGHTS, L.Q_WEIGHTS, uw),
                    _exec.Io(prim, L.A_DIFF_SRC, L.Q_DIFF_SRC, ux, out=True)]
         else:
-            mx, mw, my = L.MD.any(xs), L.MD.any(wg), L.MD.any(ys)
+            ax, aw, ay = L.MD.any(xs), L.MD.any(wg), L.MD.any(ys)
             pd = L.create_pd("dnnl_convolution_backward_weights_primitive_desc_create",
-                             L.engine(), L.CONV_DIRECT, mx.h, mw.h, None, my.h, *geo, hint)
+                             L.engine(), L.CONV_DIRECT, ax.h, aw.h, None, ay.h, *geo, hint)
             if pd is None:
                 return None
             prim = L.Primitive(pd)
@@ -87,15 +85,6 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
         return _exec.Call(prim, ios)
     finally:
         L.lib().dnnl_primitive_desc_destroy(hint)
-
-
-class _BiasIo:
-    """The bias is always a plain vector: no reorder."""
-    __slots__ = ("arg", "user", "inner", "reorder", "size", "out")
-
-    def __init__(self, md):
-        self.arg, self.user, self.inner, self.reorder, self.size, self.out = \
-            L.A_BIAS, md, None, None, 0, False
 
 
 def _strides(a):
