@@ -286,3 +286,27 @@ def test_absent_library_falls_back_quietly():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["18.0"]
     assert out.stderr == ""
+
+
+def test_strided_views_are_read_and_written_in_place():
+    """Plans get numpy views (a channel slice of a bigger buffer): oneDNN
+    reads and writes them through their strides, zero-copy, and leaves the
+    rest of the buffer alone."""
+    from aiond.ops import conv_gemm as cg
+    big = _rand(2, 32, 9, 9)
+    x = big[:, 8:24]                                 # (2, 16, 9, 9), not contiguous
+    w = _rand(16, 16, 3, 3, seed=1)
+    outbuf = np.full((2, 40, 9, 9), 7.0, np.float32)
+    y = outbuf[:, 8:24]
+    geo = ((3, 3), (1, 1), (1, 1), (1, 1), 1, 1024)
+    before = _calls()
+    cg.run_all(cg.fwd_plan(np, x, w, y, *geo))
+    assert _calls() > before
+    want = np.empty((2, 16, 9, 9), np.float32)
+    os.environ["AIOND_ONEDNN"] = "0"
+    try:
+        cg.run_all(cg.fwd_plan(np, np.ascontiguousarray(x), w, want, *geo))
+    finally:
+        os.environ.pop("AIOND_ONEDNN")
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-3)
+    assert (outbuf[:, :8] == 7).all() and (outbuf[:, 24:] == 7).all()
