@@ -28,6 +28,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._fast import channel_sum
 from ._rules import fmt
+from . import onednn as _dnn
 from .conv_gemm import (bwd_data_plan, bwd_weight_plan, col2im as _col2im, fwd_plan,  # noqa: F401
                         run_all, windows)
 from .registry import window_cost, Param, memo_rule, p_any, p_bool, p_int, p_shape, register
@@ -568,6 +569,11 @@ def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
     count_include_pad=True, layout=None): max/avg/sum/lp pooling over 1-3
     spatial axes of channel-first (NCW, NCHW, NCDHW) or channel-last (NWC,
     NHWC, NDHWC) data."""
+    if xp is np and _dnn.pool_run("fwd", (data,), out, dict(
+            kernel=kernel, pool_type=pool_type, global_pool=global_pool, stride=stride, pad=pad,
+            pooling_convention=pooling_convention, count_include_pad=count_include_pad,
+            layout=layout)):
+        return
     if layout in ("NWC", "NHWC", "NDHWC"):
         data, out = _cf(xp, data), _cf(xp, out)
     nd = data.ndim - 2
@@ -614,6 +620,11 @@ def _backward_Pooling(xp, ograd, data, output, *, out, kernel=(), pool_type="max
                       p_value=None, count_include_pad=None, layout=None, **_ignored):
     """The gradient of Pooling w.r.t. data (max: to the first maximum of each
     window, as MXNet does)."""
+    if xp is np and _dnn.pool_run("bwd", (ograd, data, output), out, dict(
+            kernel=kernel, pool_type=pool_type, global_pool=global_pool, stride=stride, pad=pad,
+            pooling_convention=pooling_convention, count_include_pad=count_include_pad,
+            layout=layout)):
+        return
     if layout in ("NWC", "NHWC", "NDHWC"):
         ograd, data, output, out = (_cf(xp, a) for a in (ograd, data, output, out))
     nd = data.ndim - 2
@@ -709,6 +720,9 @@ def _pool_rows(xp, ins, out, attrs):
     if _channels_last(attrs) or not out.flags.c_contiguous:
         return 0, None
     kern = _backward_Pooling if len(ins) == 3 else Pooling
+    if xp is np and _dnn.pool_whole(attrs, out.shape):      # oneDNN: ranges of samples
+        return out.shape[0], lambda lo, hi: kern(xp, *[a[lo:hi] for a in ins], out=out[lo:hi],
+                                                 **attrs)
     nc = out.shape[0] * out.shape[1]
     flat = [a.reshape((nc, 1) + a.shape[2:]) for a in ins]
     fo = out.reshape((nc, 1) + out.shape[2:])

@@ -35,6 +35,8 @@ import threading
 
 import numpy as np
 
+from . import onednn as _dnn
+
 _prod = math.prod
 _CHUNK_BYTES = 4 << 20      # columns per chunk: cache-sized, not batch-sized
 _SCRATCH_KEEP = 64 << 20    # larger scratch requests are not kept between calls
@@ -208,6 +210,8 @@ def _gemm_out(xp, wm, cols, out, a, b, r0, r1, bias):
 def fwd_plan(xp, x, w, out, k, s, d, p, g, workspace, bias=None):
     """out (N, F, *o) = correlation of x (N, C, *L) with w (F, C/g, *k)
     (+ bias): (units, run)."""
+    if xp is np and (plan := _dnn.conv_plan("fwd", x, w, out, k, s, d, p, g, bias)):
+        return plan
     N = x.shape[0]
     F = w.shape[0]
     o = out.shape[2:]
@@ -299,6 +303,8 @@ def col2im(xp, dcols, dx, k, s, d, p, batch_last=False):
 def bwd_data_plan(xp, dy, w, dx, k, s, d, p, g, workspace, bias=None):
     """dx (N, C, *L) = gradient of the forward w.r.t. x for output gradient
     dy (+ bias, for Deconvolution): (units, run)."""
+    if xp is np and (plan := _dnn.conv_plan("bwd_data", dy, w, dx, k, s, d, p, g, bias)):
+        return plan
     N, F = dy.shape[:2]
     C = dx.shape[1]
     Cg, Fg = C // g, F // g
@@ -348,6 +354,8 @@ def bwd_data_plan(xp, dy, w, dx, k, s, d, p, g, workspace, bias=None):
 def bwd_weight_plan(xp, dy, x, dw, k, s, d, p, g, workspace):
     """dw (F, C/g, *k) = gradient of the forward w.r.t. w for output
     gradient dy: (units, run); a unit is a block of samples."""
+    if xp is np and (plan := _dnn.conv_plan("bwd_weight", dy, x, dw, k, s, d, p, g)):
+        return plan
     N, C = x.shape[:2]
     F = dy.shape[1]
     Fg = F // g

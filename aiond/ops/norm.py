@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from ..base import OpError, ShapeError
+from . import onednn as _dnn
 from ._fast import channel_sum
 from ._rules import fmt, norm_axis
 from .registry import Param, get, p_bool, p_float, p_int, register
@@ -183,6 +184,10 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
     else:
         mu = moving_mean.astype(acc, copy=False)
         istd = 1.0 / xp.sqrt(moving_var.astype(acc, copy=False) + eps)
+    if xp is np and ax == 1 and m and _dnn.bn_bwd(ograd, data, gamma, mu, istd, dx, dgamma,
+                                                  dbeta, eps=eps, fix_gamma=fix_gamma,
+                                                  batch=batch):
+        return
     w = xp.ones_like(istd) if fix_gamma else gamma.astype(acc, copy=False)
     ga = g3 if g3.dtype == acc else g3.astype(acc)
     dx3 = dx.reshape(A, C, B)
