@@ -38,7 +38,13 @@ def _load(sym, params):
     if isinstance(sym, str):
         sym = symbol.load(sym)
     if isinstance(params, str):
-        params = nd.load(params)
+        path, params = params, nd.load(params)
+        if isinstance(params, list):
+            # a file saved from a list holds no names; an empty one has no parameters
+            if params:
+                raise MXNetError("export_model: %s holds unnamed arrays; expected a dict of "
+                                 "parameters saved by HybridBlock.export or mx.nd.save" % path)
+            params = {}
     return sym, params
 
 
@@ -130,7 +136,7 @@ def export_model(sym, params, in_shapes=None, in_types=np.float32,
     if large_model:
         import os
         onnx.save_model(model, onnx_file_path, save_as_external_data=True,
-                        all_tensors_to_one_file=True,
+                        all_tensors_to_one_file=True, size_threshold=0,
                         location=os.path.basename(onnx_file_path) + ".data")
     else:
         with open(onnx_file_path, "wb") as f:

@@ -281,6 +281,8 @@ def build_graph(sym, params, in_shapes, in_types, opset, dynamic=False,
             result = [result]
         for k, t in enumerate(result):
             tensors[(idx, k)] = t
+            if (idx, k) in info:    # a translation may know an output's dtype better
+                info[(idx, k)] = (info[(idx, k)][0], np.dtype(node.odtype[k]))
 
     outputs = []
     input_names = {i.name for i in inputs} | {i.name for i in b.initializers}

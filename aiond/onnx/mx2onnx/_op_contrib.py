@@ -4,3 +4,66 @@ from __future__ import annotations
 import numpy as np
 
 from ._registry import register
+
+
+def _heads_view(b, n, qkv, which):
+    """(L, B, H*3*D) interleaved projections -> the (B*H, L, D) slice ``which``
+    (0 queries, 1 keys, 2 values)."""
+    L, B, E = n.ishape[0]
+    H = int(n.p["heads"])
+    D = E // (3 * H)
+    x = b.reshape(qkv, [L, B, H, 3, D])
+    x = b.squeeze(b.slice(x, [which], [which + 1], [3]), [3])
+    x = b.add("Transpose", [x], perm=[1, 2, 0, 3])
+    return b.reshape(x, [B * H, L, D]), (L, B, H, D)
+
+
+@register("_contrib_interleaved_matmul_selfatt_qk")
+def selfatt_qk(b, n):
+    q, (_, _, _, D) = _heads_view(b, n, n.x[0], 0)
+    k, _ = _heads_view(b, n, n.x[0], 1)
+    q = b.add("Div", [q, b.scalar(np.sqrt(D), n.idtype[0])])
+    kt = b.add("Transpose", [k], perm=[0, 2, 1])
+    return b.add("MatMul", [q, kt], [n.out()])
+
+
+@register("_contrib_interleaved_matmul_selfatt_valatt")
+def selfatt_valatt(b, n):
+    v, (L, B, H, D) = _heads_view(b, n, n.x[0], 2)
+    o = b.add("MatMul", [n.x[1], v])
+    o = b.add("Transpose", [b.reshape(o, [B, H, L, D])], perm=[2, 0, 1, 3])
+    return b.reshape(o, [L, B, H * D], [n.out()])
+
+
+@register("_contrib_box_decode")
+def box_decode(b, n):
+    p = n.p
+    dt = n.idtype[0]
+    data, anchors = n.x[:2]
+    N = n.ishape[0][1]
+    a = b.slice(b.reshape(b.cast(anchors, dt) if n.idtype[1] != dt else anchors, [-1, 4]),
+                [0], [N], [0])
+    ax, ay, aw, ah = b.split(a, [1, 1, 1, 1], 1)
+    half = b.scalar(0.5, dt)
+    if p.get("format", "center") == "corner":
+        aw = b.add("Sub", [aw, ax])
+        ah = b.add("Sub", [ah, ay])
+        ax = b.add("Add", [ax, b.add("Mul", [aw, half])])
+        ay = b.add("Add", [ay, b.add("Mul", [ah, half])])
+    # anchors (N, 1) rows broadcast against data's (B, N, 1) columns
+    d0, d1, d2, d3 = b.split(data, [1, 1, 1, 1], 2)
+    std = [b.scalar(float(p.get("std%d" % i, 1.0)), dt) for i in range(4)]
+    ox = b.add("Add", [b.add("Mul", [b.add("Mul", [d0, std[0]]), aw]), ax])
+    oy = b.add("Add", [b.add("Mul", [b.add("Mul", [d1, std[1]]), ah]), ay])
+    dw = b.add("Mul", [d2, std[2]])
+    dh = b.add("Mul", [d3, std[3]])
+    clip = float(p.get("clip", -1.0))
+    if clip > 0:
+        c = b.scalar(clip, dt)
+        dw = b.add("Min", [dw, c])
+        dh = b.add("Min", [dh, c])
+    ow = b.add("Mul", [b.add("Mul", [b.add("Exp", [dw]), aw]), half])
+    oh = b.add("Mul", [b.add("Mul", [b.add("Exp", [dh]), ah]), half])
+    parts = [b.add("Sub", [ox, ow]), b.add("Sub", [oy, oh]),
+             b.add("Add", [ox, ow]), b.add("Add", [oy, oh])]
+    return b.add("Concat", parts, [n.out()], axis=2)

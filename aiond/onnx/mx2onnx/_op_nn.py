@@ -319,7 +319,10 @@ def lrn(b, n):
 
 @register("Embedding")
 def embedding(b, n):
+    # MXNet clips out-of-range ids to the first or last row
     idx = b.cast(n.x[0], np.int64)
+    last = int(n.ishape[1][0]) - 1
+    idx = b.add("Clip", [idx, b.scalar(0, np.int64), b.scalar(last, np.int64)])
     return b.add("Gather", [n.x[1], idx], [n.out()], axis=0)
 
 

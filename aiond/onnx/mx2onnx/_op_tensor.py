@@ -327,15 +327,14 @@ def space_to_depth(b, n):
 
 @register("shape_array")
 def shape_array(b, n):
-    s = b.add("Shape", [n.x[0]])
-    return b.cast(s, n.odtype[0], [n.out()]) if n.odtype[0] != np.int64 else \
-        b.add("Identity", [s], [n.out()])
+    n.odtype[0] = np.dtype(np.int64)     # MXNet's shape_array is int64
+    return b.add("Shape", [n.x[0]], [n.out()])
 
 
 @register("size_array")
 def size_array(b, n):
-    s = b.reshape(b.add("Size", [n.x[0]]), [1])
-    return b.cast(s, n.odtype[0], [n.out()])
+    n.odtype[0] = np.dtype(np.int64)
+    return b.reshape(b.add("Size", [n.x[0]]), [1], [n.out()])
 
 
 def _constant(b, n, value):
