@@ -67,3 +67,46 @@ def box_decode(b, n):
     parts = [b.add("Sub", [ox, ow]), b.add("Sub", [oy, oh]),
              b.add("Add", [ox, ow]), b.add("Add", [oy, oh])]
     return b.add("Concat", parts, [n.out()], axis=2)
+
+
+@register("_contrib_box_nms", "_contrib_box_non_maximum_suppression")
+def box_nms(b, n):
+    """ONNX NonMaxSuppression picks the kept boxes; they are gathered back into
+    MXNet's layout: per batch, the kept rows by descending score, then -1 rows.
+    ``topk`` bounds the number of kept boxes (onnxruntime's NMS has no notion
+    of MXNet's "only the topk best candidates")."""
+    p = n.p
+    if p.get("id_index", -1) >= 0 and not p.get("force_suppress"):
+        raise n.unsupported("per-class suppression (id_index >= 0 with force_suppress=False)")
+    if p.get("in_format") != p.get("out_format"):
+        raise n.unsupported("in_format != out_format")
+    shape = n.ishape[0]
+    N, K = shape[-2], shape[-1]
+    B = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    dt = n.idtype[0]
+    data = b.reshape(n.x[0], [B, N, K])
+    if dt != np.float32:
+        data = b.cast(data, np.float32)
+    cs, si = int(p.get("coord_start", 2)), int(p.get("score_index", 1))
+    boxes = b.slice(data, [cs], [cs + 4], [2])
+    scores = b.unsqueeze(b.squeeze(b.slice(data, [si], [si + 1], [2]), [2]), [1])
+    topk = int(p.get("topk", -1))
+    keep = b.add("NonMaxSuppression", [
+        boxes, scores, b.i64([topk if topk > 0 else N]),
+        b.const(np.array([p.get("overlap_thresh", 0.5)], np.float32)),
+        b.const(np.array([p.get("valid_thresh", 0.0)], np.float32))],
+        center_point_box=1 if p.get("in_format") == "center" else 0)
+    batch = b.slice(keep, [0], [1], [1])                       # (S, 1)
+    box = b.slice(keep, [2], [3], [1])
+    rows = b.add("GatherND", [data, b.add("Concat", [batch, box], axis=1)])     # (S, K)
+    # each kept row's slot: how many earlier kept rows share its batch
+    same = b.cast(b.add("Equal", [batch, b.const(np.arange(B, dtype=np.int64).reshape(1, B))]),
+                  np.int64)                                     # (S, B)
+    slot = b.add("Sub", [b.add("CumSum", [same, b.const(np.array(0, np.int64))]), same])
+    slot = b.reduce("ReduceSum", b.add("Mul", [slot, same]), [1], True)       # (S, 1)
+    where = b.add("Concat", [batch, slot], axis=1)
+    fill = b.const(np.full((B, N, K), -1, np.float32))
+    out = b.add("ScatterND", [fill, where, rows])
+    if dt != np.float32:
+        out = b.cast(out, dt)
+    return [b.reshape(out, list(shape), [n.out()])]

@@ -186,6 +186,7 @@ def where(b, n):
     cshape, xshape = n.ishape[0], n.ishape[1]
     if len(cshape) == 1 and len(xshape) > 1:   # one flag per row of x
         cond = b.reshape(cond, [-1] + [1] * (len(xshape) - 1))
+    n.odtype[0] = n.idtype[1]           # MXNet: the result has x's dtype
     return b.add("Where", [b.cast(cond, np.bool_), x, y], [n.out()])
 
 

@@ -323,6 +323,7 @@ def embedding(b, n):
     idx = b.cast(n.x[0], np.int64)
     last = int(n.ishape[1][0]) - 1
     idx = b.add("Clip", [idx, b.scalar(0, np.int64), b.scalar(last, np.int64)])
+    n.odtype[0] = n.idtype[1]       # rows come out in the weight's dtype
     return b.add("Gather", [n.x[1], idx], [n.out()], axis=0)
 
 

@@ -405,6 +405,10 @@ def topk(b, n):
     k = d if k <= 0 else min(k, d)
     vals, idx = _topk_outputs(b, n, x, k, axis, not p.get("is_ascend", False))
     ret = p.get("ret_typ", "indices")
+    # MXNet: values keep the input's dtype, indices take ``dtype``
+    idx_dt = np.dtype(p.get("dtype") or np.float32)
+    n.odtype[:] = {"value": [n.idtype[0]], "indices": [idx_dt], "mask": [n.idtype[0]],
+                   "both": [n.idtype[0], idx_dt]}.get(ret, n.odtype)[:len(n.odtype)]
     if ret == "value":
         return [b.add("Identity", [vals], [n.out()])]
     if ret == "indices":
