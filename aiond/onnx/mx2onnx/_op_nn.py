@@ -410,3 +410,79 @@ def roi_align(b, n):
     elif p.get("aligned"):
         raise n.unsupported("aligned=True below opset 16")
     return b.add("RoiAlign", [n.x[0], boxes, idx], [n.out()], **attrs)
+
+
+# MXNet packs gates i,f,c,o (LSTM) and r,z,n (GRU); ONNX wants i,o,f,c and z,r,h
+_RNN = {"lstm": ("LSTM", 4, [0, 3, 1, 2]), "gru": ("GRU", 3, [1, 0, 2]),
+        "rnn_tanh": ("RNN", 1, [0]), "rnn_relu": ("RNN", 1, [0])}
+
+
+@register("RNN")
+def rnn(b, n):
+    p = n.p
+    mode = p["mode"]
+    if p.get("projection_size") or p.get("use_sequence_length"):
+        raise n.unsupported("projection_size / use_sequence_length")
+    op, G, order = _RNN[mode]
+    H = int(p["state_size"])
+    L = int(p["num_layers"])
+    D = 2 if p.get("bidirectional") else 1
+    T, B, I = n.ishape[0]
+    x, params, h0 = n.x[0], n.x[1], n.x[2]
+    c0 = n.x[3] if mode == "lstm" else None
+    flat = b.reshape(params, [-1])
+    off = 0
+
+    def take(count, shape):
+        nonlocal off
+        t = b.slice(flat, [off], [off + count], [0])
+        off += count
+        return b.reshape(t, shape)
+
+    def reorder(t):
+        if G == 1:
+            return t
+        parts = b.split(t, [H] * G, 0)
+        return b.add("Concat", [parts[i] for i in order], axis=0)
+
+    weights = []
+    for layer in range(L):
+        size_in = I if layer == 0 else H * D
+        weights.append([(reorder(take(G * H * size_in, [G * H, size_in])),
+                         reorder(take(G * H * H, [G * H, H]))) for _ in range(D)])
+    biases = []
+    for layer in range(L):
+        biases.append([(reorder(take(G * H, [G * H])), reorder(take(G * H, [G * H])))
+                       for _ in range(D)])
+    attrs = {"hidden_size": H, "direction": "bidirectional" if D == 2 else "forward"}
+    if mode == "gru":
+        attrs["linear_before_reset"] = 1
+    if mode.startswith("rnn_"):
+        act = "Tanh" if mode == "rnn_tanh" else "Relu"
+        attrs["activations"] = [act] * D
+    seq = x
+    hs, cs = [], []
+    for layer in range(L):
+        W = b.add("Concat", [b.unsqueeze(w, [0]) for w, _ in weights[layer]], axis=0)
+        R = b.add("Concat", [b.unsqueeze(r, [0]) for _, r in weights[layer]], axis=0)
+        Bs = b.add("Concat", [b.unsqueeze(b.add("Concat", [bw, br], axis=0), [0])
+                              for bw, br in biases[layer]], axis=0)
+        hl = b.slice(h0, [layer * D], [(layer + 1) * D], [0])
+        ins = [seq, W, R, Bs, "", hl]
+        if mode == "lstm":
+            ins.append(b.slice(c0, [layer * D], [(layer + 1) * D], [0]))
+        outs = b.add(op, ins, n_out=3 if mode == "lstm" else 2, **attrs)
+        y, yh = outs[0], outs[1]
+        hs.append(yh)
+        if mode == "lstm":
+            cs.append(outs[2])
+        y = b.add("Transpose", [y], perm=[0, 2, 1, 3])          # (T, B, D, H)
+        seq = b.reshape(y, [T, B, D * H])
+    results = [b.add("Identity", [seq], [n.out(0)])]
+    if p.get("state_outputs"):
+        results.append(b.add("Concat", hs, [n.out(1)], axis=0) if L > 1
+                       else b.add("Identity", hs, [n.out(1)]))
+        if mode == "lstm":
+            results.append(b.add("Concat", cs, [n.out(2)], axis=0) if L > 1
+                           else b.add("Identity", cs, [n.out(2)]))
+    return results
