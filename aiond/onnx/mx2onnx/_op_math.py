@@ -68,11 +68,17 @@ for _onnx, _names in _BINARY.items():
 
 
 def _mod(b, n, x, y, dt):
-    """MXNet's mod takes the sign of the divisor (Python's %)."""
+    """MXNet's mod takes the sign of the divisor (Python's %) and gives 0 where
+    the divisor is 0 (integer Mod by 0 would trap in the runtime)."""
+    zero = b.scalar(0, dt)
+    is_zero = b.add("Equal", [y, zero])
+    safe = b.add("Where", [is_zero, b.scalar(1, dt), y])
     if np.issubdtype(dt, np.integer):
-        return b.add("Mod", [x, y], [n.out()], fmod=0)
-    q = b.add("Floor", [b.add("Div", [x, y])])
-    return b.add("Sub", [x, b.add("Mul", [q, y])], [n.out()])
+        r = b.add("Mod", [x, safe], fmod=0)
+    else:
+        q = b.add("Floor", [b.add("Div", [x, safe])])
+        r = b.add("Sub", [x, b.add("Mul", [q, safe])])
+    return b.add("Where", [is_zero, zero, r], [n.out()])
 
 
 @register("broadcast_mod", "_mod", "elemwise_mod")
