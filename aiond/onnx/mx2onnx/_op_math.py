@@ -284,6 +284,11 @@ def _swap_last2(b, x, ndim):
 @register("batch_dot")
 def batch_dot(b, n):
     a, c = n.x[:2]
+    ta, tb = bool(n.p.get("transpose_a")), bool(n.p.get("transpose_b"))
+    if n.idtype[0] == np.float64 and (ta or tb):
+        # onnxruntime fuses Transpose+MatMul into a float32-only kernel
+        eq = "...%s,...%s->...mn" % ("km" if ta else "mk", "nk" if tb else "kn")
+        return b.add("Einsum", [a, c], [n.out()], equation=eq)
     if n.p.get("transpose_a"):
         a = _swap_last2(b, a, len(n.ishape[0]))
     if n.p.get("transpose_b"):
