@@ -24,4 +24,5 @@ def test_avg_window_without_cells_is_zero():
                       pooling_convention="full", count_include_pad=False).asnumpy()
     assert y[0, 0, 0, -1] == 0
     assert not np.isnan(y).any()
-    np.testing.assert_array_equal(y[0, 0, :, :-1], 1)
+    np.testing.assert_array_equal(y[0, 0, :-1, :-1], 1)
+    np.testing.assert_array_equal(y[0, 0, -1, :], 0)
