@@ -268,6 +268,12 @@ def dot(b, n):
     if n.p.get("transpose_b"):
         c, sc = _flip_all(b, c, len(sc)), tuple(reversed(sc))
     if len(sa) <= 2 and len(sc) <= 2:
+        if n.idtype[0] == np.float64 and len(sa) == 2 and len(sc) == 2 and \
+                (n.p.get("transpose_a") or n.p.get("transpose_b")):
+            # onnxruntime fuses Transpose+MatMul into a float32-only kernel
+            return b.add("Einsum", list(n.x[:2]), [n.out()], equation="%s,%s->mn" % (
+                "km" if n.p.get("transpose_a") else "mk",
+                "nk" if n.p.get("transpose_b") else "kn"))
         return b.add("MatMul", [a, c], [n.out()])
     k = sa[-1]
     a2 = b.reshape(a, [-1, k])
@@ -301,6 +307,12 @@ def linalg_gemm2(b, n):
     a, c = n.x[:2]
     if int(n.p.get("axis", -2)) != -2:
         raise n.unsupported("axis=%s" % n.p.get("axis"))
+    ta, tb = bool(n.p.get("transpose_a")), bool(n.p.get("transpose_b"))
+    if n.idtype[0] == np.float64 and (ta or tb):
+        eq = "...%s,...%s->...mn" % ("km" if ta else "mk", "nk" if tb else "kn")
+        m = b.add("Einsum", [a, c], equation=eq)
+        return b.add("Mul", [m, b.scalar(float(n.p.get("alpha", 1.0)), np.float64)],
+                     [n.out()])
     if n.p.get("transpose_a"):
         a = _swap_last2(b, a, len(n.ishape[0]))
     if n.p.get("transpose_b"):
