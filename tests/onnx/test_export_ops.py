@@ -352,3 +352,22 @@ def test_import_aiond_does_not_import_onnx():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def test_float64_transposed_products(tmp_path):
+    a = rng.uniform(-1, 1, (2, 4, 3))
+    c = rng.uniform(-1, 1, (2, 5, 4))
+    s = mx.sym.Group([mx.sym.batch_dot(x, y, transpose_a=True, transpose_b=True),
+                      mx.sym.linalg.gemm2(x, y, transpose_a=True, transpose_b=True, alpha=1.5)])
+    check(tmp_path, s, {"x": a, "y": c}, rtol=1e-10, atol=1e-12)
+    check(tmp_path, mx.sym.dot(x, y, transpose_a=True), {"x": rng.uniform(size=(3, 2)),
+                                                         "y": rng.uniform(size=(3, 4))},
+          rtol=1e-10, atol=1e-12)
+
+
+def test_mod_by_zero_is_zero(tmp_path):
+    a = np.array([[7, -5, 3]], dtype=np.int32)
+    c = np.array([[0, 3, 0]], dtype=np.int32)
+    check(tmp_path, mx.sym.broadcast_mod(x, y), {"x": a, "y": c})
+    check(tmp_path, mx.sym.broadcast_mod(x, y), {"x": a.astype(np.float32),
+                                                  "y": c.astype(np.float32)})
