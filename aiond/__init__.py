@@ -53,6 +53,7 @@ _LAZY.update({n: ("aiond." + n, None) for n in (
     "api", "cython", "symbol_doc", "ndarray_doc", "notebook", "tvmop", "torch", "rtc")})
 _LAZY["mon"] = ("aiond.monitor", None)
 _LAZY["th"] = ("aiond.torch", None)
+_LAZY["onnx"] = ("aiond.onnx", None)
 
 
 def __getattr__(name):

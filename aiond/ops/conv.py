@@ -592,7 +592,12 @@ def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
     L = data.shape[2:]
     o = out.shape[2:]
     k, s, p = kernel, stride, pad
-    fill = -np.inf if pool_type == "max" else 0
+    # MXNet: a max window wholly in the padding gives the dtype's lowest value
+    # (not -inf), an avg window with nothing to count gives 0 (not nan)
+    fill = 0
+    if pool_type == "max":
+        dt = np.dtype(data.dtype)
+        fill = np.finfo(dt).min if dt.kind == "f" else np.iinfo(dt).min
     xpad = _pad(xp, data, _pool_pads(L, k, s, p, o), fill)
     first = True
     for _, v in _offset_views(xpad, k, s, o):
@@ -606,7 +611,8 @@ def Pooling(xp, data, *, out, kernel=(), pool_type="max", global_pool=False,
         else:
             out += v
     if pool_type == "avg":
-        out /= _pool_divisor(xp, L, k, s, p, o, count_include_pad is not False, out.dtype)
+        div = _pool_divisor(xp, L, k, s, p, o, count_include_pad is not False, out.dtype)
+        out /= xp.where(div == 0, 1, div).astype(out.dtype)
     elif pool_type == "lp" and p_value != 1:
         out[...] = _lp_root(xp, out, p_value)
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Run Apache MXNet 1.9.1's own ONNX tests (tests/python-pytest/onnx) against a
+# module: real MXNet (the baseline) or aiond (imported as `mxnet` through the
+# alias package of ../../../shared/peer/stubs, or $PEER_STUBS).
+#
+#   tools/onnx_unittests/run.sh GITDIR PYTHON MODULE OUTDIR [FILE...]
+#
+# GITDIR  a git directory holding apache/mxnet with tag 1.9.1
+# PYTHON  an interpreter with pytest, pytest-timeout, onnx, onnxruntime, numpy<1.24
+#         and MODULE importable (for aiond: PYTHONPATH=<checkout>)
+# MODULE  mxnet | aiond
+# OUTDIR  where the JUnit XML, the logs and summary.tsv go
+# FILE    test file stems (default: test_operators)
+#
+# TEST_IDS_FILE=<file of pytest ids, one a line> runs only those ids of each file
+# (a sample, when the ~11,800 parametrized cases of test_operators take too long).
+#
+# The test files are extracted into a temporary folder for the run and deleted
+# afterwards; nothing of MXNet is committed here.
+set -u
+gitdir=$1; py=$2; module=$3; out=$4; shift 4
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(test_operators)
+here=$(cd "$(dirname "$0")" && pwd)
+stubs=${PEER_STUBS:-$(cd "$here/../../.." && pwd)/shared/peer/stubs}
+[ -d "$stubs/mxnet" ] || stubs=/work/shared/peer/stubs
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+git --git-dir="$gitdir" archive 1.9.1:tests/python-pytest onnx | tar -x -C "$work"
+cd "$work/onnx"
+if [ "$module" = aiond ]; then cp -r "$stubs/mxnet" .; fi
+printf 'file\tpassed\tfailed\terror\tskipped\n' > "$out/summary.tsv"
+for f in "${files[@]}"; do
+  [ -f "$f.py" ] || { echo "no $f.py" >&2; continue; }
+  MXNET_TEST_SEED=${MXNET_TEST_SEED:-1234} timeout ${ONNX_TEST_TIMEOUT:-3600} "$py" -m pytest -q \
+    -p no:cacheprovider --timeout=300 -o junit_family=xunit1 --junitxml="$out/$f.xml" \
+    $(if [ -n "${TEST_IDS_FILE:-}" ]; then grep "^$f.py::" "$TEST_IDS_FILE"; else echo "$f.py"; fi) \
+    > "$out/$f.log" 2>&1
+  "$py" - "$out/$f.xml" "$f" >> "$out/summary.tsv" <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print(f"{sys.argv[2]}\t0\t0\t1\t0"); raise SystemExit
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+p = f = e = s = 0
+for su in suites:
+    for tc in su.iter("testcase"):
+        kids = {c.tag for c in tc}
+        if "skipped" in kids: s += 1
+        elif "failure" in kids: f += 1
+        elif "error" in kids: e += 1
+        else: p += 1
+print(f"{sys.argv[2]}\t{p}\t{f}\t{e}\t{s}")
+PY
+done
+column -t "$out/summary.tsv"
