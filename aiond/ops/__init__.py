@@ -36,7 +36,7 @@ MODULES = (
     "deformable", "proposal", "quantize", "roi",
     "image_tensor",             # _image_to_tensor, flips, resize, crop
     "loss_fused",               # Gluon's softmax cross-entropy as one op
-    "contrib_hawkes", "krprod", "stes",  # issue 31: hawkesll, khatri_rao, *_ste
+    "contrib_hawkes", "krprod", "stes", "crop",  # issue 31: hawkesll, khatri_rao, *_ste
     "optimizer_adamw",          # _adamw_update family, group_adagrad_update
     "control_flow",             # _foreach, _while_loop, _cond: bodies run by symbol
     "contrib_embedding", "scatter",  # SparseEmbedding, _scatter_* ops

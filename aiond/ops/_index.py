@@ -56,6 +56,7 @@ MODULES = (
     "contrib_hawkes",
     "krprod",
     "stes",
+    "crop",
     "optimizer_adamw",
     "control_flow",
     "contrib_embedding",
@@ -133,6 +134,9 @@ DEFINES = {
     ),
     "correlation": (
         "Correlation _backward_Correlation"
+    ),
+    "crop": (
+        "Crop _npi_rnn_param_concat _rnn_param_concat"
     ),
     "ctc": (
         "CTCLoss _contrib_CTCLoss _contrib_ctc_loss ctc_loss"
