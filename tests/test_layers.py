@@ -49,7 +49,7 @@ DECLARED_UPWARD = {
     ('aiond.context', 'aiond.engine.storage'),
     ('aiond.contrib.svrg_optimization.svrg_module', 'aiond'),
     ('aiond.contrib.svrg_optimization.svrg_optimizer', 'aiond'),
-    ('aiond.ndarray.cached_op', 'aiond.gluon._cached_op'),
+    ('aiond.ndarray.cached_op', 'aiond.graph.cached_op'),
     ('aiond.numpy._dispatch', 'aiond.autograd'),
     ('aiond.numpy._front', 'aiond.numpy_op_fallback'),
     ('aiond.ops._np_bwd', 'aiond.ndarray._invoke'),
@@ -66,7 +66,7 @@ DECLARED_UPWARD = {
 
 # Import circles across packages still there: the packages each one joins.
 DECLARED_CIRCLES = [
-    ['_fused', '_grad_plans', 'autograd', 'ndarray', 'numpy', 'numpy_dispatch_protocol',
+    ['_grad_plans', 'autograd', 'graph', 'ndarray', 'numpy', 'numpy_dispatch_protocol',
      'numpy_op_fallback', 'operator', 'ops', 'symbol'],
     ['callback', 'model'],
     ['image', 'io'],
@@ -76,7 +76,6 @@ DECLARED_CIRCLES = [
 # Private names of another package still imported outside INTERNAL
 # (importer module, imported module or module.name).
 DECLARED_PRIVATE = {
-    ('aiond._fused', 'aiond.ndarray.ndarray._copy_into'),
     ('aiond._grad_plans', 'aiond.autograd._Entry'),
     ('aiond._grad_plans', 'aiond.autograd._Leaf'),
     ('aiond._grad_plans', 'aiond.ndarray.ndarray._copy_into'),
@@ -96,18 +95,13 @@ DECLARED_PRIVATE = {
     ('aiond.contrib.svrg_optimization.svrg_module', 'aiond.base._as_list'),
     ('aiond.contrib.svrg_optimization.svrg_module', 'aiond.model._create_kvstore'),
     ('aiond.executor_manager', 'aiond.symbol.executor._reshaped'),
-    ('aiond.gluon._cached_op', 'aiond._fused.FusedGraph'),
-    ('aiond.gluon._cached_op', 'aiond._fused.enabled'),
     ('aiond.gluon._cached_op', 'aiond.symbol.numpy._symbol.SYM'),
-    ('aiond.gluon._init_shapes', 'aiond.symbol._infer.infer'),
-    ('aiond.gluon._init_shapes', 'aiond.symbol._partial.has_unknown_param_shape'),
-    ('aiond.gluon._init_shapes', 'aiond.symbol._partial.known'),
-    ('aiond.gluon.block', 'aiond._fused.live'),
     ('aiond.gluon.block', 'aiond.ndarray._coalesce'),
     ('aiond.gluon.block', 'aiond.numpy.multiarray._as_np'),
     ('aiond.gluon.block', 'aiond.symbol.numpy._Symbol'),
     ('aiond.gluon.trainer', 'aiond.optimizer.optimizer._FUSE_ELEMS'),
     ('aiond.gluon.trainer', 'aiond.optimizer.updater._fused_update'),
+    ('aiond.graph.fused', 'aiond.ndarray.ndarray._copy_into'),
     ('aiond.image.detection', 'aiond.ndarray._internal'),
     ('aiond.image.image', 'aiond.ndarray._internal'),
     ('aiond.io.utils', 'aiond.ndarray.ndarray._cached'),
@@ -125,7 +119,6 @@ DECLARED_PRIVATE = {
     ('aiond.ndarray._indexing', 'aiond.ops.matrix._axis_of'),
     ('aiond.ndarray._indexing', 'aiond.ops.matrix._index_shape'),
     ('aiond.ndarray._namespace', 'aiond.ops._lazy'),
-    ('aiond.ndarray.cached_op', 'aiond.gluon._cached_op.CachedOp'),
     ('aiond.ndarray.ndarray', 'aiond.numpy.multiarray._np_view'),
     ('aiond.ndarray.numpy._internal', 'aiond.numpy._front.npi_function'),
     ('aiond.ndarray.numpy._internal', 'aiond.numpy.multiarray._as_np'),
@@ -164,8 +157,6 @@ DECLARED_PRIVATE = {
     ('aiond.symbol._namespace', 'aiond.ops._rules'),
     ('aiond.symbol._partial', 'aiond.ops._rules'),
     ('aiond.symbol.executor', 'aiond._ctypes_helpers.c_str_array'),
-    ('aiond.symbol.executor', 'aiond._fused.FusedGraph'),
-    ('aiond.symbol.executor', 'aiond._fused.enabled'),
     ('aiond.symbol.executor', 'aiond.ndarray.ndarray._view'),
     ('aiond.symbol.numpy', 'aiond.numpy._front'),
     ('aiond.symbol.numpy._internal', 'aiond.numpy._front.npi_function'),
@@ -229,7 +220,8 @@ def _imports(mods):
             elif (isinstance(stmt, ast.Call) and stmt.args
                   and isinstance(stmt.args[0], ast.Constant) and isinstance(stmt.args[0].value, str)
                   and stmt.args[0].value.startswith(PKG + ".")
-                  and getattr(stmt.func, "attr", getattr(stmt.func, "id", None)) == "import_module"):
+                  and getattr(stmt.func, "attr", getattr(stmt.func, "id", None))
+                  == "import_module"):
                 out.append((name, stmt.args[0].value, None, True))
     return out
 

@@ -27,7 +27,8 @@ from ..util import is_np_array as _is_np_array
 from ..util import is_np_shape as _is_np_shape
 from ..ndarray import _coalesce
 from ..ndarray._plan import placeholder as _placeholder
-from .._fused import live as _live
+from ..graph.fused import live as _live
+from ..graph.program import renamed as _renamed
 from ..base import MXNetError
 from ..ndarray import NDArray
 from . import _cached_op
@@ -187,14 +188,14 @@ def _fast_record(blk, fmt, cargs, ctx):
         return None
     pos = [k for k, (is_arg, _) in enumerate(blk._cached_op_args) if is_arg]
     cop = blk._cached_op
-    graph = cop._fused
-    if len(pos) != 1 or graph is None or not cop._fusable(cargs):
+    graph = cop.fused
+    if len(pos) != 1 or graph is None or not cop.fusable(cargs):
         return None
     need = tuple(a._ag is not None and _live(a._ag) is not None for a in cargs)
     if need[pos[0]] or not any(need):
         return None
     training = _autograd._state.training
-    comp = graph._compiled(cargs, ctx, training, need)
+    comp = graph.compiled(cargs, ctx, training, need)
     if comp is False:
         return None
     f = _FastRecord()
@@ -226,7 +227,7 @@ def _fast_call(blk, fmt, cargs, ctx):
 
 def _batch_compiler(blk, cargs, pos, ctx):
     """shape -> the block's inference plan for input ``pos`` of that shape."""
-    fused = blk._cached_op._fused
+    fused = blk._cached_op.fused
     x = cargs[pos]
     others = list(cargs)
     training = _autograd._state.training
@@ -235,7 +236,7 @@ def _batch_compiler(blk, cargs, pos, ctx):
         args = list(others)
         args[pos] = _placeholder(shape, x._dtype, ctx)
         try:
-            return fused._compile(args, ctx, training, ()).fwd
+            return fused.forward_plan(args, ctx, training)
         except Exception:  # noqa: BLE001 - the graph cannot take this batch: unbatched
             return None
     return compile
@@ -368,10 +369,6 @@ def _merger(args, fmt):
         res, args = _merger(args, i)
         ret.append(res)
     return ret, args
-
-
-def _renamed(e, msg):
-    return _cached_op._renamed(e, msg)
 
 
 class Block(object):
