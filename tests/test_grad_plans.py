@@ -1,11 +1,12 @@
-"""Imperative backward with gradient rules replayed as plans (_grad_plans.py):
+"""Imperative backward with gradient rules replayed as plans (aiond/autograd/_plans.py):
 the values of the op-by-op rules, one op per node, gradients computed in
 the leaves' buffers when nothing else adds to them."""
 import numpy as np
 import pytest
 
 import aiond as mx
-from aiond import _grad_plans, autograd, nd
+from aiond import autograd, nd
+from aiond.autograd import _plans as _grad_plans
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ LAYERS = [
     # the array front ends: mx.nd, mx.np, mx.npx and what needs only arrays
     ("ndarray", {"ndarray", "numpy", "numpy_extension", "numpy_dispatch_protocol",
                  "numpy_op_signature", "random", "rtc", "monitor"}),
-    ("autograd", {"autograd", "_grad_plans"}),
-    ("graph", {"graph", "_fused"}),
+    ("autograd", {"autograd"}),
+    ("graph", {"graph"}),
     ("symbol", {"symbol", "executor", "visualization", "operator", "numpy_op_fallback"}),
     ("gluon/kvstore/module", {"gluon", "kvstore", "module", "optimizer", "initializer", "metric",
                               "io", "image", "recordio", "model", "callback", "rnn",
@@ -66,8 +66,8 @@ DECLARED_UPWARD = {
 
 # Import circles across packages still there: the packages each one joins.
 DECLARED_CIRCLES = [
-    ['_grad_plans', 'autograd', 'graph', 'ndarray', 'numpy', 'numpy_dispatch_protocol',
-     'numpy_op_fallback', 'operator', 'ops', 'symbol'],
+    ['autograd', 'graph', 'ndarray', 'numpy', 'numpy_dispatch_protocol', 'numpy_op_fallback',
+     'operator', 'ops', 'symbol'],
     ['callback', 'model'],
     ['image', 'io'],
     ['initializer', 'rnn'],
@@ -76,16 +76,14 @@ DECLARED_CIRCLES = [
 # Private names of another package still imported outside INTERNAL
 # (importer module, imported module or module.name).
 DECLARED_PRIVATE = {
-    ('aiond._grad_plans', 'aiond.autograd._Entry'),
-    ('aiond._grad_plans', 'aiond.autograd._Leaf'),
-    ('aiond._grad_plans', 'aiond.ndarray.ndarray._copy_into'),
     ('aiond.autograd', 'aiond._ctypes_helpers.MXCallbackList'),
     ('aiond.autograd', 'aiond._ctypes_helpers.c_array'),
     ('aiond.autograd', 'aiond._ctypes_helpers.c_array_buf'),
     ('aiond.autograd', 'aiond._ctypes_helpers.c_handle_array'),
-    ('aiond.autograd', 'aiond._grad_plans'),
-    ('aiond.autograd', 'aiond.ndarray.ndarray._view'),
     ('aiond.autograd', 'aiond.symbol._autograd.tape_to_symbol'),
+    ('aiond.autograd._backward', 'aiond.ndarray.ndarray._view'),
+    ('aiond.autograd._tape', 'aiond.ndarray.ndarray._view'),
+    ('aiond.autograd._walk', 'aiond.ndarray.ndarray._copy_into'),
     ('aiond.context', 'aiond._extras.install_hint'),
     ('aiond.contrib._quantize_graph', 'aiond.symbol.symbol._Node'),
     ('aiond.contrib._quantize_graph', 'aiond.symbol.symbol._copy_graph'),

@@ -23,6 +23,7 @@ As in MXNet, the backward of a fused call is not differentiable again
 from __future__ import annotations
 
 from .. import autograd as _ag
+from ..autograd import _tape
 from ..base import MXNetError
 from ..util import is_np_shape
 from ..ndarray import _plan
@@ -57,8 +58,8 @@ class FusedGraph:
             c = a._st.ctx
             if c is not ctx and c != ctx:
                 self._wrong_context(args, ctx)
-        recording = _ag._state.recording
-        training = _ag._state.training
+        recording = _tape.state.recording
+        training = _tape.state.training
         need = ()
         if recording:
             need = tuple(_live(a._ag) is not None for a in args)
@@ -77,12 +78,8 @@ class FusedGraph:
             return outs
         heads = outs[:comp.nheads]
         saved = outs[comp.nheads:]
-        edges = [_live(a._ag) for a in args]
-        node = _ag._Node(None, None, [_ag._alias(x) for x in args],
-                         [_ag._alias(y) for y in heads], edges,
-                         fn=_Backward(self, comp, saved, ctx))
-        for i, y in enumerate(heads):
-            y._ag = _ag._Entry(node, i)
+        _tape.attach(args, heads, [_live(a._ag) for a in args],
+                     _Backward(self, comp, saved, ctx))
         return heads
 
     def inference_plan(self, args, ctx):
@@ -92,7 +89,7 @@ class FusedGraph:
             c = a._st.ctx
             if a._sparse or (c is not ctx and c != ctx):
                 return None
-        comp = self.compiled(args, ctx, _ag._state.training, ())
+        comp = self.compiled(args, ctx, _tape.state.training, ())
         return None if comp is False else comp.fwd
 
     def forward_plan(self, args, ctx, training):
@@ -153,7 +150,7 @@ class FusedGraph:
                              len(outs), (), None)
         for p, n in zip(ph, need):
             if n:
-                p._ag = _ag._Leaf(None, "write")
+                p._ag = _tape.Leaf(None, "write")
         with _ag.record(train_mode=training):
             outs, fmembers, finline = _plan.trace(self.fn, ph, ctx)
         outs = list(outs)
@@ -165,7 +162,7 @@ class FusedGraph:
         variables = [p for p, n in zip(ph, need) if n]
 
         def bwd():
-            return _ag._run_backward(outs, ograds, variables, True, False, training)
+            return _ag.grad(outs, variables, ograds, retain_graph=True, train_mode=training)
         grads, bmembers, binline = _plan.trace(bwd)
         made_fwd = {}
         for m in fmembers:
@@ -196,14 +193,7 @@ class FusedGraph:
         return _Compiled(fwd, bwd_plan, len(outs), need, meta, unread)
 
 
-def _live(ag):
-    # an array whose graph a backward freed is a constant again
-    if isinstance(ag, _ag._Entry) and ag.node.freed:
-        return None
-    return ag
-
-
-live = _live
+_live = live = _tape.live
 
 
 class _Backward:
@@ -216,7 +206,7 @@ class _Backward:
 
     def _backward_entry(self, ograds, inputs, targets=None):
         comp = self.comp
-        if _ag._state.recording:
+        if _tape.state.recording:
             raise MXNetError(
                 "%s: the backward of a hybridized graph cannot be differentiated again "
                 "(create_graph=True), as in MXNet; call the block without hybridize() "

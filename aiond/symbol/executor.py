@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import autograd
 from .. import engine as _engine
+from ..autograd import _tape
 from ..graph.program import Program
 from ..base import MXNetError
 from ..context import Context
@@ -637,12 +638,12 @@ class Executor:
         without walking it. None unless every output is a head of that one
         live node and nothing records (then the tape walk decides)."""
         outs = self.outputs
-        if len(heads) != len(outs) or autograd._state.recording:
+        if len(heads) != len(outs) or _tape.state.recording:
             return None
         node = None
         for i, (h, o) in enumerate(zip(heads, outs)):
             ag = h._ag
-            if h is not o or type(ag) is not autograd._Entry or ag.index != i:
+            if h is not o or type(ag) is not _tape.Entry or ag.index != i:
                 return None
             if node is None:
                 node = ag.node
@@ -654,7 +655,7 @@ class Executor:
         edges = node.edges
         tg = [None] * len(edges)
         for i, t in zip(self._grad_idx, targets):
-            if type(edges[i]) is not autograd._Leaf:
+            if type(edges[i]) is not _tape.Leaf:
                 return None
             tg[i] = t
         ograds = []
@@ -662,7 +663,7 @@ class Executor:
             if g is None:
                 # an output whose head gradient no rule reads (a loss output)
                 # needs none made
-                g = o if fn.ignores_ograd(i) else _nd.ones_like(autograd._alias(o))
+                g = o if fn.ignores_ograd(i) else _nd.ones_like(_tape.alias(o))
             elif g._sparse:
                 return None
             ograds.append(g)
