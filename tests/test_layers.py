@@ -34,7 +34,7 @@ LAYERS = [
     ("graph", {"graph"}),
     ("symbol", {"symbol", "executor", "visualization", "operator", "numpy_op_fallback"}),
     ("gluon/kvstore/module", {"gluon", "kvstore", "module", "optimizer", "initializer", "metric",
-                              "io", "image", "recordio", "model", "callback", "rnn",
+                              "io", "image", "recordio", "model", "callback", "checkpoint", "rnn",
                               "executor_manager", "contrib", "test_utils"}),
     ("serve", {"serve", "launch", "mxnet_alias", PKG}),
 ]
@@ -53,9 +53,6 @@ DECLARED_UPWARD = {
     ('aiond.numpy._dispatch', 'aiond.autograd'),
     ('aiond.numpy._front', 'aiond.numpy_op_fallback'),
     ('aiond.ops._np_bwd', 'aiond.ndarray._invoke'),
-    ('aiond.ops.indexing', 'aiond.ndarray._invoke'),
-    ('aiond.ops.indexing', 'aiond.ndarray.ndarray'),
-    ('aiond.ops.nn', 'aiond.autograd'),
     ('aiond.ops.np_sorting', 'aiond.numpy.multiarray'),
     ('aiond.test_utils._compare', 'aiond'),
     ('aiond.test_utils._data', 'aiond'),
@@ -67,8 +64,7 @@ DECLARED_UPWARD = {
 # Import circles across packages still there: the packages each one joins.
 DECLARED_CIRCLES = [
     ['autograd', 'graph', 'ndarray', 'numpy', 'numpy_dispatch_protocol', 'numpy_op_fallback',
-     'operator', 'ops', 'symbol'],
-    ['callback', 'model'],
+     'operator', 'symbol'],
     ['image', 'io'],
     ['initializer', 'rnn'],
 ]
@@ -94,9 +90,10 @@ DECLARED_PRIVATE = {
     ('aiond.contrib.svrg_optimization.svrg_module', 'aiond.model._create_kvstore'),
     ('aiond.executor_manager', 'aiond.symbol.executor._reshaped'),
     ('aiond.gluon._cached_op', 'aiond.symbol.numpy._symbol.SYM'),
-    ('aiond.gluon.block', 'aiond.ndarray._coalesce'),
-    ('aiond.gluon.block', 'aiond.numpy.multiarray._as_np'),
-    ('aiond.gluon.block', 'aiond.symbol.numpy._Symbol'),
+    ('aiond.gluon._fast', 'aiond.ndarray._coalesce'),
+    ('aiond.gluon._formats', 'aiond.numpy.multiarray._as_np'),
+    ('aiond.gluon._formats', 'aiond.symbol.numpy._Symbol'),
+    ('aiond.gluon.symbol_block', 'aiond.symbol.numpy._Symbol'),
     ('aiond.gluon.trainer', 'aiond.optimizer.optimizer._FUSE_ELEMS'),
     ('aiond.gluon.trainer', 'aiond.optimizer.updater._fused_update'),
     ('aiond.graph.fused', 'aiond.ndarray.ndarray._copy_into'),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import engine as _engine_mod
 from ..engine.scheduler import _tls as _sched_tls
-from ..ndarray._plan import Plan, TraceError, enabled, placeholder, trace
+from ..ndarray._plan import Plan, PlanCache, TraceError, enabled, placeholder, trace
 from ..util import is_np_shape
 from ._tape import Entry, Leaf, set_recording_flag, state
 from ._walk import apply_rule, key_of, walk, write_grad
@@ -28,16 +28,23 @@ _engine = _engine_mod.get()
 __all__ = ["rule_via_plan"]
 
 _MAX = 4096
-_plans = {}
+_MAX_RULE_BYTES = 256 << 20     # workspaces the cached rule plans may keep, together
+
+
+def _entry_bytes(entry):
+    return entry[0].workspace_bytes
+
+
+_plans = PlanCache(_MAX, _MAX_RULE_BYTES, _entry_bytes)
 _enabled = [enabled()]      # read once (per process), as MXNet reads its variables
 
 
 def refresh():
     """Read ``AIOND_FUSE_GRAPHS`` again and forget the cached plans."""
     _enabled[0] = enabled()
+    _tapes.max_bytes = _MAX_TAPE_BYTES
     _plans.clear()
     _tapes.clear()
-    _tape_bytes[0] = 0
 
 
 def _key(node, ins, outs, ograds, need, training, ctx):
@@ -75,9 +82,7 @@ def rule_via_plan(F, node, ograds, need, training, targets=None):
     entry = _plans.get(key)
     if entry is None:
         entry = _build(F, node, ins, outs, ograds, need, ctx)
-        if len(_plans) >= _MAX:
-            _plans.clear()
-        _plans[key] = entry
+        _plans.put(key, entry)
     if entry is False:
         return None
     plan, mask = entry
@@ -135,8 +140,8 @@ def _build(F, node, ins, outs, ograds, need, ctx):
 
 _MAX_TAPES = 256
 _MAX_TAPE_BYTES = 512 << 20     # workspaces the cached tape plans may keep, together
-_tapes = {}
-_tape_bytes = [0]
+# (variable-length loops make a tape per length)
+_tapes = PlanCache(_MAX_TAPES, _MAX_TAPE_BYTES, _entry_bytes)
 
 
 class _NoPlan(Exception):
@@ -246,7 +251,7 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
         return False        # device plans fail as a whole: keep per-node errors there
     if entry is None:
         entry = _build_tape(F, heads, head_grads, order, wiring, ctx, training)
-        _cache_tape(key, entry)
+        _tapes.put(key, entry)
     if entry is False:
         return False
     plan, written, added = entry
@@ -269,19 +274,6 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
             if n.fn is not None:
                 n.fn.release()      # a hybridized graph's saved intermediates
     return True
-
-
-def _cache_tape(key, entry):
-    """Keep ``entry``, evicting the oldest tapes past the count or the bytes
-    their workspaces may hold (variable-length loops make a tape per length)."""
-    nbytes = entry[0].workspace_bytes if entry else 0
-    while _tapes and (len(_tapes) >= _MAX_TAPES
-                      or _tape_bytes[0] + nbytes > _MAX_TAPE_BYTES):
-        old = _tapes.pop(next(iter(_tapes)))
-        if old:
-            _tape_bytes[0] -= old[0].workspace_bytes
-    _tapes[key] = entry
-    _tape_bytes[0] += nbytes
 
 
 def _build_tape(F, heads, head_grads, order, wiring, ctx, training):

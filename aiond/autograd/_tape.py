@@ -16,6 +16,7 @@ import threading
 from ..base import MXNetError
 from ..ndarray import NDArray, _invoke
 from ..ndarray.ndarray import _view
+from ..ops import registry as _registry
 
 __all__ = ["State", "state", "set_recording_flag", "Leaf", "Node", "Entry", "alias", "attach",
            "live", "GRAD_REQS"]
@@ -147,6 +148,7 @@ def _record(op, inputs, attrs, outs):
 
 
 _invoke.hooks.is_training = is_training
+_registry.hooks.is_training = is_training      # shape rules that depend on the mode
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):

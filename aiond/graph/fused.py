@@ -27,9 +27,16 @@ from ..autograd import _tape
 from ..base import MXNetError
 from ..util import is_np_shape
 from ..ndarray import _plan
-from ..ndarray._plan import Plan, TraceError, enabled, handle, placeholder
+from ..ndarray._plan import Plan, PlanCache, TraceError, enabled, handle, placeholder
 
 __all__ = ["FusedGraph", "enabled", "live"]
+
+
+MAX_GRAPH_BYTES = 1 << 30      # workspaces one graph's cached plans may keep, together
+
+
+def _compiled_bytes(comp):
+    return comp.fwd.workspace_bytes + (comp.bwd.workspace_bytes if comp.bwd is not None else 0)
 
 
 class _Compiled:
@@ -47,8 +54,9 @@ class FusedGraph:
     def __init__(self, fn, name="graph", max_signatures=16, input_names=None):
         self.fn = fn
         self.name = name
-        self.cache = {}
-        self.max_signatures = max_signatures
+        # per input signature: its plans (False: op by op); each kept plan
+        # may hold its workspaces, so the bytes are bounded as well
+        self.cache = PlanCache(max_signatures, MAX_GRAPH_BYTES, _compiled_bytes)
         self.input_names = input_names      # for errors: what each of ``args`` is
 
     def __call__(self, args, ctx):
@@ -129,13 +137,11 @@ class FusedGraph:
         comp = self.cache.get(key)
         if comp is not None:
             return comp
-        if len(self.cache) >= self.max_signatures:
-            self.cache.pop(next(iter(self.cache)))
         try:
             comp = self.compile(args, ctx, training, need)
         except TraceError:
             comp = False
-        self.cache[key] = comp
+        self.cache.put(key, comp)
         return comp
 
     def compile(self, args, ctx, training, need):
