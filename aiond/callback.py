@@ -34,7 +34,7 @@ def do_checkpoint(prefix, period=1):
 
     def _callback(iter_no, sym, arg, aux):
         if (iter_no + 1) % period == 0:
-            from .model import save_checkpoint  # aiond.model imports lazily
+            from .checkpoint import save_checkpoint
             save_checkpoint(prefix, iter_no + 1, sym, arg, aux)
     return _callback
 

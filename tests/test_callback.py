@@ -122,10 +122,11 @@ def test_log_validation_metrics(logs):
 
 
 def test_do_checkpoint_calls_model_save_checkpoint(monkeypatch):
+    # mx.model.save_checkpoint is aiond.checkpoint's (callback.py imports it there)
     calls = []
-    fake = types.ModuleType('aiond.model')
+    fake = types.ModuleType('aiond.checkpoint')
     fake.save_checkpoint = lambda *a: calls.append(a)
-    monkeypatch.setitem(sys.modules, 'aiond.model', fake)
+    monkeypatch.setitem(sys.modules, 'aiond.checkpoint', fake)
     cb = callback.do_checkpoint('/tmp/prefix', period=2)
     for epoch in range(5):
         cb(epoch, 'sym', {'w': 1}, {'a': 2})

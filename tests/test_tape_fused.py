@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import aiond as mx
-from aiond import _grad_plans, autograd, gluon, nd
+from aiond import autograd, gluon, nd
+from aiond.autograd import _plans as _grad_plans
 from aiond.base import MXNetError
 
 

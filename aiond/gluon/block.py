@@ -5,12 +5,12 @@ assignment) and names them with MXNet's prefix scheme (``dense0_weight``).
 A HybridBlock runs ``hybrid_forward(F, x, ..., **params)`` with ``F =
 mx.nd`` until ``hybridize()``; then its first call traces it once with
 ``F = mx.sym`` and later calls replay the cached graph
-(``_cached_op.CachedOp``). ``export`` writes MXNet's ``-symbol.json`` and
-``-0000.params``; ``SymbolBlock.imports`` loads them (MXNet's or aiond's).
+(``graph/cached_op.CachedOp``; its short call paths are in ``_fast.py``).
+``export`` writes MXNet's ``-symbol.json`` and ``-0000.params``;
+``SymbolBlock.imports`` (``symbol_block.py``) loads them (MXNet's or aiond's).
 """
 from __future__ import annotations
 
-import copy
 import json
 import re
 import threading
@@ -24,13 +24,12 @@ from .. import engine as _engine
 from .. import initializer, ndarray
 from .. import name as _name
 from ..util import is_np_array as _is_np_array
-from ..util import is_np_shape as _is_np_shape
-from ..ndarray import _coalesce
-from ..ndarray._plan import placeholder as _placeholder
-from .._fused import live as _live
+from ..graph.program import renamed as _renamed
 from ..base import MXNetError
 from ..ndarray import NDArray
 from . import _cached_op
+from ._fast import _fast_call, _fast_record
+from ._formats import _flatten, _is_symbol, _np_outs, _np_symbols, _np_views, _regroup
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 from .utils import HookHandle, _brief_print_list, _indent
 
@@ -45,200 +44,6 @@ def _symbol():
 
 
 _BUILD_LOCK = threading.RLock()
-
-
-def _is_symbol(x):
-    from ..symbol import Symbol
-    return isinstance(x, Symbol)
-
-
-class _Repeat:
-    """What a hybridized block's short call paths check before repeating
-    its last call on one NDArray: the same cached graph, input shape, dtype
-    and context, recording state, training mode, NumPy-shape semantics and
-    parameter arrays."""
-    __slots__ = ("cop", "shape", "dtype", "ctx", "training", "np_shape", "params", "args",
-                 "pos", "single")
-
-    def _fill(self, blk, cargs, pos, training):
-        x = cargs[pos]
-        self.cop, self.pos = blk._cached_op, pos
-        self.shape, self.dtype, self.ctx = x._shape, x._dtype, x._st.ctx
-        self.training, self.np_shape = training, _is_np_shape()
-        self.params = [(i, i._data) for is_arg, i in blk._cached_op_args if not is_arg]
-        self.args = [None if is_arg else a for (is_arg, _), a in zip(blk._cached_op_args, cargs)]
-        self.single = blk._out_format == 0
-
-    def _args(self, blk, x, recording):
-        """The call's arguments with ``x`` in place, or None if anything changed."""
-        st = x._st
-        c = st.ctx
-        if (blk._cached_op is not self.cop or x._shape != self.shape
-                or (c is not self.ctx and c != self.ctx) or x._dtype != self.dtype or x._sparse):
-            return None
-        ag = _autograd._state
-        if (ag.recording is not recording or ag.training != self.training
-                or _is_np_shape() != self.np_shape):
-            return None
-        for p, data in self.params:
-            # parameters swap their arrays whole (initialize, reset_ctx, cast)
-            if p._data is not data:
-                return None
-        args = list(self.args)
-        args[self.pos] = x
-        return args
-
-
-class _FastCall(_Repeat):
-    """A hybridized block's call on one NDArray, not recording, as its last
-    such call ran: the checks that choose the cached graph's plan, without
-    the general path's walk (flatten, formats, parameter lookups, signature
-    keys). A server calls its model this way once per request, on the loop.
-    ``None`` from a call: something changed, take the general path."""
-    __slots__ = ("plan", "co")
-
-    def __call__(self, blk, x):
-        args = self._args(blk, x, False)
-        if args is None:
-            return None
-        outs = None
-        if self.co is not None:
-            # a coroutine's call joins the same call waiting in the queue
-            outs = self.co.call(args, self.ctx)
-        if outs is None:
-            outs = self.plan.push(args, self.ctx)
-        if blk._np_out:
-            outs = _np_outs(outs)
-        return outs[0] if self.single else _regroup(outs, blk._out_format)
-
-
-class _FastRecord(_Repeat):
-    """A hybridized block's recorded call on one NDArray that needs no
-    gradient itself (a training step's batch), as its last such call ran:
-    the recording plans and tape node of ``FusedGraph``, without the general
-    path's walk. ``None`` from a call: something changed, take that path."""
-    __slots__ = ("graph", "comp")
-
-    def __call__(self, blk, x):
-        args = self._args(blk, x, True)
-        if args is None:
-            return None
-        # which inputs need gradients picks the plans (the batch's own, or a
-        # parameter's): the same as compiled
-        for a, n in zip(args, self.comp.need):
-            if (a._ag is not None and _live(a._ag) is not None) is not n:
-                return None
-        outs = self.graph.run(self.comp, args, self.ctx)
-        if blk._np_out:
-            outs = _np_outs(outs)
-        return outs[0] if self.single else _regroup(outs, blk._out_format)
-
-
-def _np_symbols(outs):
-    """Whether a traced graph's outputs are NumPy-semantics symbols (then its
-    calls return mx.np.ndarrays); a mix of both kinds is refused, as in MXNet."""
-    from ..symbol.numpy import _Symbol
-    kinds = {isinstance(o, _Symbol) for o in outs if o is not None}
-    if len(kinds) > 1:
-        raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol "
-                        "(mx.sym.np._Symbol) in outputs: convert them to one kind, with "
-                        "as_np_ndarray() or as_nd_ndarray() on each")
-    return kinds == {True}
-
-
-def _np_outs(outs):
-    """A graph traced under NumPy semantics returns ``mx.np.ndarray``s."""
-    from ..numpy.multiarray import _as_np
-    return [_as_np(o) if isinstance(o, NDArray) else o for o in outs]
-
-
-def _np_views(out):
-    """Under NumPy semantics a block's results are ``mx.np.ndarray``s (MXNet's
-    layers compute with ``F.npx``): legacy results become np views (same
-    buffer and autograd link). Results of both kinds at once are refused, as
-    MXNet refuses them (a block that means to return legacy arrays returns
-    only those)."""
-    _check_one_kind(out)
-    return _to_np_views(out)
-
-
-def _check_one_kind(out):
-    from ..numpy.multiarray import ndarray as _np_ndarray
-    flat = [o for o in (out if isinstance(out, (list, tuple)) else [out])
-            if isinstance(o, NDArray)]
-    if len({isinstance(o, _np_ndarray) for o in flat}) > 1:
-        raise TypeError("Block's output ndarrays must be all of type `mxnet.numpy.ndarray` "
-                        "or all legacy `mxnet.ndarray.NDArray`, got both: convert them with "
-                        "as_np_ndarray() or as_nd_ndarray()")
-
-
-def _to_np_views(out):
-    if isinstance(out, NDArray):
-        from ..numpy.multiarray import ndarray as _np_ndarray
-        return out if isinstance(out, _np_ndarray) else out.as_np_ndarray()
-    if isinstance(out, (list, tuple)):
-        return type(out)(_to_np_views(o) for o in out)
-    return out
-
-
-def _fast_record(blk, fmt, cargs, ctx):
-    """The _FastRecord repeating a recorded call that pushed ``cargs``, or None."""
-    if fmt != [0] or blk._in_format != [0] or blk._shape_dependent:
-        return None
-    pos = [k for k, (is_arg, _) in enumerate(blk._cached_op_args) if is_arg]
-    cop = blk._cached_op
-    graph = cop._fused
-    if len(pos) != 1 or graph is None or not cop._fusable(cargs):
-        return None
-    need = tuple(a._ag is not None and _live(a._ag) is not None for a in cargs)
-    if need[pos[0]] or not any(need):
-        return None
-    training = _autograd._state.training
-    comp = graph._compiled(cargs, ctx, training, need)
-    if comp is False:
-        return None
-    f = _FastRecord()
-    f._fill(blk, cargs, pos[0], training)
-    f.graph, f.comp = graph, comp
-    return f
-
-
-def _fast_call(blk, fmt, cargs, ctx):
-    """The _FastCall repeating a call that pushed ``cargs``, or None."""
-    if fmt != [0] or blk._in_format != [0] or blk._shape_dependent:
-        return None
-    pos = [k for k, (is_arg, _) in enumerate(blk._cached_op_args) if is_arg]
-    if len(pos) != 1:
-        return None
-    plan = blk._cached_op.inference_plan(cargs, ctx)
-    if plan is None:
-        return None
-    f = _FastCall()
-    f._fill(blk, cargs, pos[0], _autograd._state.training)
-    f.plan = plan
-    f.co = None
-    if _coalesce.enabled() and blk._coalesce_ok and not f.training and \
-            f.ctx.device_typeid != 2 and \
-            _coalesce.rowwise(plan, f.pos):
-        f.co = _coalesce.Coalescer(plan, f.pos, f.ctx, _batch_compiler(blk, cargs, f.pos, ctx))
-    return f
-
-
-def _batch_compiler(blk, cargs, pos, ctx):
-    """shape -> the block's inference plan for input ``pos`` of that shape."""
-    fused = blk._cached_op._fused
-    x = cargs[pos]
-    others = list(cargs)
-    training = _autograd._state.training
-
-    def compile(shape):
-        args = list(others)
-        args[pos] = _placeholder(shape, x._dtype, ctx)
-        try:
-            return fused._compile(args, ctx, training, ()).fwd
-        except Exception:  # noqa: BLE001 - the graph cannot take this batch: unbatched
-            return None
-    return compile
 
 
 class _BlockScope(object):
@@ -314,66 +119,6 @@ def _gather_type_ctx_info(args):
     return False, False, set(), None
 
 
-def _flatten(args, inout_str):
-    """A flat list of NDArrays/Symbols and the format to rebuild the nesting."""
-    if isinstance(args, NDArray):
-        return [args], int(0)
-    if _is_symbol(args):
-        length = len(args.list_outputs())
-        length = length if length > 1 else 0
-        return [args], int(length)
-    if args is None:
-        return [None], int(-1)
-    if not isinstance(args, (list, tuple)):
-        raise ValueError("When hybridized, the input of HybridBlock {}"
-                         " must be (nested) list of Symbol"
-                         " or NDArray, "
-                         "but got {} of type {}".format(inout_str, str(args), str(type(args))))
-    flat = []
-    fmts = []
-    for i in args:
-        arg, fmt = _flatten(i, inout_str)
-        flat.extend(arg)
-        fmts.append(fmt)
-    return flat, fmts
-
-
-def _regroup(args, fmt):
-    """Rebuild the nested structure ``fmt`` from the flat ``args``."""
-    return _merger(args, fmt)[0]
-
-
-def _merger(args, fmt):
-    # a module function, not a closure: a recursive closure refers to itself
-    # (a reference cycle at every call of a hybridized block)
-    if isinstance(fmt, int):
-        if fmt < -1:
-            raise ValueError("Unsupported encoded format {}.".format(fmt))
-        if fmt == 0:
-            return args[0], args[1:]
-        if fmt == -1:
-            if args[0] is not None:
-                raise ValueError("We do not support passing types that are not None"
-                                 " when the initial HybridBlock has received NoneType and"
-                                 " has been hybridized."
-                                 " Received arg = {}, fmt = {}.".format(args[0], fmt))
-            return None, args[1:]
-        return args[:fmt], args[fmt:]
-    if not isinstance(args, (list, tuple)):
-        raise ValueError("When hybridized, the output of HybridBlock must be (nested)"
-                         " list of Symbol or NDArray, "
-                         "but got {} of type {}".format(args, type(args)))
-    ret = []
-    for i in fmt:
-        res, args = _merger(args, i)
-        ret.append(res)
-    return ret, args
-
-
-def _renamed(e, msg):
-    return _cached_op._renamed(e, msg)
-
-
 class Block(object):
     """Base class for all neural network layers and models.
 
@@ -392,6 +137,7 @@ class Block(object):
                 x = F.relu(self.dense0(x))
                 return F.relu(self.dense1(x))
     """
+    _active = False     # whether calls run a cached graph (HybridBlock.hybridize sets it)
 
     def __init__(self, prefix=None, params=None):
         self._empty_prefix = prefix == ""
@@ -728,7 +474,7 @@ class Block(object):
             return shape_str.replace("L", "")
 
         def _register_summary_hook(block):
-            assert not isinstance(block, HybridBlock) or not block._active, \
+            assert not block._active, \
                 '"{}" must not be hybridized to print summary.'.format(block.name)
 
             def _summary_hook(block, _, outputs):
@@ -1168,179 +914,5 @@ class HybridBlock(Block):
         raise NotImplementedError
 
 
-def _common_prefix(names):
-    """The common prefix of all names."""
-    if not names:
-        return ""
-    prefix = names[0]
-    for name in names:
-        i = 0
-        while i < len(prefix) and i < len(name) and prefix[i] == name[i]:
-            i += 1
-        prefix = prefix[:i]
-    return prefix
-
-
-class SymbolBlock(HybridBlock):
-    """A Block running a Symbol graph (e.g. a model exported by MXNet or by
-    ``HybridBlock.export``): ``outputs`` are the Symbol(s) computed,
-    ``inputs`` the variables fed at call time; every other argument and
-    auxiliary state becomes a Parameter (shared from ``params`` if given).
-
-    >>> net = gluon.SymbolBlock.imports('net-symbol.json', ['data'], 'net-0000.params')
-    """
-
-    @staticmethod
-    def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
-                ignore_extra=False):
-        """A SymbolBlock from ``symbol_file`` (graph JSON) and ``param_file``
-        (``arg:``/``aux:`` parameters), as written by ``export`` or by
-        Module's ``save_checkpoint`` (MXNet's or aiond's)."""
-        sym = _symbol()
-        graph = sym.load(symbol_file)
-        if isinstance(input_names, str):
-            input_names = [input_names]
-        if param_file is None:
-            inputs = [sym.var(i, dtype=mx_real_t) for i in input_names]
-        else:
-            inputs = [sym.var(i) for i in input_names]
-        ret = SymbolBlock(graph, inputs)
-        if param_file is not None:
-            ret.collect_params().load(param_file, ctx, allow_missing, ignore_extra,
-                                      cast_dtype=True, dtype_source="saved")
-        return ret
-
-    def __repr__(self):
-        s = "{name}(\n{modstr}\n)"
-        modstr = "\n".join(["{block} : {numinputs} -> {numoutputs}".format(
-            block=self._cached_graph[1], numinputs=len(self._cached_graph[0]),
-            numoutputs=len(self._cached_graph[1].list_outputs()))])
-        return s.format(name=self.__class__.__name__, modstr=modstr)
-
-    def __init__(self, outputs, inputs, params=None):
-        sym = _symbol()
-        super(SymbolBlock, self).__init__(prefix=None, params=None)
-        self._prefix = ""
-        self._params = ParameterDict("", params)
-        if _is_symbol(inputs) and len(inputs.list_outputs()) == 1:
-            inputs = [inputs]
-        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
-            outputs = outputs[0]
-        syms, self._in_format = _flatten(inputs, "input")
-        out, self._out_format = _flatten(outputs, "output")
-        input_names = set()
-        for i in syms:
-            assert len(i.get_internals().list_outputs()) == 1, \
-                "Input symbols must be variable, but %s is an output of operators" % str(i)
-            input_names.add(i.name)
-        # row_sparse parameters are not supported by SymbolBlock (as in MXNet)
-        row_sparse_storage = "1"    # _STORAGE_TYPE_STR_TO_ID['row_sparse']
-        for i in out:
-            for j in i.get_internals():
-                assert j.attr("__storage_type__") != row_sparse_storage, \
-                    "SymbolBlock doesn't support Parameter '%s' because its storage " \
-                    "type is 'row_sparse'." % j.name
-        if len(out) > 1:
-            out = sym.Group(out)
-        else:
-            out = out[0]
-        arg_params = out.list_arguments()
-        aux_params = out.list_auxiliary_states()
-        arg_types, aux_types = _infer_param_types(syms, out, arg_params, aux_params)
-        for i, arg in enumerate(arg_params):
-            if arg not in input_names:
-                self.params.get(arg, allow_deferred_init=True, dtype=arg_types[i])
-        for i, aux in enumerate(aux_params):
-            if aux not in input_names:
-                self.params.get(aux, grad_req="null", allow_deferred_init=True,
-                                dtype=aux_types[i])
-        self._cached_graph = syms, out
-        # an np graph (or one built under NumPy semantics) returns mx.np.ndarrays
-        from ..symbol.numpy import _Symbol
-        self._np_out = _is_np_array() or isinstance(outputs, _Symbol)
-        len_prefix = len(_common_prefix(list(self._params.keys())))
-        self._reg_params = {key[len_prefix:]: val for key, val in self._params.items()}
-
-    def forward(self, x, *args):
-        if isinstance(x, NDArray):
-            if not args:
-                f = self._fast_rec if _autograd._state.recording else self._fast
-                if f is not None:
-                    out = f(self, x)
-                    if out is not None:
-                        return out
-            with x.context:
-                return self._call_cached_op(x, *args)
-        assert _is_symbol(x), \
-            "HybridBlock requires the first argument to forward be either " \
-            "Symbol or NDArray, but got %s" % type(x)
-        args, in_fmt = _flatten([x] + list(args), "input")
-        assert in_fmt == self._in_format, "Invalid input format"
-        ret = copy.copy(self._cached_graph[1])
-        ret._compose(**{k.name: v for k, v in zip(self._cached_graph[0], args)})
-        return _regroup(list(ret), self._out_format)
-
-    def _clear_cached_op(self):
-        tmp = self._cached_graph
-        super(SymbolBlock, self)._clear_cached_op()
-        self._cached_graph = tmp
-
-    def cast(self, dtype):
-        self._clear_cached_op()
-        super(SymbolBlock, self).cast(dtype)
-        if np.dtype(dtype).name == "float16":
-            # BatchNorm parameters stay float32
-            out = self._cached_graph[1]
-            params_list = out.get_internals().list_inputs()
-            for node in params_list:
-                for suffix, mean in (("running_var", "running_mean"),
-                                     ("moving_var", "moving_mean")):
-                    if node.endswith(suffix):
-                        prefix = node[:-len(suffix)]
-                        sibs = [prefix + t for t in (mean, "gamma", "beta")]
-                        if all(p in params_list for p in sibs):
-                            self.params.get(node).cast("float32")
-                            for sib in sibs:
-                                self.params.get(sib).cast("float32")
-
-    def hybrid_forward(self, F, x, *args, **kwargs):
-        raise NotImplementedError
-
-    def reset_ctx(self, ctx):
-        """Move every Parameter to other context(s)."""
-        for p in self.collect_params().values():
-            p.reset_ctx(ctx)
-
-
-def _infer_param_types(in_params, out_params, arg_params, aux_params, default_dtype=mx_real_t):
-    """dtypes of the arguments and auxiliary states, inferred from the
-    inputs' dtypes where possible, else ``default_dtype``."""
-    arg_types = None
-    aux_types = None
-    input_sym_names = [in_param.name for in_param in in_params]
-    input_sym_arg_types = []
-    can_infer_input_type = True
-    for in_param in in_params:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                t = in_param.infer_type()[0]
-        except MXNetError:
-            t = None
-        if not t or len(t) < 1 or t[0] is None:
-            can_infer_input_type = False
-            break
-        input_sym_arg_types.append(t[0])
-    if can_infer_input_type:
-        params = {k: v for k, v in zip(input_sym_names, input_sym_arg_types)}
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                arg_types, _, aux_types = out_params.infer_type(**params)
-        except MXNetError:
-            arg_types, aux_types = None, None
-    if arg_types is None or len(arg_types) != len(arg_params):
-        arg_types = [default_dtype for _ in arg_params]
-    if aux_types is None or len(aux_types) != len(aux_params):
-        aux_types = [default_dtype for _ in aux_params]
-    return (arg_types, aux_types)
+# SymbolBlock lives in its own module; mx.gluon.block.SymbolBlock stays its name
+from .symbol_block import SymbolBlock  # noqa: E402,F401

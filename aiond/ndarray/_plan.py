@@ -34,7 +34,7 @@ from ..engine.cpu import SPLIT_MIN
 from . import _invoke as _inv
 from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
 
-__all__ = ["Plan", "placeholder", "TraceError", "trace", "enabled"]
+__all__ = ["Plan", "PlanCache", "placeholder", "TraceError", "trace", "enabled"]
 
 
 def enabled():
@@ -627,4 +627,48 @@ def _view(a, off, shape):
     for d in shape:
         n *= d
     return flat[off:off + n].reshape(shape)
+
+
+class PlanCache:
+    """Compiled plans by key (a graph's signatures, gradient rules, whole
+    tapes), bounded in entries and in the bytes of workspace their plans
+    may keep; past either bound the oldest entries go first. ``size(value)``
+    gives an entry's bytes; a value may be False (cached: "cannot be
+    planned", which holds nothing)."""
+
+    def __init__(self, max_entries, max_bytes, size):
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.size = size
+        self.nbytes = 0
+        self._d = {}
+
+    def get(self, key):
+        return self._d.get(key)
+
+    def put(self, key, value):
+        d = self._d
+        old = d.pop(key, None)
+        if old:
+            self.nbytes -= self.size(old)
+        n = self.size(value) if value else 0
+        while d and (len(d) >= self.max_entries or self.nbytes + n > self.max_bytes):
+            v = d.pop(next(iter(d)))
+            if v:
+                self.nbytes -= self.size(v)
+        d[key] = value
+        self.nbytes += n
+
+    def clear(self):
+        self._d.clear()
+        self.nbytes = 0
+
+    def values(self):
+        return self._d.values()
+
+    def __len__(self):
+        return len(self._d)
+
+    def __contains__(self, key):
+        return key in self._d
 

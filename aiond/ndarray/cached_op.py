@@ -10,9 +10,10 @@ class CachedOp:
     """Replay ``sym`` on NDArrays given in ``sym.list_inputs()`` order."""
 
     def __init__(self, sym, flags=()):
-        # the replay engine is shared with hybridized Gluon blocks; a Symbol
-        # argument means the symbol layer is loaded already
-        from ..gluon._cached_op import CachedOp as _Replay
+        # the graph layer's CachedOp, shared with hybridized Gluon blocks: a
+        # declared upward import (tests/test_layers.py), as a Symbol argument
+        # means the layers above are loaded already
+        from ..graph.cached_op import CachedOp as _Replay
         self._replay = _Replay(sym, flags)
 
     def __call__(self, *args, **kwargs):

@@ -3,12 +3,57 @@ entries, without the prefix) and ``boolean_mask``, whose output shape is
 read from an already-computed mask."""
 from __future__ import annotations
 
+import numpy as np
+
+from ..base import MXNetError, OpError
+from ..ops.dynamic import dynamic_shape as _dynamic_shape
 from ._namespace import populate_lazily as _populate_lazily
 from ._control_flow import cond, foreach, while_loop  # noqa: F401
 
 # the _contrib_* ops without the prefix, made on first use
-_populate_lazily(globals(), None, {"boolean_mask": ("..ops.indexing", "boolean_mask")},
-                prefix="_contrib_", exclude=("_contrib_boolean_mask",))
+_populate_lazily(globals(), None, {}, prefix="_contrib_", exclude=("_contrib_boolean_mask",))
+
+
+@_dynamic_shape("_contrib_boolean_mask")
+def boolean_mask(data, index, axis=0, out=None, name=None):
+    """``mx.nd.contrib.boolean_mask(data, index, axis=0)``: the slices of data
+    along axis where index is nonzero (MXNet 1.9.1 supports axis 0 only).
+
+    The result's shape depends on index's values, so index must already be
+    computed when this is called: the count is read through an inline engine
+    read that never blocks. If index is still pending (an op running on an
+    engine thread), this raises; wait first with ``index.wait_to_read()`` or,
+    in a coroutine, ``await index.read()``. (A graph runs it through the
+    op's entry in ``ops.dynamic.DYNAMIC``.)"""
+    from ..engine import get as _get_engine
+    from ..ops.registry import get
+    from ._invoke import data_of, invoke
+    from .ndarray import NDArray
+    if not isinstance(data, NDArray) or not isinstance(index, NDArray):
+        raise TypeError("boolean_mask(): data and index must be NDArrays")
+    op = get("_contrib_boolean_mask")
+    attrs = op.parse({"axis": axis})
+    # the shape checks first, so a bad call raises before the mask is read
+    try:
+        op.infer(dict(attrs, _count=0), (data.shape, index.shape), (data._dtype, index._dtype))
+    except OpError as e:
+        raise type(e)("%s: %s" % (op.name, e)) from None
+    eng = _get_engine()
+    opr = eng.push(lambda: int(np.count_nonzero(data_of(index))), (index._st.var,), (),
+                   "boolean_mask_count", 0, True)
+    if not opr.done:
+        if eng.tracing():
+            # a graph being traced into a plan: its caller runs it op by op instead
+            from ..engine.segments import TraceError
+            raise TraceError("boolean_mask reads index's values")
+        raise MXNetError(
+            "_contrib_boolean_mask: the result's shape depends on the values of index, which "
+            "is still being computed; aiond infers shapes without waiting, so call "
+            "index.wait_to_read() (or `await index.read()` in a coroutine) first")
+    if opr.failure is not None:
+        raise opr.failure.error("boolean_mask()")
+    attrs["_count"] = opr.result
+    return invoke(op, [data, index], attrs, out)
 
 
 def isinf(data):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import MXNetError, OpError, ShapeError
+from ..base import OpError, ShapeError
 from ._common import (_F32, _as_index, _axis, _cast_into, _n_inputs, _no_grad, _p_opt_int,
                       _p_opt_shape, _prod)
 from ._rules import fmt
@@ -478,12 +478,12 @@ def sequence_reverse(xp, data, *length, out, use_sequence_length=False, axis=0):
 
 
 # ============================================================== boolean_mask
-from .dynamic import dynamic_shape  # noqa: E402
 # The result's length is the number of nonzero mask entries: a value, not a
 # shape. aiond infers every shape at push time without waiting for data, so
-# ``boolean_mask`` (below) reads the mask only when it is already computed,
-# through an inline engine read that never blocks; the count travels to the
-# op as the hidden attribute ``_count``.
+# the front end (``mx.nd.contrib.boolean_mask``, ndarray/contrib.py) reads
+# the mask only when it is already computed, through an inline engine read
+# that never blocks; the count travels to the op as the hidden attribute
+# ``_count``.
 
 
 def _bmask_rule(attrs, shapes, dtypes):
@@ -496,8 +496,8 @@ def _bmask_rule(attrs, shapes, dtypes):
     n = attrs.get("_count")
     if n is None:
         raise OpError("the result's shape depends on the values of index; call it as "
-                      "aiond.ops.shape.boolean_mask(data, index, axis) (mx.nd.contrib."
-                      "boolean_mask), which reads a computed index")
+                      "mx.nd.contrib.boolean_mask(data, index, axis), which reads a "
+                      "computed index")
     return (s[:ax] + (n,) + s[ax + 1:],), (dtypes[0],)
 
 
@@ -521,47 +521,6 @@ def _backward_boolean_mask(xp, ograd, index, data, out, axis=0):
     key = [slice(None)] * data.ndim
     key[ax] = sel
     out[tuple(key)] = ograd
-
-
-@dynamic_shape("_contrib_boolean_mask")
-def boolean_mask(data, index, axis=0, out=None, name=None):
-    """``mx.nd.contrib.boolean_mask(data, index, axis=0)``: the slices of data
-    along axis where index is nonzero (MXNet 1.9.1 supports axis 0 only).
-
-    The result's shape depends on index's values, so index must already be
-    computed when this is called: the count is read through an inline engine
-    read that never blocks. If index is still pending (an op running on an
-    engine thread), this raises; wait first with ``index.wait_to_read()`` or,
-    in a coroutine, ``await index.read()``."""
-    from ..engine import get as _get_engine
-    from ..ndarray._invoke import data_of, invoke
-    from ..ndarray.ndarray import NDArray
-    from .registry import get
-    if not isinstance(data, NDArray) or not isinstance(index, NDArray):
-        raise TypeError("boolean_mask(): data and index must be NDArrays")
-    op = get("_contrib_boolean_mask")
-    attrs = op.parse({"axis": axis})
-    # the shape checks first, so a bad call raises before the mask is read
-    try:
-        _bmask_rule(dict(attrs, _count=0), (data.shape, index.shape), (data._dtype, index._dtype))
-    except OpError as e:
-        raise type(e)("%s: %s" % (op.name, e)) from None
-    eng = _get_engine()
-    opr = eng.push(lambda: int(np.count_nonzero(data_of(index))), (index._st.var,), (),
-                   "boolean_mask_count", 0, True)
-    if not opr.done:
-        if eng.tracing():
-            # a graph being traced into a plan: its caller runs it op by op instead
-            from ..engine.segments import TraceError
-            raise TraceError("boolean_mask reads index's values")
-        raise MXNetError(
-            "_contrib_boolean_mask: the result's shape depends on the values of index, which "
-            "is still being computed; aiond infers shapes without waiting, so call "
-            "index.wait_to_read() (or `await index.read()` in a coroutine) first")
-    if opr.failure is not None:
-        raise opr.failure.error("boolean_mask()")
-    attrs["_count"] = opr.result
-    return invoke(op, [data, index], attrs, out)
 
 
 # ============================================================ gradient table

@@ -298,8 +298,8 @@ def _leaky_rule(attrs, shapes, dtypes):
         _num_inputs(shapes, ("data",), " with act_type=%r (gamma is for 'prelu')" % t)
     _need_float(dtypes[0])
     if t == "rrelu":
-        from .. import autograd
-        if autograd.is_training():
+        from .registry import hooks
+        if hooks.is_training():
             raise OpError("act_type='rrelu' in training mode (random slopes) is not supported "
                           "yet; in predict mode it uses slope (lower_bound + upper_bound) / 2")
         return (shapes[0], shapes[0]), (dtypes[0], dtypes[0])

@@ -294,6 +294,15 @@ def memo_rule(rule, size=64):
     return memoized
 
 
+class _Hooks:
+    """What the layers above set for ops, which never import them: the
+    thread's training flag (autograd's), for shape rules that depend on it."""
+    is_training = staticmethod(lambda: False)
+
+
+hooks = _Hooks()
+
+
 def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_outputs=1,
              elemwise=False, inline=True, aliases=(), variadic=False, attr_check=None,
              needs_rng=False, output_names=None, mutates=(), train_aware=False,

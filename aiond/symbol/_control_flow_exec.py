@@ -230,7 +230,8 @@ def _plan(heads):
 def _run(heads, feed, ctx):
     """Push the body ``heads`` on ``feed`` (NDArrays in ``list_inputs`` order)."""
     plan = _plan(heads)
-    return plan.run([feed[i] for i in plan.cf_args], [feed[i] for i in plan.cf_auxs], ctx)
+    # a body runs inside its control-flow op's call: no bulk segment of its own
+    return plan.run([feed[i] for i in plan.cf_args + plan.cf_auxs], ctx, scope=False)
 
 
 def _truth(x, what):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ..ops import registry as _reg
-from .symbol import _Node, dfs
+from ..graph.ir import Node as _Node, dfs
 
 __all__ = ["enabled", "eliminate_common_expr"]
 

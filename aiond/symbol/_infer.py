@@ -26,7 +26,7 @@ from .. import util as _util
 from . import _namespace as _ns
 from . import _partial
 from ._partial import known as _full, merge as _pmerge
-from .symbol import DTYPE_MX_TO_NP, ArgumentError, _key, _mismatch
+from ..graph.ir import DTYPE_MX_TO_NP, ArgumentError, entry_key as _key, unknown_argument as _mismatch
 
 __all__ = ["Inference", "infer"]
 

@@ -17,7 +17,7 @@ from .. import util as _util
 from ..base import MXNetError
 from ..ops import registry as _reg
 from . import _namespace as _ns
-from .symbol import HIDDEN_KEYS, _Node, dfs, parse_params
+from ..graph.ir import HIDDEN_KEYS, Node as _Node, dfs, parse_params
 
 __all__ = ["dumps", "loads", "MXNET_VERSION"]
 

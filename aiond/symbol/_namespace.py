@@ -17,77 +17,11 @@ import numpy as np
 from ..ops import _rules
 from ..ops import registry as _reg
 from ..ops.registry import Null
+# op input naming and MXNet's ignored tuning parameters live with the graph IR
+from ..graph.ir import IGNORED_PARAMS, NO_INPUT_NAMES, OPTIONAL_INPUTS, input_names  # noqa: F401
+from ..graph.ir import no_bias as _no_bias  # noqa: F401  (_contrib_tables uses it)
 
 __all__ = ["make_function", "populate", "input_names", "PARAM_SHAPES", "FLUENT"]
-
-# MXNet-only tuning parameters with no effect on results: accepted and kept
-# in the attributes (and the JSON), never passed to aiond kernels
-IGNORED_PARAMS = frozenset(("workspace", "cudnn_tune", "cudnn_off"))
-
-
-# ------------------------------------------------------------ op inputs
-
-
-def _no_bias(p):
-    return ("bias",) if p.get("no_bias") else ()
-
-
-def _seq_len(p):
-    return () if p.get("use_sequence_length") else ("sequence_length",)
-
-
-def _rnn(p):
-    drop = () if p.get("mode") == "lstm" else ("state_cell",)
-    return drop + _seq_len(p)
-
-
-def _ctc(p):
-    drop = () if p.get("use_data_lengths") else ("data_lengths",)
-    return drop + (() if p.get("use_label_lengths") else ("label_lengths",))
-
-
-# op name -> params -> names of inputs the op does not take with these params
-OPTIONAL_INPUTS = {
-    "FullyConnected": _no_bias,
-    "Convolution": _no_bias,
-    "Deconvolution": _no_bias,
-    "LeakyReLU": lambda p: () if p.get("act_type") == "prelu" else ("gamma",),
-    "RNN": _rnn,
-    "SequenceMask": _seq_len,
-    "SequenceLast": _seq_len,
-    "SequenceReverse": _seq_len,
-    "softmax": lambda p: () if p.get("use_length") else ("length",),
-    "CTCLoss": _ctc,
-    "ctc_loss": _ctc,
-    "_histogram": lambda p: ("bins",) if p.get("bin_cnt") is not None else (),
-    "_contrib_BilinearResize2D": lambda p: () if p.get("mode") == "like" else ("like",),
-    "_contrib_DeformableConvolution": _no_bias,
-}
-
-
-def input_names(op, params, n_inputs=None):
-    """The input names of ``op`` with parsed ``params`` (MXNet's FListInputNames)."""
-    dyn = getattr(op, "input_names_for", None)
-    if dyn is not None:         # Custom: the prop's arguments and auxiliary states
-        return dyn(params)
-    names = [n for n in op.inputs if not n.startswith("*")]
-    drop = OPTIONAL_INPUTS.get(op.name)
-    if drop is not None:
-        gone = drop(params)
-        if gone:
-            names = [n for n in names if n not in gone]
-    if op.name == "UpSampling" and params.get("sample_type") == "bilinear":
-        return ["data", "weight"]       # upsampling.cc's ListArguments
-    if op.variadic:
-        var = next((n[1:] for n in op.inputs if n.startswith("*")), "arg")
-        k = (n_inputs or 0) - len(names)
-        names = names + ["%s%d" % (var, i) for i in range(max(k, 0))]
-    return names
-
-
-# ops without FListInputNames in MXNet 1.9.1: its monitor callbacks name their
-# inputs "input0", "input1", ... (the executor's monitor_all=True)
-NO_INPUT_NAMES = frozenset(("Activation", "SoftmaxActivation"))
 
 
 # ------------------------------------------------ attributes set on compose

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..base import OpError
 from ..ops import sparse as _sp
-from .symbol import _key
+from ..graph.ir import entry_key as _key
 
 __all__ = ["infer_stypes"]
 

@@ -40,7 +40,7 @@ def forward(sym, names, arrays, aux_states=None, is_train=False):
     auxs = _aux_arrays(sym, plan, given, args, aux_states, ctx)
     scope = autograd.train_mode() if is_train else autograd.predict_mode()
     with scope:
-        return plan.run(args, auxs, ctx)
+        return plan.run(args + auxs, ctx, scope=False)
 
 
 def _aux_arrays(sym, plan, given, args, aux_states, ctx):

@@ -15,15 +15,14 @@ import numpy as np
 
 from .. import autograd
 from .. import engine as _engine
+from ..autograd import _tape
+from ..graph.program import Program
 from ..base import MXNetError
 from ..context import Context
 from .. import ndarray as _nd
 from ..ndarray import NDArray
-from ..ndarray import _invoke
 from ..ndarray.ndarray import _view, empty, zeros
-from ..ops import registry as _reg
-from . import _namespace as _ns
-from .symbol import ArgumentError, Symbol, UnknownArgumentError, _key, _shape_str, infer
+from .symbol import ArgumentError, Symbol, UnknownArgumentError, _shape_str, infer
 from . import _cse
 from ._infer import from_user
 from ._partial import known
@@ -33,130 +32,16 @@ __all__ = ["Executor", "bind", "simple_bind", "ndarray_inputs", "Plan"]
 _GRAD_REQS = ("null", "write", "add", "inplace")
 
 
-class _Step:
-    __slots__ = ("op", "params", "ins", "outs", "name", "out_names", "direct", "ctx")
-
-    def __init__(self, op, params, ins, outs, name, out_names):
-        self.op, self.params, self.ins, self.outs = op, params, ins, outs
-        self.name, self.out_names = name, out_names
-        self.direct = None      # head index whose preallocated array this step writes
-        self.ctx = None         # the context it runs on, when placed (group2ctx)
-
-
-class Plan:
-    """A graph compiled for running: ops in graph order over value slots
-    (arguments, then auxiliary states, then op outputs)."""
-
-    def __init__(self, sym, placement=None):
-        order, args, auxs = sym._arg_aux_nodes()
-        self.arg_names = [n.name for n in args]
-        self.aux_names = [n.name for n in auxs]
-        slot = {}
-        for n in args + auxs:
-            slot[(id(n), 0)] = len(slot)
-        self.steps = []
-        for n in order:
-            if n.op is None:
-                continue
-            ins = []
-            for e in n.inputs:
-                k = _key(e)
-                if k not in slot:
-                    raise MXNetError("node %s reads output %d of %s, which that op does not "
-                                     "expose" % (n.name, e[1], e[0].name))
-                ins.append(slot[k])
-            outs = []
-            for i in range(n.num_visible()):
-                slot[(id(n), i)] = len(slot)
-                outs.append(slot[(id(n), i)])
-            params = n.params
-            if "ctx" in params or n.op.graph_attrs:
-                params = dict(params)
-                if "ctx" in params:
-                    params["ctx"] = None
-                params.update(n.op.graph_attrs or ())
-            st = _Step(n.op, params, ins, outs, n.name,
-                       [n.output_name(i) for i in range(len(outs))])
-            st.direct = None
-            if placement is not None:
-                st.ctx = placement[id(n)]
-            self.steps.append(st)
-        self.nslots = len(slot)
-        self.heads = [slot[_key(e)] for e in sym._outputs]
-        by_slot = {s: st for st in self.steps for s in st.outs}
-        seen = set()
-        for h, s in enumerate(self.heads):
-            st = by_slot.get(s)
-            if s in seen or st is None:
-                continue
-            seen.add(s)
-            if len(st.outs) == 1 and _num_outputs(st.op, st.params) == 1:
-                st.direct = h
-
-    def run(self, args, auxs, ctx, outs=None, monitor=None, monitor_all=False,
-            tape_names=None):
-        """Push every op; returns the head arrays (``outs`` when given).
-        ``monitor(name, array)`` sees every op output; with ``monitor_all``
-        also each op's inputs, first by variable name (for graph inputs), then
-        as ``<op name>_<input name>`` (MXNet's monitor callback order)."""
-        vals = [None] * self.nslots
-        na = len(args)
-        nv = na + len(auxs)
-        vals[:na] = args
-        vals[na:nv] = auxs
-        invoke = _invoke.invoke
-        var_names = self.arg_names + self.aux_names
-        for st in self.steps:
-            ins = [vals[i] for i in st.ins]
-            if st.ctx is not None:
-                # a placed graph (group2ctx): inputs from other contexts are copied here
-                from ._placement import copy_to
-                ins = [copy_to(x, st.ctx) for x in ins]
-            if monitor is not None and monitor_all:
-                for i, (s, nm) in enumerate(zip(st.ins, _monitor_input_names(st))):
-                    if s < nv:
-                        monitor(var_names[s], ins[i])
-                    monitor("%s_%s" % (st.name, nm), ins[i])
-            o = outs[st.direct] if (outs is not None and st.direct is not None) else None
-            r = invoke(st.op, ins, st.params, o, st.ctx or ctx)
-            if isinstance(r, (list, tuple)):
-                for s, a in zip(st.outs, r):
-                    vals[s] = a
-            else:
-                vals[st.outs[0]] = r
-            if monitor is not None:
-                for s, nm in zip(st.outs, st.out_names):
-                    monitor(nm, vals[s])
-            if tape_names is not None:
-                # the tape node of this step, for the monitor's backward names
-                ag = getattr(vals[st.outs[0]], "_ag", None)
-                if ag is not None and hasattr(ag, "node"):
-                    tape_names[id(ag.node)] = st.name
-        res = [vals[s] for s in self.heads]
-        if outs is not None:
-            copy = _reg.get("_copy")
-            for i, a in enumerate(res):
-                if a is not outs[i]:
-                    invoke(copy, [a], {}, outs[i])
-                    res[i] = outs[i]
-        return res
-
-
-def _monitor_input_names(st):
-    """MXNet's input names in monitor callbacks: the op's FListInputNames
-    ("arg%d" for variadic ops), or "input%d" for ops without one."""
-    n = len(st.ins)
-    if st.op.name in _ns.NO_INPUT_NAMES:
-        return ["input%d" % i for i in range(n)]
-    if st.op.variadic:
-        return ["arg%d" % i for i in range(n)]
-    names = _ns.input_names(st.op, st.params, n)
-    return names + ["input%d" % i for i in range(len(names), n)]
-
-
-def _num_outputs(op, params):
-    n = op.num_outputs
-    return int(n(params)) if callable(n) else int(n)
+def Plan(sym, placement=None):  # noqa: N802 - builds a Program
+    """``sym``'s Program over its arguments then auxiliary states (the
+    executor's order); ``arg_names``/``aux_names`` name them."""
+    from ._placement import copy_to
+    order, args, auxs = sym._arg_aux_nodes()
+    prog = Program(sym._outputs, list(args) + list(auxs), placement, "graph", order,
+                   move=copy_to)
+    prog.arg_names = [n.name for n in args]
+    prog.aux_names = [n.name for n in auxs]
+    return prog
 
 
 # ------------------------------------------------------------------ binding
@@ -412,14 +297,14 @@ def _reshaped(a, shape):
 def _fused_graph(exe):
     if not exe._plan.steps:
         return None
-    from .._fused import FusedGraph, enabled
+    from ..graph.fused import FusedGraph, enabled
     if not enabled():
         return None
     plan = exe._plan
-    na, nx = len(exe.arg_arrays), len(exe.arg_arrays) + len(exe.aux_arrays)
+    nx = len(exe.arg_arrays) + len(exe.aux_arrays)
 
     def graph(inputs, ctx):
-        return plan.run(inputs[:na], inputs[na:nx], ctx, inputs[nx:])
+        return plan.run(inputs[:nx], ctx, inputs[nx:])
     name = plan.steps[-1].name
     sym = exe._symbol
     inputs = sym.list_arguments() + sym.list_auxiliary_states() + \
@@ -628,13 +513,13 @@ class Executor:
             self._tape_names = {} if monitor is not None else None
             with autograd.record(train_mode=True):
                 if not self._run_fused(self._views):
-                    self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
+                    self._plan.run(self._views + self.aux_arrays, self._ctx, self.outputs,
                                    monitor, self._monitor_all, self._tape_names)
             self._recorded = True
         else:
             with autograd.pause(train_mode=bool(is_train)):
                 if not self._run_fused(self.arg_arrays):
-                    self._plan.run(self.arg_arrays, self.aux_arrays, self._ctx, self.outputs,
+                    self._plan.run(self.arg_arrays + self.aux_arrays, self._ctx, self.outputs,
                                    monitor, self._monitor_all)
             self._recorded = False
         return self.outputs
@@ -666,7 +551,7 @@ class Executor:
             self._tape_names = {} if self._monitor is not None else None
             with autograd.record(train_mode=False):
                 if not self._run_fused(self._views):
-                    self._plan.run(self._views, self.aux_arrays, self._ctx, self.outputs,
+                    self._plan.run(self._views + self.aux_arrays, self._ctx, self.outputs,
                                    self._monitor, self._monitor_all, self._tape_names)
             self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))
@@ -753,12 +638,12 @@ class Executor:
         without walking it. None unless every output is a head of that one
         live node and nothing records (then the tape walk decides)."""
         outs = self.outputs
-        if len(heads) != len(outs) or autograd._state.recording:
+        if len(heads) != len(outs) or _tape.state.recording:
             return None
         node = None
         for i, (h, o) in enumerate(zip(heads, outs)):
             ag = h._ag
-            if h is not o or type(ag) is not autograd._Entry or ag.index != i:
+            if h is not o or type(ag) is not _tape.Entry or ag.index != i:
                 return None
             if node is None:
                 node = ag.node
@@ -770,7 +655,7 @@ class Executor:
         edges = node.edges
         tg = [None] * len(edges)
         for i, t in zip(self._grad_idx, targets):
-            if type(edges[i]) is not autograd._Leaf:
+            if type(edges[i]) is not _tape.Leaf:
                 return None
             tg[i] = t
         ograds = []
@@ -778,7 +663,7 @@ class Executor:
             if g is None:
                 # an output whose head gradient no rule reads (a loss output)
                 # needs none made
-                g = o if fn.ignores_ograd(i) else _nd.ones_like(autograd._alias(o))
+                g = o if fn.ignores_ograd(i) else _nd.ones_like(_tape.alias(o))
             elif g._sparse:
                 return None
             ograds.append(g)

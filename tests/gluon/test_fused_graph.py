@@ -1,4 +1,4 @@
-"""Hybridized calls as one forward op and one backward tape node (_fused.py):
+"""Hybridized calls as one forward op and one backward tape node (aiond/graph/fused.py):
 the same values as the op-by-op path, errors that name the op, and the
 engine rules (ordering, concurrency) kept."""
 import json

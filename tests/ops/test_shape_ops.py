@@ -327,7 +327,7 @@ GRADS = [
                                                axis=1), [r(2, 4, 3)]),
     ("SequenceReverse", lambda a: nd.SequenceReverse(a, A([2.0, 3]), use_sequence_length=True),
      [r(4, 2, 3)]),
-    ("boolean_mask", lambda a: shape_ops.boolean_mask(a, A([1.0, 0, 1, 1])), [r(4, 3)]),
+    ("boolean_mask", lambda a: nd.contrib.boolean_mask(a, A([1.0, 0, 1, 1])), [r(4, 3)]),
 ]
 
 
@@ -367,12 +367,12 @@ def test_split_returns_list_and_fluent_methods():
 
 def test_boolean_mask_on_a_computed_mask():
     x = A(X234)
-    y = shape_ops.boolean_mask(x, A([0.0, 2.0]))
+    y = nd.contrib.boolean_mask(x, A([0.0, 2.0]))
     check(y, X234[1:])
-    check(shape_ops.boolean_mask(x, A([1, 0, 1, 1], "int32"), axis=2), X234[:, :, [0, 2, 3]])
-    assert shape_ops.boolean_mask(x, A([0.0, 0.0])).shape == (0, 3, 4)
+    check(nd.contrib.boolean_mask(x, A([1, 0, 1, 1], "int32"), axis=2), X234[:, :, [0, 2, 3]])
+    assert nd.contrib.boolean_mask(x, A([0.0, 0.0])).shape == (0, 3, 4)
     with pytest.raises(ShapeError, match=r"_contrib_boolean_mask: index has shape \(3,\)"):
-        shape_ops.boolean_mask(x, A([0.0, 1, 0]))
+        nd.contrib.boolean_mask(x, A([0.0, 1, 0]))
     # the registry function cannot know the count: it says what to call instead
     with pytest.raises(OpError, match="_contrib_boolean_mask: the result's shape depends"):
         nd._internal._contrib_boolean_mask(x, A([0.0, 1]))
@@ -388,11 +388,11 @@ def test_boolean_mask_on_a_pending_mask_raises_without_blocking():
     mx.engine.push(slow, writes=[mask], name="slow")
     try:
         with pytest.raises(MXNetError, match="still being computed.*wait_to_read"):
-            shape_ops.boolean_mask(A(X234), mask)
+            nd.contrib.boolean_mask(A(X234), mask)
     finally:
         gate.set()
     mask.wait_to_read()
-    assert shape_ops.boolean_mask(A(X234), mask).shape == (0, 3, 4)
+    assert nd.contrib.boolean_mask(A(X234), mask).shape == (0, 3, 4)
 
 
 def _raises(exc, match, fn):

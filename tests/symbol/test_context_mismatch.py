@@ -1,4 +1,4 @@
-"""Arrays on another device reaching a compiled graph (``_fused.py``) or a
+"""Arrays on another device reaching a compiled graph (``graph/fused.py``) or a
 bound executor: MXNet's behaviour where it has one (GraphExecutor copies head
 gradients in), otherwise an error at the call naming the array, its
 context and the graph's - never a foreign array failing inside a kernel."""
@@ -69,7 +69,7 @@ def test_hybridized_backward_names_a_head_gradient_on_another_device(fake_gpu):
 
 
 def test_fused_graph_without_names_says_which_input(fake_gpu):
-    from aiond._fused import FusedGraph
+    from aiond.graph.fused import FusedGraph
     fg = FusedGraph(lambda xs: [xs[0] + xs[1]], "add_graph")
     a, b = mx.nd.ones((2,), ctx=mx.cpu()), mx.nd.ones((2,), ctx=mx.gpu(1))
     with pytest.raises(MXNetError, match=r"add_graph: input 1 is on gpu\(1\) but the graph "

@@ -4,7 +4,7 @@ Without NumPy-shape semantics, an init op of a traced graph whose ``shape``
 has 0 (or -1) dims -- ``cell.begin_state(func=F.zeros, batch_size=0)``
 gives ``_zeros(shape=(0, H))`` -- has those dims filled in by shape
 inference from the data the graph is called with, as MXNet's CachedOp does.
-``InitShapes`` finds such steps of a CachedOp once and, per distinct input
+``InitShapes`` finds such steps of a CachedOp's program once and, per distinct input
 shapes, gives the steps with the inferred ``shape`` (as a bound executor's
 ``_fix_init_shapes`` does for its one set of shapes)."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ class InitShapes:
     """The init steps of a CachedOp whose shapes come from inference."""
 
     def __init__(self, sym, order, steps):
-        from ..symbol._partial import has_unknown_param_shape
+        from ._partial import has_unknown_param_shape
         self._sym = sym
         self._steps = steps
         by_name = {}
@@ -45,9 +45,8 @@ class InitShapes:
         return steps
 
     def _resolve(self, shapes, dtypes):
-        from ..symbol._infer import infer
-        from ..symbol._partial import known
-        from ._cached_op import _Step
+        from ._infer import infer
+        from ._partial import known
         inf = infer(self._sym, shapes, dtypes)
         steps = list(self._steps)
         for i, n in self._todo:
@@ -59,5 +58,5 @@ class InitShapes:
             st = steps[i]
             attrs = dict(st.attrs)
             attrs["shape"] = tuple(int(d) for d in shape)
-            steps[i] = _Step(st.op, attrs, st.ins, st.outs, st.name, st.has_ctx)
+            steps[i] = st.with_attrs(attrs)
         return steps

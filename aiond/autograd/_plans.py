@@ -1,4 +1,5 @@
-"""Gradient rules replayed as plans: one op per recorded node in backward.
+"""Gradient rules and whole tapes replayed as plans: one op per recorded
+node in backward, or one op for the whole backward of a tape.
 
 A gradient rule (``grad(F, attrs, inputs, outputs, out_grads)``) pushes a
 few ``F`` ops (a FullyConnected's: two ``dot``s, a ``sum``, reshapes);
@@ -15,27 +16,35 @@ take sparse arrays) run as before; so do nodes recorded for
 """
 from __future__ import annotations
 
-from . import engine as _engine_mod
-from .engine.scheduler import _tls as _sched_tls
-from .ndarray._plan import Plan, TraceError, enabled, placeholder, trace
-from .ndarray.ndarray import _copy_into
-from .util import is_np_shape
+from .. import engine as _engine_mod
+from ..engine.scheduler import _tls as _sched_tls
+from ..ndarray._plan import Plan, PlanCache, TraceError, enabled, placeholder, trace
+from ..util import is_np_shape
+from ._tape import Entry, Leaf, set_recording_flag, state
+from ._walk import apply_rule, key_of, walk, write_grad
 
 _engine = _engine_mod.get()
 
 __all__ = ["rule_via_plan"]
 
 _MAX = 4096
-_plans = {}
+_MAX_RULE_BYTES = 256 << 20     # workspaces the cached rule plans may keep, together
+
+
+def _entry_bytes(entry):
+    return entry[0].workspace_bytes
+
+
+_plans = PlanCache(_MAX, _MAX_RULE_BYTES, _entry_bytes)
 _enabled = [enabled()]      # read once (per process), as MXNet reads its variables
 
 
 def refresh():
     """Read ``AIOND_FUSE_GRAPHS`` again and forget the cached plans."""
     _enabled[0] = enabled()
+    _tapes.max_bytes = _MAX_TAPE_BYTES
     _plans.clear()
     _tapes.clear()
-    _tape_bytes[0] = 0
 
 
 def _key(node, ins, outs, ograds, need, training, ctx):
@@ -50,14 +59,6 @@ def _key(node, ins, outs, ograds, need, training, ctx):
     except TypeError:       # an attribute value that is not hashable
         return None
     return k
-
-
-def apply_rule(rule, F, attrs, ins, outs, ograds, need):
-    """A registry gradient rule's input gradients (``need``: per input,
-    whether its gradient is wanted; passed to rules that take it)."""
-    if getattr(rule, "takes_need", False):
-        return rule(F, attrs, ins, outs, ograds, need=list(need))
-    return rule(F, attrs, ins, outs, ograds)
 
 
 def rule_via_plan(F, node, ograds, need, training, targets=None):
@@ -81,9 +82,7 @@ def rule_via_plan(F, node, ograds, need, training, targets=None):
     entry = _plans.get(key)
     if entry is None:
         entry = _build(F, node, ins, outs, ograds, need, ctx)
-        if len(_plans) >= _MAX:
-            _plans.clear()
-        _plans[key] = entry
+        _plans.put(key, entry)
     if entry is False:
         return None
     plan, mask = entry
@@ -141,15 +140,12 @@ def _build(F, node, ins, outs, ograds, need, ctx):
 
 _MAX_TAPES = 256
 _MAX_TAPE_BYTES = 512 << 20     # workspaces the cached tape plans may keep, together
-_tapes = {}
-_tape_bytes = [0]
+# (variable-length loops make a tape per length)
+_tapes = PlanCache(_MAX_TAPES, _MAX_TAPE_BYTES, _entry_bytes)
 
 
 class _NoPlan(Exception):
     pass
-
-
-_kinds = None       # (_Entry, _Leaf), set at the first signature (autograd imports us)
 
 
 def _signature(heads, head_grads, order, training):
@@ -157,11 +153,6 @@ def _signature(heads, head_grads, order, training):
     reads and their index by (buffer, offset, shape), the leaves and their
     index, each node's index; raises ``_NoPlan`` when the tape is not one
     this path takes. (Run at every imperative backward: kept tight.)"""
-    global _kinds
-    if _kinds is None:
-        from .autograd import _Entry, _Leaf
-        _kinds = (_Entry, _Leaf)
-    Entry, Leaf = _kinds
     bind = []
     index = {}
     buffers = set()
@@ -260,7 +251,7 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
         return False        # device plans fail as a whole: keep per-node errors there
     if entry is None:
         entry = _build_tape(F, heads, head_grads, order, wiring, ctx, training)
-        _cache_tape(key, entry)
+        _tapes.put(key, entry)
     if entry is False:
         return False
     plan, written, added = entry
@@ -285,31 +276,10 @@ def tape_via_plan(F, heads, head_grads, order, retain_graph, training):
     return True
 
 
-def _cache_tape(key, entry):
-    """Keep ``entry``, evicting the oldest tapes past the count or the bytes
-    their workspaces may hold (variable-length loops make a tape per length)."""
-    nbytes = entry[0].workspace_bytes if entry else 0
-    while _tapes and (len(_tapes) >= _MAX_TAPES
-                      or _tape_bytes[0] + nbytes > _MAX_TAPE_BYTES):
-        old = _tapes.pop(next(iter(_tapes)))
-        if old:
-            _tape_bytes[0] -= old[0].workspace_bytes
-    _tapes[key] = entry
-    _tape_bytes[0] += nbytes
-
-
-def write_grad(leaf, g):
-    """Put gradient ``g`` into ``leaf.grad`` as its grad_req says."""
-    if leaf.req == "add":
-        leaf.grad += g
-    elif g.shape == leaf.grad.shape:
-        _copy_into(g, leaf.grad)
-    else:
-        leaf.grad[:] = g
-
-
 def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
-    from . import autograd as ag
+    """The tape's backward traced into one plan: the walk of ``_walk.walk``
+    on placeholders of the arrays it reads, then the leaves' gradients as
+    the plan's outputs ('add' ones summed into their buffers in place)."""
     bind, index, leaves, leaf_ix, node_ix = wiring
     ph = [placeholder(a._shape, a._dtype, ctx) for a in bind]
 
@@ -317,55 +287,38 @@ def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
         return ph[index[(id(a._st), a._off, a._shape)]]
     added = []
 
+    def rule(n, ins, outs, ograds):
+        if n.op is None:
+            return n.fn.replay_entry(ograds, ins, [p(x) for x in n.fn.saved])
+        return apply_rule(n.op.grad, F, n.attrs, ins, outs, ograds,
+                          [e is not None for e in n.edges])
+
     def run():
         grads = {}
-
-        def add(k, g):
+        for h, g in zip(heads, head_grads):
+            k = key_of(h._ag)
+            g = F.ones_like(p(h)) if g is None else p(g)
             prev = grads.get(k)
             grads[k] = g if prev is None else prev + g
-        for h, g in zip(heads, head_grads):
-            add((node_ix[id(h._ag.node)], h._ag.index), F.ones_like(p(h)) if g is None else p(g))
-        for i, n in enumerate(order):
-            ograds = [grads.pop((i, k), None) for k in range(len(n.outputs))]
-            if all(g is None for g in ograds):
-                continue
-            outs = [p(y) for y in n.outputs]
-            ograds = [F.zeros_like(o) if g is None else g for g, o in zip(ograds, outs)]
-            ins = [p(x) for x in n.inputs]
-            if n.op is None:
-                igrads = n.fn.replay_entry(ograds, ins, [p(x) for x in n.fn.saved])
-            else:
-                igrads = apply_rule(n.op.grad, F, n.attrs, ins, outs, ograds,
-                                    [e is not None for e in n.edges])
-            if not isinstance(igrads, (list, tuple)):
-                igrads = [igrads]
-            if len(igrads) != len(n.edges):
-                raise _NoPlan
-            for e, g in zip(n.edges, igrads):
-                if e is None or g is None:
-                    continue
-                if type(e) is ag._Entry:
-                    add((node_ix[id(e.node)], e.index), g)
-                else:
-                    add(-1 - leaf_ix[id(e)], g)
+        walk(order, grads, rule, val=p)
         written, outs = [], []
         for j, leaf in enumerate(leaves):
-            g = grads.get(-1 - j)
+            g = grads.get(id(leaf))
             if g is None or leaf.req == "null" or leaf.grad is None:
                 continue
             if g._sparse:
                 raise _NoPlan
             if leaf.req == "add":
                 acc = p(leaf.grad)
-                acc += g            # as the walk does: an in-place add into .grad
+                acc += g            # as the walk's write_grad does: in place into .grad
                 added.append(j)
                 continue
             written.append(j)
             outs.append(g)
         return written, outs
-    prev = (ag._state.recording, ag._state.training)
-    ag._set_rec(False)
-    ag._state.training = bool(training)
+    prev = (state.recording, state.training)
+    set_recording_flag(False)
+    state.training = bool(training)
     try:
         (written, outs), members, inline = trace(run)
         if not outs and not added:
@@ -374,6 +327,6 @@ def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
     except Exception:  # noqa: BLE001 - the node-by-node walk raises it properly
         return False
     finally:
-        ag._set_rec(prev[0])
-        ag._state.training = prev[1]
+        set_recording_flag(prev[0])
+        state.training = prev[1]
     return plan, tuple(written), tuple(added)

@@ -1,7 +1,7 @@
 """A graph call run as one forward op and, when recorded, one backward op.
 
 ``FusedGraph(fn)`` wraps a function of NDArrays that pushes a fixed graph
-of ops (a hybridized block's ``CachedOp``). Per input signature (shapes,
+of ops (``Program.run`` of a ``CachedOp`` or a bound Executor). Per input signature (shapes,
 dtypes, context, training flag, which inputs need gradients) it traces
 ``fn`` once on placeholders into plans (``ndarray/_plan.py``):
 
@@ -22,13 +22,21 @@ As in MXNet, the backward of a fused call is not differentiable again
 """
 from __future__ import annotations
 
-from . import autograd as _ag
-from .base import MXNetError
-from .util import is_np_shape
-from .ndarray import _plan
-from .ndarray._plan import Plan, TraceError, enabled, handle, placeholder
+from .. import autograd as _ag
+from ..autograd import _tape
+from ..base import MXNetError
+from ..util import is_np_shape
+from ..ndarray import _plan
+from ..ndarray._plan import Plan, PlanCache, TraceError, enabled, handle, placeholder
 
 __all__ = ["FusedGraph", "enabled", "live"]
+
+
+MAX_GRAPH_BYTES = 1 << 30      # workspaces one graph's cached plans may keep, together
+
+
+def _compiled_bytes(comp):
+    return comp.fwd.workspace_bytes + (comp.bwd.workspace_bytes if comp.bwd is not None else 0)
 
 
 class _Compiled:
@@ -46,8 +54,9 @@ class FusedGraph:
     def __init__(self, fn, name="graph", max_signatures=16, input_names=None):
         self.fn = fn
         self.name = name
-        self.cache = {}
-        self.max_signatures = max_signatures
+        # per input signature: its plans (False: op by op); each kept plan
+        # may hold its workspaces, so the bytes are bounded as well
+        self.cache = PlanCache(max_signatures, MAX_GRAPH_BYTES, _compiled_bytes)
         self.input_names = input_names      # for errors: what each of ``args`` is
 
     def __call__(self, args, ctx):
@@ -57,32 +66,28 @@ class FusedGraph:
             c = a._st.ctx
             if c is not ctx and c != ctx:
                 self._wrong_context(args, ctx)
-        recording = _ag._state.recording
-        training = _ag._state.training
+        recording = _tape.state.recording
+        training = _tape.state.training
         need = ()
         if recording:
             need = tuple(_live(a._ag) is not None for a in args)
             if not any(need):
                 need = ()
-        comp = self._compiled(args, ctx, training, need)
+        comp = self.compiled(args, ctx, training, need)
         if comp is False:
             return None
         return self.run(comp, args, ctx)
 
     def run(self, comp, args, ctx):
-        """Push the plans ``comp`` compiled for ``args`` (see ``_compiled``)
+        """Push the plans ``comp`` compiled for ``args`` (see ``compiled``)
         on ``args``; when it records, put the call's node on the tape."""
         outs = comp.fwd.push(args, ctx)
         if not comp.need:
             return outs
         heads = outs[:comp.nheads]
         saved = outs[comp.nheads:]
-        edges = [_live(a._ag) for a in args]
-        node = _ag._Node(None, None, [_ag._alias(x) for x in args],
-                         [_ag._alias(y) for y in heads], edges,
-                         fn=_Backward(self, comp, saved, ctx))
-        for i, y in enumerate(heads):
-            y._ag = _ag._Entry(node, i)
+        _tape.attach(args, heads, [_live(a._ag) for a in args],
+                     _Backward(self, comp, saved, ctx))
         return heads
 
     def inference_plan(self, args, ctx):
@@ -92,8 +97,14 @@ class FusedGraph:
             c = a._st.ctx
             if a._sparse or (c is not ctx and c != ctx):
                 return None
-        comp = self._compiled(args, ctx, _ag._state.training, ())
+        comp = self.compiled(args, ctx, _tape.state.training, ())
         return None if comp is False else comp.fwd
+
+    def forward_plan(self, args, ctx, training):
+        """A new not-recording forward plan for ``args`` (placeholders of
+        any shapes), outside the cache; raises when the graph cannot be
+        compiled for them."""
+        return self.compile(args, ctx, training, ()).fwd
 
     def _wrong_context(self, args, ctx):
         # a plan's kernels run on one device: an input elsewhere would reach
@@ -111,30 +122,31 @@ class FusedGraph:
         """Bytes the plans of one call allocate besides ``args`` and the
         gradients' targets (what MXNet's ``Executor.debug_str`` reports as
         allocated); None when the graph runs op by op."""
-        comp = self._compiled(args, ctx, training, need)
+        comp = self.compiled(args, ctx, training, need)
         if comp is False:
             return None
         n = comp.fwd.workspace_bytes + comp.fwd.nbytes     # nbytes: what backward reads
         return n + (comp.bwd.workspace_bytes if comp.bwd is not None else 0)
 
-    def _compiled(self, args, ctx, training, need):
-        """The plans for this signature, compiled on first use (False: the
-        graph runs op by op)."""
+    def compiled(self, args, ctx, training, need):
+        """The plans for this signature (``need``: per input, whether it
+        needs a gradient; () when not recording), compiled on first use;
+        False: the graph runs op by op. ``run`` pushes them."""
         # shape rules that read NumPy-shape semantics ran at trace time
         key = (tuple((a._shape, a._dtype) for a in args), ctx, training, need, is_np_shape())
         comp = self.cache.get(key)
         if comp is not None:
             return comp
-        if len(self.cache) >= self.max_signatures:
-            self.cache.pop(next(iter(self.cache)))
         try:
-            comp = self._compile(args, ctx, training, need)
+            comp = self.compile(args, ctx, training, need)
         except TraceError:
             comp = False
-        self.cache[key] = comp
+        self.cache.put(key, comp)
         return comp
 
-    def _compile(self, args, ctx, training, need):
+    def compile(self, args, ctx, training, need):
+        """The plans for this signature, traced now (raises TraceError when
+        a plan cannot express the graph)."""
         ph = [placeholder(a._shape, a._dtype, ctx) for a in args]
         if not need:
             with _ag.pause(train_mode=training):
@@ -144,7 +156,7 @@ class FusedGraph:
                              len(outs), (), None)
         for p, n in zip(ph, need):
             if n:
-                p._ag = _ag._Leaf(None, "write")
+                p._ag = _tape.Leaf(None, "write")
         with _ag.record(train_mode=training):
             outs, fmembers, finline = _plan.trace(self.fn, ph, ctx)
         outs = list(outs)
@@ -156,7 +168,7 @@ class FusedGraph:
         variables = [p for p, n in zip(ph, need) if n]
 
         def bwd():
-            return _ag._run_backward(outs, ograds, variables, True, False, training)
+            return _ag.grad(outs, variables, ograds, retain_graph=True, train_mode=training)
         grads, bmembers, binline = _plan.trace(bwd)
         made_fwd = {}
         for m in fmembers:
@@ -187,14 +199,7 @@ class FusedGraph:
         return _Compiled(fwd, bwd_plan, len(outs), need, meta, unread)
 
 
-def _live(ag):
-    # an array whose graph a backward freed is a constant again
-    if isinstance(ag, _ag._Entry) and ag.node.freed:
-        return None
-    return ag
-
-
-live = _live
+_live = live = _tape.live
 
 
 class _Backward:
@@ -207,7 +212,7 @@ class _Backward:
 
     def _backward_entry(self, ograds, inputs, targets=None):
         comp = self.comp
-        if _ag._state.recording:
+        if _tape.state.recording:
             raise MXNetError(
                 "%s: the backward of a hybridized graph cannot be differentiated again "
                 "(create_graph=True), as in MXNet; call the block without hybridize() "
@@ -225,7 +230,7 @@ class _Backward:
                                  "ran on %s; move it with .as_in_context(%s)"
                                  % (self.graph.name, len(og), g.context, self.ctx, self.ctx))
             if g._dtype != dt:
-                from .ndarray.ndarray import _copy_into, empty
+                from ..ndarray.ndarray import _copy_into, empty
                 c = empty(shape, ctx=self.ctx, dtype=dt)
                 _copy_into(g, c)
                 g = c
