@@ -18,6 +18,14 @@ from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  #
 from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import autograd  # noqa: F401
+from . import _c_api, _c_api_runtime  # noqa: F401  (mx.base._LIB: runtime calls)
+
+
+def _load_symbol_c_api():
+    from . import symbol  # noqa: F401  (its _c_api registers _LIB's symbol calls)
+
+
+_c_api.add_provider(_load_symbol_c_api)
 import importlib as _importlib
 
 # Loaded on first use, so `import aiond` stays light: mx.sym, mx.kv, mx.io ...

@@ -5,7 +5,7 @@ aiond has no C library. ``_LIB`` is an object whose ``MX*`` functions are
 Python functions taking and returning what MXNet's take and return (ctypes
 strings, arrays and ``byref`` outputs, a 0/-1 status), for the functions
 that have a meaning on aiond's objects: the symbol and graph-partitioning
-calls MXNet's Python code and tests make (``aiond._c_api_symbol``) and a
+calls MXNet's Python code and tests make (``aiond.symbol._c_api``) and a
 few runtime calls (``aiond._c_api_runtime``: version, GPU count, seed,
 waitall). A
 ``SymbolHandle`` is a ctypes pointer value naming a Symbol in a handle
@@ -125,8 +125,11 @@ class SymbolHandle(ctypes.c_void_p):
             release_handle(key)
 
     def __iter__(self):
-        from .symbol.symbol import Symbol
-        return iter(object_of(self, Symbol)._outputs)
+        obj = object_of(self)
+        if not hasattr(obj, "_outputs"):
+            raise MXNetError("handle 0x%x names a %s, not a Symbol"
+                             % (self.value, type(obj).__name__))
+        return iter(obj._outputs)
 
     def __repr__(self):
         return "SymbolHandle(%s)" % (hex(self.value) if self.value else "NULL")
@@ -186,6 +189,13 @@ class _Lib:
             return funcs[name]
         if name.startswith("_"):
             raise AttributeError(name)
+        if _providers:      # layers that register functions but have not loaded yet
+            pending = list(_providers)
+            del _providers[:]
+            for load in pending:
+                load()
+            if name in self._funcs:
+                return self._funcs[name]
         raise CAPIFunctionMissing(
             "aiond has no C library: _LIB.%s has no aiond meaning (aiond implements %s)"
             % (name, ", ".join(sorted(self._funcs))))
@@ -195,6 +205,14 @@ class _Lib:
 
 
 _LIB = _Lib()
+_providers = []
+
+
+def add_provider(load):
+    """``load()`` imports a higher layer's module that registers functions
+    on ``_LIB``; it runs at the first lookup of a name not yet registered
+    (so ``_LIB.MXSymbolCreateFromJSON`` works before ``mx.sym`` was used)."""
+    _providers.append(load)
 
 
 def check_call(ret):
@@ -207,5 +225,6 @@ def check_call(ret):
         _ch.check_call(ret)
 
 
-from . import _c_api_symbol  # noqa: E402,F401  (registers the symbol functions on _LIB)
-from . import _c_api_runtime  # noqa: E402,F401  (version, GPU count, seed, waitall)
+# The functions themselves register on _LIB from their own layers: the
+# symbol calls when aiond.symbol loads (symbol/_c_api.py), the runtime calls
+# when the package does (_c_api_runtime).

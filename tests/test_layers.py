@@ -23,7 +23,8 @@ PKG = "aiond"
 LAYERS = [
     ("base", {"base", "error", "_extras", "_ctypes_helpers", "libinfo", "log", "name", "attribute",
               "registry", "lr_scheduler", "misc", "api", "cython", "tvmop", "library",
-              "_numpy_op_doc", "ndarray_doc", "symbol_doc", "notebook", "torch", "_launch_rank"}),
+              "_numpy_op_doc", "ndarray_doc", "symbol_doc", "notebook", "torch", "_launch_rank",
+              "_c_api"}),
     ("context", {"context", "util"}),
     ("engine", {"engine", "profiler", "runtime"}),
     ("ops", {"ops"}),
@@ -35,12 +36,14 @@ LAYERS = [
     ("symbol", {"symbol", "executor", "visualization", "operator", "numpy_op_fallback"}),
     ("gluon/kvstore/module", {"gluon", "kvstore", "module", "optimizer", "initializer", "metric",
                               "io", "image", "recordio", "model", "callback", "checkpoint", "rnn",
-                              "executor_manager", "contrib", "test_utils"}),
-    ("serve", {"serve", "launch", "mxnet_alias", PKG}),
+                              "executor_manager", "contrib", "test_utils", "onnx"}),
+    ("serve", {"serve", "launch", "mxnet_alias", "_c_api_runtime", PKG}),
 ]
 
 # Modules any package may import private names from: the internal APIs.
-INTERNAL = ("aiond.ndarray._invoke", "aiond.ndarray._plan", "aiond.autograd._tape", "aiond.engine")
+# aiond._c_api: the handle table behind mx.base's C API names (base, symbol)
+INTERNAL = ("aiond.ndarray._invoke", "aiond.ndarray._plan", "aiond.autograd._tape", "aiond.engine",
+            "aiond._c_api")
 
 # Imports from a lower layer to a higher one that are still there
 # (importer module, imported module).
@@ -63,6 +66,8 @@ DECLARED_UPWARD = {
 
 # Import circles across packages still there: the packages each one joins.
 DECLARED_CIRCLES = [
+    # mx.base re-exports the C API names, whose errors are base's MXNetError
+    ['_c_api', '_ctypes_helpers', 'base'],
     ['autograd', 'graph', 'ndarray', 'numpy', 'numpy_dispatch_protocol', 'numpy_op_fallback',
      'operator', 'symbol'],
     ['image', 'io'],
@@ -72,6 +77,12 @@ DECLARED_CIRCLES = [
 # Private names of another package still imported outside INTERNAL
 # (importer module, imported module or module.name).
 DECLARED_PRIVATE = {
+    ('aiond', 'aiond._c_api_runtime'),
+    ('aiond._c_api', 'aiond._ctypes_helpers'),
+    ('aiond.serve.onnx_models', 'aiond.contrib.onnx._graph.GraphImporter'),
+    ('aiond.serve.onnx_models', 'aiond.contrib.onnx._graph.graph_metadata'),
+    ('aiond.serve.onnx_models', 'aiond.contrib.onnx._graph.load_onnx'),
+    ('aiond.serve.onnx_models', 'aiond.contrib.onnx._graph.np_dtype'),
     ('aiond.autograd', 'aiond._ctypes_helpers.MXCallbackList'),
     ('aiond.autograd', 'aiond._ctypes_helpers.c_array'),
     ('aiond.autograd', 'aiond._ctypes_helpers.c_array_buf'),

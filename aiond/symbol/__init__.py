@@ -65,6 +65,7 @@ from ._functions import histogram, split_v2  # noqa: E402,F401
 from . import _symbol_names  # noqa: E402,F401  (issue 31: symbol.symbol's histogram, split_v2)
 from . import register  # noqa: E402,F401  (issue 31: mx.sym.register)
 from . import _subgraph  # noqa: E402,F401  (issue 31: optimize_for, _CachedOp subgraphs)
+from . import _c_api  # noqa: E402,F401  (mx.base._LIB: the symbol and partitioning calls)
 for _m in (_internal, linalg, contrib, random, sparse, image):
     _sys.modules.setdefault(_m.__name__, _m)
 # ``mx.executor.Executor`` and ``import aiond.executor``, as in MXNet

@@ -12,14 +12,14 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from . import _c_api as _c
-from .base import MXNetError, py_str
+from .. import _c_api as _c
+from ..base import MXNetError, py_str
 
 _ret = threading.local()      # keeps returned C arrays alive until the next call
 
 
 def _sym_mod():
-    from .symbol import symbol as _s
+    from . import symbol as _s
     return _s
 
 
@@ -173,7 +173,7 @@ def MXSymbolGetName(sym, out, success):
 
 
 def _sg():
-    from .symbol import _subgraph
+    from . import _subgraph
     return _subgraph
 
 
