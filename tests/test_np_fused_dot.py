@@ -1,0 +1,124 @@
+"""np.dot(x, w.T) in a hybridized block: one product reading w in place
+(aiond/numpy/_fuse_dot.py), with NumPy's values and gradients, and the
+legacy dot's gradient skipping inputs nobody differentiates."""
+import numpy as np
+import pytest
+
+import aiond as mx
+from aiond import autograd, gluon
+
+
+class Dense(gluon.HybridBlock):
+    def __init__(self, w, b, trans=True, **kw):
+        super().__init__(**kw)
+        self.trans = trans
+        with self.name_scope():
+            self.w = self.params.get("w", shape=w.shape)
+            self.b = self.params.get("b", shape=b.shape)
+        self.initialize()
+        self.w.set_data(mx.np.array(w, dtype=w.dtype))
+        self.b.set_data(mx.np.array(b, dtype=b.dtype))
+
+    def hybrid_forward(self, F, x, w, b):
+        wt = w.T if self.trans else w
+        return F.np.dot(x, wt) + b
+
+
+def _graph_ops(net, x):
+    out = net._cached_graph[1] if getattr(net, "_cached_graph", None) else None
+    js = out.tojson() if out is not None else ""
+    return js
+
+
+@pytest.fixture
+def np_mode():
+    mx.npx.set_np()
+    yield
+    mx.npx.reset_np()
+
+
+@pytest.mark.parametrize("xshape", [(5, 7), (2, 3, 7)])
+def test_dot_transpose_values_and_grads(np_mode, xshape):
+    rs = np.random.RandomState(0)
+    w = rs.randn(4, 7).astype(np.float32)
+    b = rs.randn(4).astype(np.float32)
+    xv = rs.randn(*xshape).astype(np.float32)
+    for hyb in (False, True):
+        net = Dense(w, b)
+        if hyb:
+            net.hybridize()
+        x = mx.np.array(xv)
+        x.attach_grad()
+        with autograd.record():
+            y = net(x)
+            loss = (y * y).sum()
+        loss.backward()
+        ref = xv @ w.T + b
+        np.testing.assert_allclose(y.asnumpy(), ref, rtol=1e-5, atol=1e-5)
+        g = 2 * ref
+        g2 = g.reshape(-1, 4)
+        np.testing.assert_allclose(x.grad.asnumpy(), (g2 @ w).reshape(xshape), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(net.w.grad().asnumpy(), g2.T @ xv.reshape(-1, 7),
+                                   rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(net.b.grad().asnumpy(), g2.sum(0), rtol=1e-4, atol=1e-4)
+
+
+def test_fused_graph_has_no_transpose(np_mode):
+    from aiond.numpy._fuse_dot import fused_dot
+    from aiond.symbol.numpy._symbol import SYM, _Symbol
+    x = mx.sym.var("x").as_np_ndarray()
+    w = mx.sym.var("w").as_np_ndarray()
+    # shapes unknown: no fusion, the literal graph
+    assert fused_dot(SYM, x, w.T) is None
+    SYM.shape_hook = lambda s: {"x": (3, 4), "w": (5, 4)}.get(s.name)
+    SYM.dtype_hook = lambda s: np.float32 if s.name in ("x", "w") else None
+    try:
+        s = mx.sym.np.dot(x, w.T)
+        assert isinstance(s, _Symbol)
+        ops = [n["op"] for n in __import__("json").loads(s.tojson())["nodes"]]
+        assert "_np_transpose" not in ops and "dot" in ops
+        # a transpose with other axes, or w not 2-D, stays literal
+        SYM.shape_hook = lambda s: {"x": (3, 4), "w": (2, 5, 4)}.get(s.name)
+        assert fused_dot(SYM, x, w.T) is None
+        # mixed dtypes keep NumPy's promotion through _np_dot
+        SYM.shape_hook = lambda s: {"x": (3, 4), "w": (5, 4)}.get(s.name)
+        SYM.dtype_hook = lambda s: {"x": np.float32, "w": np.float64}.get(s.name)
+        assert fused_dot(SYM, x, w.T) is None
+    finally:
+        SYM.shape_hook = SYM.dtype_hook = None
+    ex = mx.sym.np.dot(x, w.T).as_nd_ndarray().bind(
+        mx.cpu(), {"x": mx.nd.ones((3, 4)), "w": mx.nd.ones((5, 4))})
+    np.testing.assert_allclose(ex.forward()[0].asnumpy(), np.full((3, 5), 4.0))
+
+
+def test_float64_and_shape_mismatch(np_mode):
+    rs = np.random.RandomState(1)
+    w = rs.randn(3, 6)
+    b = np.zeros(3)
+    net = Dense(w, b)
+    net.hybridize()
+    xv = rs.randn(2, 6)
+    y = net(mx.np.array(xv, dtype=np.float64))
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.asnumpy(), xv @ w.T, rtol=1e-6)  # params held as float32
+    net2 = Dense(w.astype(np.float32), b.astype(np.float32))
+    net2.hybridize()
+    with pytest.raises(Exception, match="not aligned|match"):
+        net2(mx.np.ones((2, 5)))
+
+
+def test_legacy_dot_skips_unneeded_grad():
+    from aiond.ops.matrix import _dot_grad
+    calls = []
+
+    class FakeF:
+        @staticmethod
+        def dot(a, b, **kw):
+            calls.append(kw)
+            return mx.nd.dot(a, b, **kw)
+    a, b = mx.nd.ones((2, 3)), mx.nd.ones((4, 3))
+    g = mx.nd.ones((2, 4))
+    r = _dot_grad(FakeF, {"transpose_a": False, "transpose_b": True}, [a, b], None, [g],
+                  need=[False, True])
+    assert r[0] is None and len(calls) == 1
+    np.testing.assert_allclose(r[1].asnumpy(), np.full((4, 3), 2.0))
