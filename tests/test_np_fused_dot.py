@@ -68,8 +68,9 @@ def test_fused_graph_has_no_transpose(np_mode):
     from aiond.symbol.numpy._symbol import SYM, _Symbol
     x = mx.sym.var("x").as_np_ndarray()
     w = mx.sym.var("w").as_np_ndarray()
-    # shapes unknown: no fusion, the literal graph
+    # shapes unknown (no graph being traced): no fusion, the literal graph
     assert fused_dot(SYM, x, w.T) is None
+    hooks = SYM.shape_hook, SYM.dtype_hook
     SYM.shape_hook = lambda s: {"x": (3, 4), "w": (5, 4)}.get(s.name)
     SYM.dtype_hook = lambda s: np.float32 if s.name in ("x", "w") else None
     try:
@@ -85,7 +86,7 @@ def test_fused_graph_has_no_transpose(np_mode):
         SYM.dtype_hook = lambda s: {"x": np.float32, "w": np.float64}.get(s.name)
         assert fused_dot(SYM, x, w.T) is None
     finally:
-        SYM.shape_hook = SYM.dtype_hook = None
+        SYM.shape_hook, SYM.dtype_hook = hooks
     ex = mx.sym.np.dot(x, w.T).as_nd_ndarray().bind(
         mx.cpu(), {"x": mx.nd.ones((3, 4)), "w": mx.nd.ones((5, 4))})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), np.full((3, 5), 4.0))
@@ -122,3 +123,28 @@ def test_legacy_dot_skips_unneeded_grad():
                   need=[False, True])
     assert r[0] is None and len(calls) == 1
     np.testing.assert_allclose(r[1].asnumpy(), np.full((4, 3), 2.0))
+
+
+def _ops(net):
+    import json
+    return [n["op"] for n in json.loads(net._cached_graph[1].tojson())["nodes"]
+            if n["op"] != "null"]
+
+
+@pytest.mark.parametrize("bshape", [(4,), (1, 4)])
+def test_dense_layer_graph(np_mode, bshape):
+    rs = np.random.RandomState(2)
+    w = rs.randn(4, 7).astype(np.float32)
+    b = rs.randn(*bshape).astype(np.float32)
+    net = Dense(w, b)
+    net.hybridize()
+    xv = rs.randn(3, 7).astype(np.float32)
+    y = net(mx.np.array(xv))
+    np.testing.assert_allclose(y.asnumpy(), xv @ w.T + b, rtol=1e-5, atol=1e-5)
+    ops = _ops(net)
+    assert "_np_transpose" not in ops
+    if bshape == (4,):
+        # a 1-D bias of the product's width: one FullyConnected, as npx.fully_connected
+        assert ops == ["FullyConnected"]
+    else:
+        assert "_npi_add" in ops and "dot" in ops

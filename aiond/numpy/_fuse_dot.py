@@ -58,3 +58,38 @@ def _name(dt):
         return _np.dtype(dt).name
     except TypeError:
         return str(dt)
+
+
+def _head(s):
+    outs = getattr(s, "_outputs", None)
+    if not outs or len(outs) != 1:
+        return None
+    return outs[0][0]
+
+
+def fused_bias_add(F, x1, x2):
+    """``dot(x, w, transpose_b=True) + b`` (either order) as one
+    ``FullyConnected(x, w, b, flatten=False)``: a dense layer's bias added in
+    the product's own output, as MXNet 2's ``npx.fully_connected`` does.
+    None unless one side is such a product, the other a 1-D bias of its
+    width and the dtypes are known and equal."""
+    if F.kind != "sym":
+        return None
+    for prod, bias in ((x1, x2), (x2, x1)):
+        node = _head(prod)
+        if node is None or node.op is None or node.op.name != "dot":
+            continue
+        p = node.params
+        if not p.get("transpose_b") or p.get("transpose_a") or len(node.inputs) != 2:
+            continue
+        x = type(prod)._from([node.inputs[0]])
+        w = type(prod)._from([node.inputs[1]])
+        sw, sb = F.shape(w), F.shape(bias)
+        if sw is None or sb is None or len(sw) != 2 or tuple(sb) != (sw[0],):
+            continue
+        dt, db = F.dtype(prod), F.dtype(bias)
+        if dt is None or db is None or _name(dt) != _name(db) or _name(dt) not in _FLOATS:
+            continue
+        return F.op("FullyConnected", [x, w, bias],
+                    {"num_hidden": int(sw[0]), "no_bias": False, "flatten": False})
+    return None

@@ -69,6 +69,9 @@ class Clone:
 def mxnet_cells(markdown):
     """The MXNet tab's code cells of one section, in order."""
     cells = []
+    sel = re.search(r"tab\.interact_select\((.*?)\)", markdown)
+    if sel and "mxnet" not in sel.group(1):
+        return cells                     # a section without MXNet code
     for m in _CELL.finditer(markdown):
         lines = m.group(1).splitlines()
         tabs = None
@@ -219,8 +222,14 @@ class _CellTimeout(Exception):
 def _alarm(signum, frame):
     raise _CellTimeout("cell ran past %s s" % os.environ["D2L_CELL_TIMEOUT"])
 
+class tab:
+    """d2lbook's tab switch, as a notebook of the MXNet tab sees it."""
+    @staticmethod
+    def selected(*names):
+        return "mxnet" in names or "all" in names
+
 def _run(cells, report):
-    ns = {"__name__": "__main__"}
+    ns = {"__name__": "__main__", "tab": tab}
     signal.signal(signal.SIGALRM, _alarm)
     res = []
     for k, src in enumerate(cells):
