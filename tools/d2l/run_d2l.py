@@ -17,8 +17,9 @@ repository: the scripts are generated under OUT.
 No network is needed: downloads are replaced by synthetic data of the same
 shapes and formats (Fashion-MNIST images and labels, the Time Machine text,
 the English-French pairs, the airfoil table, the Kaggle house-price CSVs),
-``d2l.Trainer`` runs at most ``--epochs`` epochs, and each synthetic image
-dataset has ``--samples`` examples. Plots go to matplotlib's Agg backend.
+``d2l.Trainer`` runs at most ``--epochs`` epochs, each synthetic image
+dataset has ``--samples`` examples and images are resized to at most
+``--max-image`` pixels a side. Plots go to matplotlib's Agg backend.
 
 Prints, per chapter, cells run / cells passing, and writes OUT/report.json
 with every failing cell's error.
@@ -112,6 +113,12 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 sys.meta_path.insert(0, _Alias())
 import aiond
 sys.modules["mxnet"] = aiond
+
+try:        # D2L's pandas code predates pandas 3's string dtype
+    import pandas as _pd
+    _pd.options.future.infer_string = False
+except Exception:
+    pass
 
 EPOCHS = int(os.environ.get("D2L_EPOCHS", "1"))
 SAMPLES = int(os.environ.get("D2L_SAMPLES", "256"))
@@ -209,9 +216,18 @@ def _offline_download(url, folder="../data", sha1_hash=None):
         _synthetic_file(fname)
     return fname
 
+MAX_IMAGE = int(os.environ.get("D2L_MAX_IMAGE", "0"))
+
 def _patch_d2l():
     import d2l.mxnet as d2l
     d2l.download = _offline_download
+    if MAX_IMAGE:
+        # "small sizes": the modern CNNs' 224x224 inputs capped (every net of
+        # the chapter still has spatial extent left at 96)
+        fm = d2l.FashionMNIST.__init__
+        def small(self, batch_size=64, resize=(28, 28)):
+            fm(self, batch_size, tuple(min(r, MAX_IMAGE) for r in resize))
+        d2l.FashionMNIST.__init__ = small
     init = d2l.Trainer.__init__
     def capped(self, max_epochs, *a, **k):
         init(self, min(max_epochs, EPOCHS), *a, **k)
@@ -295,6 +311,9 @@ def main(argv=None):
     p.add_argument("--samples", type=int, default=256)
     p.add_argument("--timeout", type=int, default=900, help="seconds per section")
     p.add_argument("--cell-timeout", type=int, default=300)
+    p.add_argument("--max-image", type=int, default=96,
+                   help="cap on d2l.FashionMNIST's resize (0: as written, 224 for the "
+                        "modern CNNs)")
     p.add_argument("--python", default=sys.executable)
     args = p.parse_args(argv)
     clone = Clone(args.clone)
@@ -303,7 +322,8 @@ def main(argv=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([lib] + [x for x in [env.get("PYTHONPATH")] if x])
     env.update(D2L_EPOCHS=str(args.epochs), D2L_SAMPLES=str(args.samples),
-               D2L_CELL_TIMEOUT=str(args.cell_timeout), MPLBACKEND="Agg")
+               D2L_CELL_TIMEOUT=str(args.cell_timeout), MPLBACKEND="Agg",
+               D2L_MAX_IMAGE=str(args.max_image))
     only = {s for s in args.sections.split(",") if s}
     report = {}
     for ch in [c.strip() for c in args.chapters.split(",") if c.strip()]:
