@@ -166,8 +166,7 @@ def _fra():
     rows = []
     for _ in range(600):
         k = rs.randint(1, 4)
-        rows.append(" ".join(rs.choice(en, k)) + " .\t" + " ".join(rs.choice(fr, k)) + " !"
-                    + "\tCC-BY 2.0 (France)")
+        rows.append(" ".join(rs.choice(en, k)) + " .\t" + " ".join(rs.choice(fr, k)) + " !")
     return "\n".join(rows) + "\n"
 
 def _synthetic_file(fname):
