@@ -8,6 +8,7 @@ import numpy as _np
 from ..base import integer_types, numeric_types
 from ..util import _np_ufunc_check
 from ._front import front
+from ._fuse_dot import fused_bias_add
 
 # ``scalar <op> array`` written as ``array <flipped op> scalar``
 _FLIP = {"greater": "less", "less": "greater", "greater_equal": "less_equal",
@@ -49,6 +50,10 @@ def binary(F, name, x1, x2, out=None):
     native = F.native
     a1 = x1 if type(x1) is native else F.arr(x1, like=x2)
     a2 = x2 if type(x2) is native else F.arr(x2, like=a1)
+    if name == "add" and F.kind == "sym":
+        fused = fused_bias_add(F, a1, a2)
+        if fused is not None:
+            return fused
     return F.op("_npi_" + name, [a1, a2], None, out)
 
 

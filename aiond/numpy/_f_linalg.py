@@ -11,6 +11,7 @@ import numpy as _np
 from ..base import numeric_types
 from ._f_reduce import axis_attr
 from ._front import front
+from ._fuse_dot import fused_dot
 
 
 def _flat(F, a):
@@ -34,6 +35,9 @@ def _dot(F, a, b, out=None):
     """NumPy's dot: inner product of vectors, matrix product of matrices, a sum
     over ``a``'s last axis and ``b``'s second-to-last otherwise."""
     a, b = _pair(F, a, b)
+    fused = fused_dot(F, a, b) if out is None else None
+    if fused is not None:
+        return fused
     return F.op("_np_dot", [a, b], None, out)
 
 

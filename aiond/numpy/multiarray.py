@@ -405,6 +405,12 @@ class ndarray(NDArray):
         return _bin("bitwise_xor", other, self)
 
     def _inplace(self, name, other):
+        to = type(other)
+        if ((to is ndarray and other._dtype == self._dtype and other._shape == self._shape)
+                or (to in (float, int) and self._dtype.kind == "f")):
+            # the result has self's dtype and shape: one in-place push, as
+            # mx.nd's ``a += b`` (a float array keeps its dtype with a number)
+            return _bin(name, self, other, out=self)
         res = _bin(name, self, other)
         if res._dtype != self._dtype:
             raise TypeError("Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') "
@@ -558,9 +564,40 @@ def _to_array(x, like=None):
     raise TypeError("type %s not supported" % type(x).__name__)
 
 
+_BIN_OPS = {}
+_NO_ATTRS = {}
+
+
 def _bin(name, x1, x2, out=None):
     """A NumPy binary ufunc on arrays and/or Python scalars."""
+    if type(x1) is ndarray and type(x2) is ndarray:
+        # two arrays (``a + b``): straight to the push, as ``mx.nd``'s
+        # operators do; the front function would reach the same op
+        op = _BIN_OPS.get(name)
+        if op is None:
+            op = _BIN_OPS[name] = _reg.get("_npi_" + name)
+        res = _invoke(op, [x1, x2], _NO_ATTRS, out, None)
+        if out is not None:
+            return out
+        res.__class__ = ndarray
+        return res
+    if type(x1) is ndarray and type(x2) in (float, int):
+        # an array and a Python number (``a + 1.0``), likewise
+        op = _SCALAR_OPS.get(name)
+        if op is None:
+            op = _SCALAR_OPS[name] = _reg.get("_npi_%s_scalar" % name) \
+                if "_npi_%s_scalar" % name in _reg.ops() and name not in _ARRAY_ONLY else False
+        if op:
+            res = _invoke(op, [x1], {"scalar": float(x2), "is_int": type(x2) is int},
+                          out, None)
+            if out is not None:
+                return out
+            res.__class__ = ndarray
+            return res
     return _binary(_ND, name, x1, x2, out)
+
+
+_SCALAR_OPS = {}
 
 
 def _rebuild(value, dev_type, dev_id):
@@ -629,6 +666,7 @@ _ = MXNetError
 
 
 from ._f_binary import binary as _binary  # noqa: E402  (the front functions use ndarray)
+from ._f_binary import _ARRAY_ONLY  # noqa: E402
 from ._front import ND as _ND, _set_native  # noqa: E402
 _set_native()
 from ._front import bind as _front_bind  # noqa: E402

@@ -573,24 +573,29 @@ def _index_add(xp, data, value, *indices, out, key):
     xp.add.at(out, _build_key(key, indices), value)
 
 # ------------------------------------------------------------ gradient table
-from ._grad import set_grads, unbroadcast  # noqa: E402
+from ._grad import set_grads, takes_need, unbroadcast  # noqa: E402
 
 
-def _dot_grad(F, attrs, ins, outs, og):
+@takes_need
+def _dot_grad(F, attrs, ins, outs, og, need=(True, True)):
     a, b = ins
     g = og[0]
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     if a.ndim == 1 and b.ndim == 1:
         return [g * b, g * a]
     if a.ndim == 2 and b.ndim == 2:
+        # one product per input, and none for an input nobody differentiates
+        # (a layer's data): half of a first layer's backward
         if not ta and not tb:
-            return [F.dot(g, b, transpose_b=True), F.dot(a, g, transpose_a=True)]
-        if ta and not tb:
-            return [F.dot(b, g, transpose_b=True), F.dot(a, g)]
-        if not ta and tb:
-            return [F.dot(g, b), F.dot(g, a, transpose_a=True)]
-        return [F.dot(b, g, transpose_a=True, transpose_b=True),
-                F.dot(g, a, transpose_a=True, transpose_b=True)]
+            ga, gb = lambda: F.dot(g, b, transpose_b=True), lambda: F.dot(a, g, transpose_a=True)
+        elif ta and not tb:
+            ga, gb = lambda: F.dot(b, g, transpose_b=True), lambda: F.dot(a, g)
+        elif not ta and tb:
+            ga, gb = lambda: F.dot(g, b), lambda: F.dot(g, a, transpose_a=True)
+        else:
+            ga = lambda: F.dot(b, g, transpose_a=True, transpose_b=True)  # noqa: E731
+            gb = lambda: F.dot(g, a, transpose_a=True, transpose_b=True)  # noqa: E731
+        return [ga() if need[0] else None, gb() if need[1] else None]
     if ta or tb:
         # N-d with transpose flags contracts lhs's first axis / rhs's last: move
         # them where the plain dot contracts, differentiate that, move them back

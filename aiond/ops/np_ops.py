@@ -24,6 +24,8 @@ _I64 = np.dtype(np.int64)
 def promote(a, b):
     """MXNet NumPy's result dtype of a binary op on arrays of dtypes a and b:
     a float with a non-float gives that float; otherwise NumPy's promotion."""
+    if a is b and isinstance(a, np.dtype):
+        return a
     a, b = np.dtype(a), np.dtype(b)
     if a == b:
         return a
@@ -49,7 +51,11 @@ def scalar_result(dtype, scalar_is_int):
 # ------------------------------------------------------------- binary
 def _bin_rule(kind):
     def rule(attrs, shapes, dtypes):
-        shape = broadcast_shapes(shapes[0], shapes[1])
+        a, b = shapes
+        d = dtypes[0]
+        if kind == "arith" and a == b and d is dtypes[1]:
+            return (a,), (d,)          # the common case, kept lean (a push's path)
+        shape = broadcast_shapes(a, b)
         if kind == "cmp":
             return (shape,), (_BOOL,)
         d = promote(dtypes[0], dtypes[1])
@@ -68,12 +74,17 @@ def _as(xp, a, dt):
 
 
 def _binary_kernel(fname):
+    # floating-point warnings are already off around every kernel (_quiet)
+    ufunc = getattr(np, fname)
+
     def kernel(xp, lhs, rhs, out):
         dt = out.dtype
         if dt != _BOOL:
-            lhs, rhs = _as(xp, lhs, dt), _as(xp, rhs, dt)
-        with _errstate():
-            getattr(xp, fname)(lhs, rhs, out=out, casting="unsafe")
+            if lhs.dtype != dt:
+                lhs = lhs.astype(dt)
+            if rhs.dtype != dt:
+                rhs = rhs.astype(dt)
+        (ufunc if xp is np else getattr(xp, fname))(lhs, rhs, out=out, casting="unsafe")
     return kernel
 
 
@@ -120,7 +131,22 @@ def _scalar_rule(kind):
 
 
 def _scalar_kernel(fname, reverse):
+    ufunc = getattr(np, fname)
+    direct = fname != "mod"
+
     def kernel(xp, data, out, scalar, is_int=True):
+        dt = out.dtype
+        if direct and dt.kind == "f" and xp is np:
+            # a float result: straight into ``out`` (the floating-point
+            # warnings are off around every kernel, see _quiet)
+            s = dt.type(scalar)
+            if data.dtype != dt:
+                data = data.astype(dt)
+            if reverse:
+                ufunc(s, data, out=out)
+            else:
+                ufunc(data, s, out=out)
+            return
         dt = out.dtype if out.dtype != _BOOL else promote(data.dtype, np.float64 if not is_int
                                                           else data.dtype)
         s = cast_scalar(scalar, dt) if dt.kind != "b" else dt.type(scalar)

@@ -418,6 +418,8 @@ def _npi_multinomial(xp, *params, out, rng, n, pvals=None, size=None):
     pv = np.asarray(pvals if pvals is not None else params[0], dtype=np.float64)
     if n < 0:
         raise ValueError("multinomial: n must be >= 0, got %d" % n)
+    if pv.size == 0:
+        return          # no categories: an empty result, as MXNet's (numpy's own draw refuses)
     head = pv[:-1].sum()
     if np.any(pv < 0) or head > 1.0 + 1e-5:
         raise ValueError("multinomial: pvals must be >= 0 and sum(pvals[:-1]) <= 1")

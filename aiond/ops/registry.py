@@ -161,6 +161,14 @@ class Op:
                  "num_visible", "rows", "optional", "free_attrs", "host_kernel", "caller",
                  "graph_attrs")
 
+    def __reduce_ex__(self, protocol):
+        # a registered op pickles as its name (a block, graph or dataset holding
+        # it goes to a DataLoader worker): its kernel is a wrapper that pickle
+        # cannot find by its module path
+        if _REGISTRY.get(self.name) is self:
+            return (get, (self.name,))
+        return super().__reduce_ex__(protocol)
+
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
                  needs_rng=False, output_names=None):

@@ -46,6 +46,7 @@ from ...base import MXNetError
 from ...context import cpu, cpu_pinned
 from ...ndarray import NDArray
 from ...util import is_np_array
+from . import _worker_pickle
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -300,7 +301,7 @@ def _prep_data():
 
 def _pickle_payload(dataset, batchify_fn, num_workers):
     try:
-        return pickle.dumps((dataset, batchify_fn), protocol=pickle.HIGHEST_PROTOCOL)
+        return _worker_pickle.dumps((dataset, batchify_fn))
     except Exception as e:
         raise TypeError(
             "DataLoader(num_workers=%d) loads in worker processes, which get the dataset and "

@@ -238,8 +238,8 @@ class _RNNLayer(HybridBlock):
         """Give the first layer's i2h weights their input size from
         ``inputs`` when it was left 0 (deferred initialization)."""
         params = [self.l0_i2h_weight] + ([self.r0_i2h_weight] if self._dir == 2 else [])
-        if all(p.shape[1] for p in params):
-            return
+        if all(p.shape[1] > 0 for p in params):
+            return                      # unknown is 0, or -1 under NumPy shape semantics
         if isinstance(inputs, ndarray.NDArray):
             shape = inputs.shape
         else:
