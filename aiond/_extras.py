@@ -18,6 +18,8 @@ EXTRAS = {
     "sparse": ["scipy"],
     "image": ["Pillow"],
     "download": ["requests"],
+    "onnx": ["onnx", "onnxruntime"],
+    "onednn": ["onednn-cpu-gomp"],
 }
 
 

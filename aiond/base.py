@@ -24,6 +24,13 @@ import os
 import numpy as _np
 
 
+# MXNet's dtype codes (mshadow's type flags), as graph files write them in ``__dtype__``
+DTYPE_NP_TO_MX = {_np.float32: 0, _np.float64: 1, _np.float16: 2, _np.uint8: 3, _np.int32: 4,
+                  _np.int8: 5, _np.int64: 6, _np.bool_: 7, _np.int16: 8, _np.uint16: 9,
+                  _np.uint32: 10, _np.uint64: 11}
+DTYPE_MX_TO_NP = {v: k for k, v in DTYPE_NP_TO_MX.items()}
+
+
 class MXNetError(RuntimeError):
     """Default error of aiond, named as in MXNet."""
 

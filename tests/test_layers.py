@@ -43,7 +43,7 @@ LAYERS = [
 # Modules any package may import private names from: the internal APIs.
 # aiond._c_api: the handle table behind mx.base's C API names (base, symbol)
 INTERNAL = ("aiond.ndarray._invoke", "aiond.ndarray._plan", "aiond.autograd._tape", "aiond.engine",
-            "aiond._c_api")
+            "aiond._c_api", "aiond._extras")
 
 # Imports from a lower layer to a higher one that are still there
 # (importer module, imported module).
@@ -91,7 +91,6 @@ DECLARED_PRIVATE = {
     ('aiond.autograd._backward', 'aiond.ndarray.ndarray._view'),
     ('aiond.autograd._tape', 'aiond.ndarray.ndarray._view'),
     ('aiond.autograd._walk', 'aiond.ndarray.ndarray._copy_into'),
-    ('aiond.context', 'aiond._extras.install_hint'),
     ('aiond.contrib._quantize_graph', 'aiond.symbol.symbol._Node'),
     ('aiond.contrib._quantize_graph', 'aiond.symbol.symbol._copy_graph'),
     ('aiond.contrib.amp._reduce_precision', 'aiond.symbol.symbol._Node'),
@@ -112,8 +111,6 @@ DECLARED_PRIVATE = {
     ('aiond.image.image', 'aiond.ndarray._internal'),
     ('aiond.io.utils', 'aiond.ndarray.ndarray._cached'),
     ('aiond.io.utils', 'aiond.ndarray.ndarray._view'),
-    ('aiond.kvstore._comm', 'aiond._extras.install_hint'),
-    ('aiond.launch', 'aiond._extras.install_hint'),
     ('aiond.launch', 'aiond._launch_rank.STATUS_DIR_ENV'),
     ('aiond.module.base_module', 'aiond.model._split_params'),
     ('aiond.module.module', 'aiond.model._create_kvstore'),
@@ -153,8 +150,6 @@ DECLARED_PRIVATE = {
     ('aiond.ops.registry', 'aiond.base._NullType'),
     ('aiond.optimizer._states', 'aiond.ndarray.io._Parser'),
     ('aiond.rtc', 'aiond.ndarray._gpu._kept'),
-    ('aiond.serve.__main__', 'aiond._extras.install_hint'),
-    ('aiond.serve.http', 'aiond._extras.install_hint'),
     ('aiond.symbol', 'aiond.ndarray._namespace.populate_lazily'),
     ('aiond.symbol', 'aiond.ops._lazy'),
     ('aiond.symbol._control_flow', 'aiond.ndarray._control_flow.LoopInputError'),
@@ -174,7 +169,6 @@ DECLARED_PRIVATE = {
     ('aiond.test_utils._callables', 'aiond.symbol._test_hooks'),
     ('aiond.util', 'aiond._ctypes_helpers.c_str'),
     ('aiond.util', 'aiond._ctypes_helpers.check_call'),
-    ('aiond.util', 'aiond._extras.install_hint'),
 }
 
 

@@ -31,10 +31,7 @@ class UnknownArgumentError(MXNetError, TypeError):
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 HIDDEN_DUNDER = {"__%s__" % k: k for k in HIDDEN_KEYS}
 
-DTYPE_NP_TO_MX = {np.float32: 0, np.float64: 1, np.float16: 2, np.uint8: 3, np.int32: 4,
-                  np.int8: 5, np.int64: 6, np.bool_: 7, np.int16: 8, np.uint16: 9,
-                  np.uint32: 10, np.uint64: 11}
-DTYPE_MX_TO_NP = {v: k for k, v in DTYPE_NP_TO_MX.items()}
+from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX  # noqa: E402  (graph files' __dtype__ codes)
 STYPES = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 
 

@@ -53,7 +53,7 @@ def _var_sig(s):
         return None
     try:
         import ast
-        from ..symbol.symbol import DTYPE_MX_TO_NP
+        from ..base import DTYPE_MX_TO_NP
         shape = tuple(int(d) for d in ast.literal_eval(sh))
         dtype = _name(DTYPE_MX_TO_NP[int(dt)])
     except (ValueError, SyntaxError, KeyError, TypeError):

@@ -60,8 +60,9 @@ def load_onnx(model_file):
     try:
         import onnx
     except ImportError:
+        from ..._extras import install_hint
         raise ImportError("importing ONNX models needs the onnx package: "
-                          "pip install onnx (or aiond[onnx])") from None
+                          + install_hint("onnx")) from None
     if isinstance(model_file, onnx.ModelProto):
         return model_file
     try:

@@ -10,11 +10,11 @@ from . import _registry
 
 
 def _require_onnx():
+    from ..._extras import install_hint
     try:
         import onnx  # noqa: F401
     except ImportError:
-        raise ImportError("ONNX export needs the onnx package: pip install 'aiond[onnx]' "
-                          "(or pip install onnx)") from None
+        raise ImportError("ONNX export needs the onnx package: " + install_hint("onnx")) from None
     return onnx
 
 
