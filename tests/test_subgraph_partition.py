@@ -258,3 +258,21 @@ def test_runtime_c_functions():
     check_call(_LIB.MXNDArrayWaitAll())
     with pytest.raises(mx.base.MXNetError, match="ctypes.byref"):
         check_call(_LIB.MXGetVersion(v))
+
+
+def test_bind_runs_the_graph_the_environment_partitions(monkeypatch):
+    sym = _net8()
+    x = mx.nd.array([0.3])
+    want = sym.bind(mx.cpu(), {"data": x}).forward()[0].asnumpy()
+    monkeypatch.setenv("MXNET_SUBGRAPH_BACKEND", "default")
+    check_call(_LIB.MXSetSubgraphPropertyOpNames(c_str("default"), mx_uint(2),
+                                                 c_str_array(["sin", "elemwise_add"])))
+    try:
+        ex = sym.bind(mx.cpu(), {"data": x})
+        ops = [n["op"] for n in json.loads(ex.get_optimized_symbol().tojson())["nodes"]]
+        assert "_CachedOp" in ops and "sin" not in ops
+        np.testing.assert_allclose(ex.forward()[0].asnumpy(), want, rtol=1e-6)
+        backend = sym.get_backend_symbol("default")
+        assert "_CachedOp" in [n["op"] for n in json.loads(backend.tojson())["nodes"]]
+    finally:
+        check_call(_LIB.MXRemoveSubgraphPropertyOpNames(c_str("default")))

@@ -207,8 +207,9 @@ def MXRemoveSubgraphPropertyOpNamesV2(prop_name):
 
 
 def MXGenBackendSubgraph(sym, backend_name, out):
-    """``sym`` partitioned by every property of ``backend_name``."""
-    _set_handle(out, _sg().optimize_for(_symbol(sym), _str(backend_name), skip_infer=True))
+    """``sym`` partitioned by every property of ``backend_name`` (with the
+    op names set for it)."""
+    _set_handle(out, _sg().backend_symbol(_symbol(sym), _str(backend_name)))
 
 
 for _name, _fn in list(globals().items()):

@@ -376,18 +376,25 @@ def build_subgraph_by_op_names(sym, backend, op_names):
     return _partition_with_names(sym, backend, op_names)
 
 
+def backend_symbol(sym, backend):
+    """``sym`` partitioned by every property of ``backend`` with the op
+    names ``MXSetSubgraphPropertyOpNames`` gave it (MXNet's
+    ``MXGenBackendSubgraph``, ``Symbol.get_backend_symbol``)."""
+    return _partition_with_names(sym, backend, _ENV_OP_NAMES.get(backend, ()))
+
+
 def partition_for_bind(sym):
     """The graph MXNet's bind runs when the environment variable
     MXNET_SUBGRAPH_BACKEND names a backend: ``sym`` partitioned by its
     properties with the op names set by ``MXSetSubgraphPropertyOpNames``
     (none set: nothing is grouped). Unset or ``NONE``: ``sym`` itself.
-    (aiond's executors do not call it yet, so the variable has no effect
-    on bind; partitioning never changes a graph's results.)"""
+    Executors run what it gives (``Executor.get_optimized_symbol`` shows
+    it); partitioning never changes a graph's results."""
     import os
     name = os.environ.get("MXNET_SUBGRAPH_BACKEND", "")
     if not name or name == "NONE":
         return sym
-    return _partition_with_names(sym, name, _ENV_OP_NAMES.get(name, ()))
+    return backend_symbol(sym, name)
 
 
 def _infer_from(sym, args, aux, shape_dict, type_dict):

@@ -402,13 +402,16 @@ class Executor:
     @staticmethod
     def _optimize(sym):
         """The graph this executor runs: ``sym`` after MXNet's executor
-        passes (common subexpression elimination, see ``_cse``)."""
-        if not _cse.enabled():
-            return sym.__copy__()
-        opt = Symbol._from(_cse.eliminate_common_expr(sym.__copy__()._outputs))
+        passes (common subexpression elimination, see ``_cse``; the
+        partitioning MXNET_SUBGRAPH_BACKEND names, see ``_subgraph``)."""
+        from ._subgraph import partition_for_bind
+        opt = sym.__copy__()
+        if _cse.enabled():
+            opt = Symbol._from(_cse.eliminate_common_expr(opt._outputs))
+        opt = partition_for_bind(opt)
         if (opt.list_arguments() != sym.list_arguments()
                 or opt.list_auxiliary_states() != sym.list_auxiliary_states()):
-            return sym.__copy__()   # pragma: no cover - the pass keeps every input in place
+            return sym.__copy__()   # pragma: no cover - the passes keep every input in place
         return opt
 
     def _fix_init_shapes(self, sym):

@@ -583,7 +583,10 @@ class Symbol:
         return InitShapes(self, order, steps)
 
     def get_backend_symbol(self, backend):
-        raise MXNetError("aiond has no subgraph backends (%s)" % backend)
+        """This graph partitioned by every subgraph property of ``backend``
+        (MXNet's ``MXGenBackendSubgraph``; see ``_subgraph``)."""
+        from ._subgraph import backend_symbol
+        return backend_symbol(self, backend)
 
     def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None,
                      type_dict=None, stype_dict=None, skip_infer=False, **kwargs):
