@@ -1,6 +1,7 @@
 """Every mx.gluon.model_zoo.vision model exports (HybridBlock.export, then
 mx.onnx.export_model on the files, MXNet's way), passes the ONNX checker and
-gives aiond's outputs in onnxruntime, with a dynamic batch axis."""
+gives aiond's outputs in onnxruntime, with a dynamic batch axis; the file
+imported back (mx.contrib.onnx.import_to_gluon) gives them too."""
 import numpy as np
 import pytest
 
@@ -41,6 +42,8 @@ def _roundtrip(tmp_path, name, size):
     one = data[:1]
     got1 = sess.run(None, {feed: one.asnumpy()})[0]
     np.testing.assert_allclose(got1, net(one).asnumpy(), rtol=1e-4, atol=1e-4)
+    back = mx.contrib.onnx.import_to_gluon(path, mx.cpu())
+    np.testing.assert_allclose(back(data).asnumpy(), want, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("name,size", SMALL)
