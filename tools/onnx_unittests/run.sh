@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run Apache MXNet 1.9.1's own ONNX tests (tests/python-pytest/onnx) against a
 # module: real MXNet (the baseline) or aiond (imported as `mxnet` through the
-# alias package of ../../../shared/peer/stubs, or $PEER_STUBS).
+# alias package of tools/mxnet_unittests/stubs, or $PEER_STUBS).
 #
 #   tools/onnx_unittests/run.sh GITDIR PYTHON MODULE OUTDIR [FILE...]
 #
@@ -18,12 +18,16 @@
 # The test files are extracted into a temporary folder for the run and deleted
 # afterwards; nothing of MXNet is committed here.
 set -u
+if [ $# -lt 4 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
+  sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+  [ $# -ge 1 ] && { [ "$1" = -h ] || [ "$1" = --help ]; } && exit 0
+  exit 2
+fi
 gitdir=$1; py=$2; module=$3; out=$4; shift 4
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(test_operators)
 here=$(cd "$(dirname "$0")" && pwd)
-stubs=${PEER_STUBS:-$(cd "$here/../../.." && pwd)/shared/peer/stubs}
-[ -d "$stubs/mxnet" ] || stubs=/work/shared/peer/stubs
+stubs=${PEER_STUBS:-$here/../mxnet_unittests/stubs}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
