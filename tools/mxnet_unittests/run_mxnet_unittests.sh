@@ -44,22 +44,6 @@ for f in "${files[@]}"; do
   [ -f "$f.py" ] || { echo "no $f.py" >&2; continue; }
   MXNET_TEST_SEED=${MXNET_TEST_SEED:-1234} timeout "${MXNET_FILE_TIMEOUT:-1200}" "$py" -m pytest -q \
     -p no:cacheprovider --timeout="${MXNET_TEST_TIMEOUT:-120}" -o junit_family=xunit1 --junitxml="$out/$f.xml" "$f.py" > "$out/$f.log" 2>&1
-  "$py" - "$out/$f.xml" "$f" >> "$out/summary.tsv" <<'PY'
-import sys, xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except Exception:
-    print(f"{sys.argv[2]}\t0\t0\t1\t0"); raise SystemExit
-suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-p = f = e = s = 0
-for su in suites:
-    for tc in su.iter("testcase"):
-        kids = {c.tag for c in tc}
-        if "skipped" in kids: s += 1
-        elif "failure" in kids: f += 1
-        elif "error" in kids: e += 1
-        else: p += 1
-print(f"{sys.argv[2]}\t{p}\t{f}\t{e}\t{s}")
-PY
+  "$py" "$here/junit_summary.py" "$out/$f.xml" "$f" >> "$out/summary.tsv"
 done
 column -t "$out/summary.tsv"

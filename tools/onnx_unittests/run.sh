@@ -42,22 +42,6 @@ for f in "${files[@]}"; do
     -p no:cacheprovider --timeout=300 -o junit_family=xunit1 --junitxml="$out/$f.xml" \
     $(if [ -n "${TEST_IDS_FILE:-}" ]; then grep "^$f.py::" "$TEST_IDS_FILE"; else echo "$f.py"; fi) \
     > "$out/$f.log" 2>&1
-  "$py" - "$out/$f.xml" "$f" >> "$out/summary.tsv" <<'PY'
-import sys, xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except Exception:
-    print(f"{sys.argv[2]}\t0\t0\t1\t0"); raise SystemExit
-suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-p = f = e = s = 0
-for su in suites:
-    for tc in su.iter("testcase"):
-        kids = {c.tag for c in tc}
-        if "skipped" in kids: s += 1
-        elif "failure" in kids: f += 1
-        elif "error" in kids: e += 1
-        else: p += 1
-print(f"{sys.argv[2]}\t{p}\t{f}\t{e}\t{s}")
-PY
+  "$py" "$here/../mxnet_unittests/junit_summary.py" "$out/$f.xml" "$f" >> "$out/summary.tsv"
 done
 column -t "$out/summary.tsv"
