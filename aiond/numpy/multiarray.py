@@ -564,7 +564,8 @@ def _to_array(x, like=None):
     raise TypeError("type %s not supported" % type(x).__name__)
 
 
-_BIN_OPS = {}
+_BIN_OPS = {}       # ufunc name -> its _npi_ op (array, array)
+_SCALAR_OPS = {}    # ufunc name -> its _npi_*_scalar op, or False (the front function decides)
 _NO_ATTRS = {}
 
 
@@ -595,9 +596,6 @@ def _bin(name, x1, x2, out=None):
             res.__class__ = ndarray
             return res
     return _binary(_ND, name, x1, x2, out)
-
-
-_SCALAR_OPS = {}
 
 
 def _rebuild(value, dev_type, dev_id):
