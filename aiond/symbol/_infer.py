@@ -384,6 +384,11 @@ def _infer_node(n, S, D, need_dtypes):
         if per_output is not None:
             pass
         elif dt_known:
+            probed = _probe_dtypes(n, in_dtypes, S)
+            if probed is not None:
+                for k, pd in zip(out_keys, probed):
+                    D.setdefault(k, pd)
+                return _done(keys, out_keys, S, D, need_dtypes)
             try:
                 d = _ns.fallback_out_dtype(op, n.params, in_dtypes)
             except MXNetError as e:
@@ -401,6 +406,47 @@ def _infer_node(n, S, D, need_dtypes):
             for k in keys:
                 D.setdefault(k, d)
     return _done(keys, out_keys, S, D, need_dtypes)
+
+
+# stand-in data shapes for _probe_dtypes, most ranks first (convolutions,
+# then matrices, vectors, 3-D sequences)
+_PROBE_SHAPES = ((4, 4, 4, 4), (4, 4), (4,), (4, 4, 4))
+
+
+def _probe_dtypes(n, in_dtypes, S):
+    """The output dtypes of ``n`` from its registry rule run on stand-in
+    shapes, when the dtypes of its inputs are known and their shapes are
+    not (``infer_type`` alone): MXNet's type functions need no shapes, and
+    a rule's dtypes (``shape_array`` -> int64, ``where``'s branches,
+    ``topk``'s values, a weight-typed ``Embedding``) do not depend on them.
+    Known dims are kept; parameter inputs (weights) get the shapes the data
+    implies. None when no stand-in satisfies the rule."""
+    op = n.op
+    keys = [_key(e) for e in n.inputs]
+    known = [S.get(k) for k in keys]
+    rule = _ns.PARAM_SHAPES.get(op.name)
+    names = n.input_names()
+    for cand in _PROBE_SHAPES:
+        shapes = []
+        for s in known:
+            if s is None:
+                shapes.append(cand)
+            else:
+                shapes.append(tuple(d if d > 0 else 4 for d in s))
+        if rule is not None and shapes:
+            try:
+                derived = rule(n.params, shapes[0])
+            except Exception:  # noqa: BLE001 - this stand-in does not fit the op
+                continue
+            for i, nm in enumerate(names[1:len(shapes)], 1):
+                if known[i] is None and derived.get(nm) is not None:
+                    shapes[i] = tuple(derived[nm])
+        try:
+            _, odtypes = op.infer(n.params, tuple(shapes), tuple(in_dtypes))
+        except Exception:  # noqa: BLE001 - as above
+            continue
+        return [np.dtype(d) for d in odtypes]
+    return None
 
 
 def _infer_init(n, S, D):
