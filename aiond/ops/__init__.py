@@ -12,7 +12,10 @@ from .registry import Null, Op, Param, get, ops, register  # noqa: F401
 # registry was built eagerly (``registry.ops()`` still loads them in it).
 MODULES = (
     "elemwise", "init", "matrix", "random", "reduce",
-    "conv", "linalg", "nn", "norm",
+    "conv", "linalg",
+    "fc", "activation", "softmax", "losses", "dropout", "embedding", "l2norm",
+    "upsampling",               # the neural-network ops, once all in nn.py
+    "norm",
     "optimizer_ops",            # also loads optimizer_fused
     "indexing", "shape", "sorting", "special",
     "rnn",

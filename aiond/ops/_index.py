@@ -11,7 +11,14 @@ MODULES = (
     "reduce",
     "conv",
     "linalg",
-    "nn",
+    "fc",
+    "activation",
+    "softmax",
+    "losses",
+    "dropout",
+    "embedding",
+    "l2norm",
+    "upsampling",
     "norm",
     "optimizer_ops",
     "indexing",
@@ -82,6 +89,9 @@ MODULES = (
 )
 
 DEFINES = {
+    "activation": (
+        "Activation LeakyReLU _backward_Activation _nn_erf"
+    ),
     "attention": (
         "_backward_interleaved_matmul_encdec_qk _backward_interleaved_matmul_encdec_valatt "
         "_backward_interleaved_matmul_selfatt_qk _backward_interleaved_matmul_selfatt_valatt "
@@ -159,6 +169,9 @@ DEFINES = {
     "deformable_psroi": (
         "_backward_DeformablePSROIPooling _contrib_DeformablePSROIPooling"
     ),
+    "dropout": (
+        "Dropout"
+    ),
     "elemwise": (
         "_DivScalar _Hypot _Maximum _Minimum _MinusScalar _Mod _MulScalar _PlusScalar _Power "
         "_RDivScalar _RMinusScalar _add _copy _div _div_scalar _equal _equal_scalar _greater "
@@ -177,6 +190,12 @@ DEFINES = {
         "elemwise_mul elemwise_sub exp expm1 fix floor identity log log10 log1p log2 negative "
         "radians reciprocal relu rint round rsqrt sigmoid sign sin sinh softsign sqrt square "
         "tan tanh trunc"
+    ),
+    "embedding": (
+        "Embedding _backward_Embedding"
+    ),
+    "fc": (
+        "FullyConnected"
     ),
     "groupnorm": (
         "GroupNorm _backward_GroupNorm"
@@ -207,6 +226,9 @@ DEFINES = {
     "krprod": (
         "khatri_rao"
     ),
+    "l2norm": (
+        "L2Normalization"
+    ),
     "linalg": (
         "_linalg_det _linalg_extractdiag _linalg_extracttrian _linalg_gemm _linalg_gemm2 "
         "_linalg_inverse _linalg_makediag _linalg_maketrian _linalg_potrf _linalg_potri "
@@ -222,6 +244,10 @@ DEFINES = {
     "loss_fused": (
         "_backward_sparse_softmax_cross_entropy _sparse_softmax_cross_entropy"
     ),
+    "losses": (
+        "BlockGrad LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput "
+        "MakeLoss make_loss smooth_l1 stop_gradient"
+    ),
     "matrix": (
         "Cast Flatten Reshape _backward_slice _crop_assign _crop_assign_scalar _index "
         "_index_add _index_assign _index_assign_scalar _npi_clip _slice_assign "
@@ -230,13 +256,6 @@ DEFINES = {
     ),
     "misc": (
         "choose_element_0index fill_element_0index"
-    ),
-    "nn": (
-        "Activation BlockGrad Dropout Embedding FullyConnected L2Normalization LeakyReLU "
-        "LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput MakeLoss Softmax "
-        "SoftmaxActivation SoftmaxOutput UpSampling _backward_Activation _backward_Embedding "
-        "_backward_SoftmaxOutput _backward_softmax_cross_entropy _nn_erf log_softmax "
-        "make_loss smooth_l1 softmax softmax_cross_entropy stop_gradient"
     ),
     "norm": (
         "BatchNorm BatchNorm_v1 InstanceNorm LayerNorm _backward_BatchNorm "
@@ -418,6 +437,10 @@ DEFINES = {
         "broadcast_like concat flip pad repeat reshape_like reverse shape_array size_array "
         "slice_like split stack swapaxes tile"
     ),
+    "softmax": (
+        "Softmax SoftmaxActivation SoftmaxOutput _backward_SoftmaxOutput "
+        "_backward_softmax_cross_entropy log_softmax softmax softmax_cross_entropy"
+    ),
     "sorting": (
         "_backward_sort argmax_channel argsort sort topk"
     ),
@@ -450,6 +473,9 @@ DEFINES = {
     ),
     "sync_norm": (
         "_backward__contrib_SyncBatchNorm _contrib_SyncBatchNorm"
+    ),
+    "upsampling": (
+        "UpSampling"
     ),
 }
 
