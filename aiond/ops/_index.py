@@ -33,6 +33,7 @@ MODULES = (
     "np_random",
     "np_npx",
     "np_shape",
+    "np_indexing",
     "np_creation",
     "custom",
     "np_elemwise",
@@ -281,6 +282,13 @@ DEFINES = {
         "_npi_reciprocal _npi_rint _npi_rldexp_scalar _npi_share_memory _npi_sign _npi_sin "
         "_npi_sinh _npi_sqrt _npi_square _npi_tan _npi_tanh _npi_trunc"
     ),
+    "np_indexing": (
+        "_backward_npi_delete _backward_npi_insert _backward_npi_take "
+        "_backward_npi_take_along_axis _backward_npi_where _backward_npi_where_lscalar "
+        "_backward_npi_where_rscalar _npi_delete _npi_insert _npi_insert_scalar "
+        "_npi_insert_slice _npi_insert_tensor _npi_take _npi_take_along_axis _npi_where "
+        "_npi_where_lscalar _npi_where_rscalar _npi_where_scalar2"
+    ),
     "np_init": (
         "_npi_full_like"
     ),
@@ -322,22 +330,17 @@ DEFINES = {
         "_backward_np_copy _backward_np_diag _backward_np_diagflat _backward_np_diagonal "
         "_backward_np_moveaxis _backward_np_roll _backward_np_squeeze _backward_np_transpose "
         "_backward_npi_broadcast_to _backward_npi_column_stack _backward_npi_concatenate "
-        "_backward_npi_delete _backward_npi_dsplit _backward_npi_dstack "
-        "_backward_npi_expand_dims _backward_npi_flip _backward_npi_hsplit "
-        "_backward_npi_hstack _backward_npi_insert _backward_npi_pad _backward_npi_repeats "
-        "_backward_npi_resize _backward_npi_rollaxis _backward_npi_rot90 _backward_npi_split "
-        "_backward_npi_stack _backward_npi_swapaxes _backward_npi_take "
-        "_backward_npi_take_along_axis _backward_npi_tile _backward_npi_tril "
-        "_backward_npi_triu _backward_npi_vstack _backward_npi_where "
-        "_backward_npi_where_lscalar _backward_npi_where_rscalar _np_atleast_1d "
-        "_np_atleast_2d _np_atleast_3d _np_copy _np_diag _np_diagflat _np_diagonal "
-        "_np_moveaxis _np_roll _np_squeeze _np_transpose _npi_broadcast_to _npi_column_stack "
-        "_npi_concatenate _npi_delete _npi_dsplit _npi_dstack _npi_expand_dims _npi_flip "
-        "_npi_hsplit _npi_hstack _npi_insert _npi_insert_scalar _npi_insert_slice "
-        "_npi_insert_tensor _npi_pad _npi_repeats _npi_reshape _npi_resize _npi_rollaxis "
-        "_npi_rot90 _npi_split _npi_stack _npi_swapaxes _npi_take _npi_take_along_axis "
-        "_npi_tile _npi_tril _npi_triu _npi_vstack _npi_where _npi_where_lscalar "
-        "_npi_where_rscalar _npi_where_scalar2 _npx_reshape"
+        "_backward_npi_dsplit _backward_npi_dstack _backward_npi_expand_dims "
+        "_backward_npi_flip _backward_npi_hsplit _backward_npi_hstack _backward_npi_pad "
+        "_backward_npi_repeats _backward_npi_resize _backward_npi_rollaxis "
+        "_backward_npi_rot90 _backward_npi_split _backward_npi_stack _backward_npi_swapaxes "
+        "_backward_npi_tile _backward_npi_tril _backward_npi_triu _backward_npi_vstack "
+        "_np_atleast_1d _np_atleast_2d _np_atleast_3d _np_copy _np_diag _np_diagflat "
+        "_np_diagonal _np_moveaxis _np_roll _np_squeeze _np_transpose _npi_broadcast_to "
+        "_npi_column_stack _npi_concatenate _npi_dsplit _npi_dstack _npi_expand_dims "
+        "_npi_flip _npi_hsplit _npi_hstack _npi_pad _npi_repeats _npi_reshape _npi_resize "
+        "_npi_rollaxis _npi_rot90 _npi_split _npi_stack _npi_swapaxes _npi_tile _npi_tril "
+        "_npi_triu _npi_vstack _npx_reshape"
     ),
     "np_sorting": (
         "_backward__npi_sort _npi_argsort _npi_bincount _npi_histogram _npi_lstsq "

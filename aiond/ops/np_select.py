@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Param, p_int, register
+from .registry import Param, _lit, p_int, register
 
-__all__ = ["select_op"]
+__all__ = ["opt_int", "select_op"]
 
 _I64 = np.dtype(np.int64)
+
+
+def opt_int(v):
+    """An int parameter that may be None (the selection ops' axis, start, stop...)."""
+    v = _lit(v)
+    return None if v is None else p_int(v)
 
 
 def _positions(xp, ins, diff):
