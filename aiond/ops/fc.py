@@ -41,27 +41,6 @@ def _fc_rule(attrs, shapes, dtypes):
     return (out,), (dt,)
 
 
-@register("FullyConnected", inputs=("data", "weight", "bias"), params=[
-    Param("num_hidden", p_int, doc="Number of hidden nodes of the output."),
-    Param("no_bias", p_bool, False, "Whether to disable bias parameter."),
-    Param("flatten", p_bool, True, "Whether to collapse all but the first axis of the input.")],
-    infer=_fc_rule, inline=_fc_cost, attr_check=_in_range(("num_hidden", 1, None)))
-@_optional("bias")
-def fully_connected(xp, data, weight, *bias, out, num_hidden, no_bias=False, flatten=True):
-    """FullyConnected(data, weight, bias, num_hidden, no_bias=False, flatten=True):
-    ``data @ weight.T + bias``; flatten=True collapses all but the first axis
-    of data, flatten=False applies the layer to the last axis."""
-    o2 = out.reshape(-1, num_hidden)
-    xp.matmul(data.reshape(-1, weight.shape[1]), weight.T, out=o2)
-    if bias:
-        o2 += bias[0].reshape(-1)
-
-
-def _fc_rows_install():
-    from .registry import get
-    get("FullyConnected").rows = _fc_rows
-
-
 def _fc_rows(xp, ins, out, attrs):
     """FullyConnected by ranges of rows of the flattened data."""
     data, weight = ins[0], ins[1]
@@ -80,7 +59,21 @@ def _fc_rows(xp, ins, out, attrs):
     return o2.shape[0], run
 
 
-_fc_rows_install()
+@register("FullyConnected", inputs=("data", "weight", "bias"), params=[
+    Param("num_hidden", p_int, doc="Number of hidden nodes of the output."),
+    Param("no_bias", p_bool, False, "Whether to disable bias parameter."),
+    Param("flatten", p_bool, True, "Whether to collapse all but the first axis of the input.")],
+    infer=_fc_rule, inline=_fc_cost, rows=_fc_rows,
+    attr_check=_in_range(("num_hidden", 1, None)))
+@_optional("bias")
+def fully_connected(xp, data, weight, *bias, out, num_hidden, no_bias=False, flatten=True):
+    """FullyConnected(data, weight, bias, num_hidden, no_bias=False, flatten=True):
+    ``data @ weight.T + bias``; flatten=True collapses all but the first axis
+    of data, flatten=False applies the layer to the last axis."""
+    o2 = out.reshape(-1, num_hidden)
+    xp.matmul(data.reshape(-1, weight.shape[1]), weight.T, out=o2)
+    if bias:
+        o2 += bias[0].reshape(-1)
 
 
 @takes_need
