@@ -412,7 +412,7 @@ def _custom_grad(F, attrs, inputs, outputs, ograds):
 
 _entry = _reg.get("Custom")
 _entry.grad = _custom_grad
-_custom.CustomEntry.invoke_hook = staticmethod(_custom_invoke)
+_reg.set_invoke_hook(_custom.CustomEntry, _custom_invoke)
 
 
 # ------------------------------------------------------------------ deprecated PythonOp

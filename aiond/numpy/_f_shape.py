@@ -413,7 +413,7 @@ def delete(F, arr, obj, axis=None):
     if F.kind != "nd":
         raise NotImplementedError("delete: an index array obj makes the result's shape depend "
                                   "on its values, which a Symbol cannot; pass an int or a slice")
-    from ..ops.np_shape import delete_count
+    from ..ops.np_indexing import delete_count
     attrs["_count"] = delete_count(a.shape, axis, o.asnumpy())
     return F.op("_npi_delete", [a, o], attrs)
 

@@ -12,7 +12,10 @@ from .registry import Null, Op, Param, get, ops, register  # noqa: F401
 # registry was built eagerly (``registry.ops()`` still loads them in it).
 MODULES = (
     "elemwise", "init", "matrix", "random", "reduce",
-    "conv", "linalg", "nn", "norm",
+    "conv", "linalg",
+    "fc", "activation", "softmax", "losses", "dropout", "embedding", "l2norm",
+    "upsampling",               # the neural-network ops, once all in nn.py
+    "norm",
     "optimizer_ops",            # also loads optimizer_fused
     "indexing", "shape", "sorting", "special",
     "rnn",
@@ -23,6 +26,7 @@ MODULES = (
     "np_random",                # mx.np.random, mx.npx.random samplers: _npi_normal, ...
     "np_npx",                   # _npx_constraint_check
     "np_shape",                 # mx.np shape manipulation: _np_transpose, _npi_concatenate, ...
+    "np_indexing",              # mx.np where, take, take_along_axis, insert, delete
     "np_creation",              # mx.np creation, windows, index grids, boolean mask assign
     "custom",                   # mx.operator's Custom
     "np_elemwise",              # mx.np unary math, predicates, bitwise, around, ...

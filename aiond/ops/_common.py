@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..base import OpError
-from .nn import _errstate
+from ._nn_util import _errstate
 from .registry import Null, p_int, p_shape
 
 

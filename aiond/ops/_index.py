@@ -11,7 +11,14 @@ MODULES = (
     "reduce",
     "conv",
     "linalg",
-    "nn",
+    "fc",
+    "activation",
+    "softmax",
+    "losses",
+    "dropout",
+    "embedding",
+    "l2norm",
+    "upsampling",
     "norm",
     "optimizer_ops",
     "indexing",
@@ -26,6 +33,7 @@ MODULES = (
     "np_random",
     "np_npx",
     "np_shape",
+    "np_indexing",
     "np_creation",
     "custom",
     "np_elemwise",
@@ -82,6 +90,9 @@ MODULES = (
 )
 
 DEFINES = {
+    "activation": (
+        "Activation LeakyReLU _backward_Activation _nn_erf"
+    ),
     "attention": (
         "_backward_interleaved_matmul_encdec_qk _backward_interleaved_matmul_encdec_valatt "
         "_backward_interleaved_matmul_selfatt_qk _backward_interleaved_matmul_selfatt_valatt "
@@ -159,6 +170,9 @@ DEFINES = {
     "deformable_psroi": (
         "_backward_DeformablePSROIPooling _contrib_DeformablePSROIPooling"
     ),
+    "dropout": (
+        "Dropout"
+    ),
     "elemwise": (
         "_DivScalar _Hypot _Maximum _Minimum _MinusScalar _Mod _MulScalar _PlusScalar _Power "
         "_RDivScalar _RMinusScalar _add _copy _div _div_scalar _equal _equal_scalar _greater "
@@ -177,6 +191,12 @@ DEFINES = {
         "elemwise_mul elemwise_sub exp expm1 fix floor identity log log10 log1p log2 negative "
         "radians reciprocal relu rint round rsqrt sigmoid sign sin sinh softsign sqrt square "
         "tan tanh trunc"
+    ),
+    "embedding": (
+        "Embedding _backward_Embedding"
+    ),
+    "fc": (
+        "FullyConnected"
     ),
     "groupnorm": (
         "GroupNorm _backward_GroupNorm"
@@ -207,6 +227,9 @@ DEFINES = {
     "krprod": (
         "khatri_rao"
     ),
+    "l2norm": (
+        "L2Normalization"
+    ),
     "linalg": (
         "_linalg_det _linalg_extractdiag _linalg_extracttrian _linalg_gemm _linalg_gemm2 "
         "_linalg_inverse _linalg_makediag _linalg_maketrian _linalg_potrf _linalg_potri "
@@ -222,6 +245,10 @@ DEFINES = {
     "loss_fused": (
         "_backward_sparse_softmax_cross_entropy _sparse_softmax_cross_entropy"
     ),
+    "losses": (
+        "BlockGrad LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput "
+        "MakeLoss make_loss smooth_l1 stop_gradient"
+    ),
     "matrix": (
         "Cast Flatten Reshape _backward_slice _crop_assign _crop_assign_scalar _index "
         "_index_add _index_assign _index_assign_scalar _npi_clip _slice_assign "
@@ -230,13 +257,6 @@ DEFINES = {
     ),
     "misc": (
         "choose_element_0index fill_element_0index"
-    ),
-    "nn": (
-        "Activation BlockGrad Dropout Embedding FullyConnected L2Normalization LeakyReLU "
-        "LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput MakeLoss Softmax "
-        "SoftmaxActivation SoftmaxOutput UpSampling _backward_Activation _backward_Embedding "
-        "_backward_SoftmaxOutput _backward_softmax_cross_entropy _nn_erf log_softmax "
-        "make_loss smooth_l1 softmax softmax_cross_entropy stop_gradient"
     ),
     "norm": (
         "BatchNorm BatchNorm_v1 InstanceNorm LayerNorm _backward_BatchNorm "
@@ -261,6 +281,13 @@ DEFINES = {
         "_npi_negative _npi_rad2deg _npi_radians _npi_rarctan2_scalar _npi_rcopysign_scalar "
         "_npi_reciprocal _npi_rint _npi_rldexp_scalar _npi_share_memory _npi_sign _npi_sin "
         "_npi_sinh _npi_sqrt _npi_square _npi_tan _npi_tanh _npi_trunc"
+    ),
+    "np_indexing": (
+        "_backward_npi_delete _backward_npi_insert _backward_npi_take "
+        "_backward_npi_take_along_axis _backward_npi_where _backward_npi_where_lscalar "
+        "_backward_npi_where_rscalar _npi_delete _npi_insert _npi_insert_scalar "
+        "_npi_insert_slice _npi_insert_tensor _npi_take _npi_take_along_axis _npi_where "
+        "_npi_where_lscalar _npi_where_rscalar _npi_where_scalar2"
     ),
     "np_init": (
         "_npi_full_like"
@@ -303,22 +330,17 @@ DEFINES = {
         "_backward_np_copy _backward_np_diag _backward_np_diagflat _backward_np_diagonal "
         "_backward_np_moveaxis _backward_np_roll _backward_np_squeeze _backward_np_transpose "
         "_backward_npi_broadcast_to _backward_npi_column_stack _backward_npi_concatenate "
-        "_backward_npi_delete _backward_npi_dsplit _backward_npi_dstack "
-        "_backward_npi_expand_dims _backward_npi_flip _backward_npi_hsplit "
-        "_backward_npi_hstack _backward_npi_insert _backward_npi_pad _backward_npi_repeats "
-        "_backward_npi_resize _backward_npi_rollaxis _backward_npi_rot90 _backward_npi_split "
-        "_backward_npi_stack _backward_npi_swapaxes _backward_npi_take "
-        "_backward_npi_take_along_axis _backward_npi_tile _backward_npi_tril "
-        "_backward_npi_triu _backward_npi_vstack _backward_npi_where "
-        "_backward_npi_where_lscalar _backward_npi_where_rscalar _np_atleast_1d "
-        "_np_atleast_2d _np_atleast_3d _np_copy _np_diag _np_diagflat _np_diagonal "
-        "_np_moveaxis _np_roll _np_squeeze _np_transpose _npi_broadcast_to _npi_column_stack "
-        "_npi_concatenate _npi_delete _npi_dsplit _npi_dstack _npi_expand_dims _npi_flip "
-        "_npi_hsplit _npi_hstack _npi_insert _npi_insert_scalar _npi_insert_slice "
-        "_npi_insert_tensor _npi_pad _npi_repeats _npi_reshape _npi_resize _npi_rollaxis "
-        "_npi_rot90 _npi_split _npi_stack _npi_swapaxes _npi_take _npi_take_along_axis "
-        "_npi_tile _npi_tril _npi_triu _npi_vstack _npi_where _npi_where_lscalar "
-        "_npi_where_rscalar _npi_where_scalar2 _npx_reshape"
+        "_backward_npi_dsplit _backward_npi_dstack _backward_npi_expand_dims "
+        "_backward_npi_flip _backward_npi_hsplit _backward_npi_hstack _backward_npi_pad "
+        "_backward_npi_repeats _backward_npi_resize _backward_npi_rollaxis "
+        "_backward_npi_rot90 _backward_npi_split _backward_npi_stack _backward_npi_swapaxes "
+        "_backward_npi_tile _backward_npi_tril _backward_npi_triu _backward_npi_vstack "
+        "_np_atleast_1d _np_atleast_2d _np_atleast_3d _np_copy _np_diag _np_diagflat "
+        "_np_diagonal _np_moveaxis _np_roll _np_squeeze _np_transpose _npi_broadcast_to "
+        "_npi_column_stack _npi_concatenate _npi_dsplit _npi_dstack _npi_expand_dims "
+        "_npi_flip _npi_hsplit _npi_hstack _npi_pad _npi_repeats _npi_reshape _npi_resize "
+        "_npi_rollaxis _npi_rot90 _npi_split _npi_stack _npi_swapaxes _npi_tile _npi_tril "
+        "_npi_triu _npi_vstack _npx_reshape"
     ),
     "np_sorting": (
         "_backward__npi_sort _npi_argsort _npi_bincount _npi_histogram _npi_lstsq "
@@ -418,6 +440,10 @@ DEFINES = {
         "broadcast_like concat flip pad repeat reshape_like reverse shape_array size_array "
         "slice_like split stack swapaxes tile"
     ),
+    "softmax": (
+        "Softmax SoftmaxActivation SoftmaxOutput _backward_SoftmaxOutput "
+        "_backward_softmax_cross_entropy log_softmax softmax softmax_cross_entropy"
+    ),
     "sorting": (
         "_backward_sort argmax_channel argsort sort topk"
     ),
@@ -450,6 +476,9 @@ DEFINES = {
     ),
     "sync_norm": (
         "_backward__contrib_SyncBatchNorm _contrib_SyncBatchNorm"
+    ),
+    "upsampling": (
+        "UpSampling"
     ),
 }
 

@@ -33,9 +33,8 @@ def backward(name, kernel, diff=None):
         for o, g in zip(outl, grads):
             o[...] = xp.asarray(g).reshape(o.shape).astype(o.dtype, copy=False)
 
-    register(bname, inputs=("*args",), variadic=True, infer=infer)(bkernel)
+    register(bname, inputs=("*args",), variadic=True, infer=infer, free_attrs=True)(bkernel)
     bop = get(bname)
-    bop.free_attrs = True
 
     def grad(F, attrs, ins, outs, og):
         from ..ndarray._invoke import invoke

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .nn import _embedding_rule, _in_range, embedding
+from ._nn_util import _in_range
+from .embedding import _embedding_rule, embedding
 from .registry import Param, p_bool, p_dtype, p_int, register
 
 _PARAMS = [

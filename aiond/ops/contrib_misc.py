@@ -16,7 +16,8 @@ from ._common import _axis, _n_inputs, _p_opt_int, _p_opt_shape, _prod
 from ._grad import ignores_ograd, set_grads
 from ._rules import fmt, reduce_axes, unary
 from .elemwise import _make_unary
-from .nn import _errstate, _softmax_core, _softmax_params, _softmax_rule
+from ._nn_util import _errstate
+from .softmax import _softmax_core, _softmax_params, _softmax_rule
 from .registry import Param, p_bool, p_dtype, p_float, p_int, p_shape, register
 from .registry import _lit, optional as _optional
 

@@ -7,7 +7,8 @@ the parameters as MXNet writes them in graph JSON (``in_data_locs``,
 ``cond_input_locs``, ...) and the number of outputs. A node's bodies reach
 the op as ``params['subgraphs']`` (lists of Symbol output entries), so
 running one and inferring its shapes needs the symbol layer:
-``aiond.symbol._control_flow`` installs both (``invoke_hook`` and ``infer``).
+``aiond.symbol._control_flow`` installs both (the invoke hook through
+``registry.set_invoke_hook``, and ``infer``).
 """
 from __future__ import annotations
 

@@ -862,7 +862,7 @@ def _rows_deconv_weight(xp, ins, out, a):
 
 
 def _install():
-    from .registry import get
+    from .registry import get, set_rows
     for name, rows, cost in (
             ("Convolution", _rows_conv, window_cost),
             ("_backward_Convolution_data", _rows_conv_data, _bwd_conv_data_cost),
@@ -873,7 +873,7 @@ def _install():
         op = get(name)
         op.rows, op.inline = rows, cost
     for name in ("Pooling", "_backward_Pooling"):
-        get(name).rows = _pool_rows
+        set_rows(name, _pool_rows)
 
 
 _install()

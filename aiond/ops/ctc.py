@@ -30,7 +30,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._grad import set_grads
 from ._rules import fmt
-from .nn import _errstate
+from ._nn_util import _errstate
 from .registry import Param, p_bool, p_str, register
 from .registry import optional as _optional
 

@@ -26,7 +26,7 @@ from ..base import OpError, ShapeError
 from ._common import (_F32, _as_index, _axis, _cast_into, _n_inputs, _no_grad, _p_opt_int,
                       _p_opt_shape, _prod)
 from ._rules import fmt
-from .nn import _errstate
+from ._nn_util import _errstate
 from .registry import Param, p_bool, p_dtype, p_float, p_int, p_shape, p_str, register
 
 

@@ -106,13 +106,16 @@ def _like_rule(attrs, shapes, dtypes):
     return (shapes[0],), (dtypes[0],)
 
 
-@register("zeros_like", infer=_like_rule)
+# MXNet 1.9.1 registers zeros_like/ones_like without an attribute parser: extra
+# keywords (GluonCV passes dtype=) are accepted and ignored, the result keeps
+# data's dtype
+@register("zeros_like", infer=_like_rule, free_attrs=True)
 def zeros_like(xp, data, out):
     """zeros_like(data): zeros of data's shape and dtype."""
     out.fill(0)
 
 
-@register("ones_like", infer=_like_rule)
+@register("ones_like", infer=_like_rule, free_attrs=True)
 def ones_like(xp, data, out):
     """ones_like(data): ones of data's shape and dtype."""
     out.fill(1)
@@ -126,8 +129,3 @@ def _zero_grad(F, attrs, ins, outs, og):
 for _n in ("zeros_like", "ones_like"):
     _get(_n).grad = _zero_grad
 
-
-# MXNet 1.9.1 registers these without an attribute parser: extra keywords
-# (GluonCV passes dtype=) are accepted and ignored, the result keeps data's dtype
-_get("zeros_like").free_attrs = True
-_get("ones_like").free_attrs = True

@@ -19,7 +19,8 @@ from ._rules import fmt, reduce_axes
 from ._fast import last_axis_max
 from .elemwise import cast_scalar
 from .indexing import _pick_index
-from .nn import _errstate, _need_float, _softmax_core
+from ._nn_util import _errstate, _need_float
+from .softmax import _softmax_core
 from .registry import Param, memo_rule, p_int, register
 
 _PARAMS = [Param("axis", p_int, -1, "The class axis of pred."),

@@ -11,7 +11,6 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._rules import fmt, norm_axis, same_dtype, unary
 from .elemwise import cast_scalar
-from .registry import get as _reg_get
 from .registry import Param, p_axis, p_bool, p_dtype, p_float, p_int, p_shape, register
 
 # ------------------------------------------------------------------- dot
@@ -52,23 +51,6 @@ def _dot_rule(attrs, shapes, dtypes):
     return (out or (1,),), (dtypes[0],)
 
 
-@register("dot", inputs=("lhs", "rhs"), params=[
-    Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
-    Param("forward_stype", lambda v: v, None)], infer=_dot_rule, inline=_dot_cost)
-def dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
-    """dot(lhs, rhs, transpose_a=False, transpose_b=False): matrix product;
-    N-D arrays contract lhs's last axis (first if transpose_a) with rhs's
-    first (last if transpose_b)."""
-    if lhs.ndim == 2 and rhs.ndim == 2:
-        a = lhs.T if transpose_a else lhs
-        b = rhs.T if transpose_b else rhs
-        xp.matmul(a, b, out=out)
-        return
-    ka, kb = _dot_axes(lhs.shape, rhs.shape, transpose_a, transpose_b)
-    r = xp.tensordot(lhs, rhs, axes=([ka], [kb]))
-    out[...] = r.reshape(out.shape)
-
-
 # Multiply-adds below which a matmul runs whole on one thread: sharing its
 # rows with a worker costs a wake-up and GIL hand-offs (tens of us), which a
 # GEMM of an MLP layer (32-128 x 784 x 256: 6-26 M) does not win back
@@ -91,7 +73,22 @@ def _dot_rows(xp, ins, out, attrs):
     return out.shape[0], run
 
 
-_reg_get("dot").rows = _dot_rows
+@register("dot", inputs=("lhs", "rhs"), params=[
+    Param("transpose_a", p_bool, False), Param("transpose_b", p_bool, False),
+    Param("forward_stype", lambda v: v, None)], infer=_dot_rule, inline=_dot_cost,
+    rows=_dot_rows)
+def dot(xp, lhs, rhs, out, transpose_a=False, transpose_b=False, forward_stype=None):
+    """dot(lhs, rhs, transpose_a=False, transpose_b=False): matrix product;
+    N-D arrays contract lhs's last axis (first if transpose_a) with rhs's
+    first (last if transpose_b)."""
+    if lhs.ndim == 2 and rhs.ndim == 2:
+        a = lhs.T if transpose_a else lhs
+        b = rhs.T if transpose_b else rhs
+        xp.matmul(a, b, out=out)
+        return
+    ka, kb = _dot_axes(lhs.shape, rhs.shape, transpose_a, transpose_b)
+    r = xp.tensordot(lhs, rhs, axes=([ka], [kb]))
+    out[...] = r.reshape(out.shape)
 
 
 def _batch_dot_rule(attrs, shapes, dtypes):

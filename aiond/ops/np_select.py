@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Param, p_int, register
+from .registry import Param, _lit, p_int, register
 
-__all__ = ["select_op"]
+__all__ = ["opt_int", "select_op"]
 
 _I64 = np.dtype(np.int64)
+
+
+def opt_int(v):
+    """An int parameter that may be None (the selection ops' axis, start, stop...)."""
+    v = _lit(v)
+    return None if v is None else p_int(v)
 
 
 def _positions(xp, ins, diff):
@@ -81,14 +87,12 @@ def select_op(name, fn, infer, params=(), inputs=("a",), diff=None, variadic=Fal
             o[...] = xp.reshape(acc[lo:lo + n], o.shape).astype(o.dtype)
             lo += n
 
+    # num_outputs=None: set per call from the inputs (see _bwd_rule)
     register(bname, inputs=("*args",), variadic=True,
              params=[Param("num_ograds", p_int, 1, "how many output gradients come first")]
-             + list(params), infer=_bwd_rule,
+             + list(params), infer=_bwd_rule, num_outputs=None, free_attrs=True,
              )(bkernel)
     from .registry import get
-    bop = get(bname)
-    bop.num_outputs = None     # set per call from the inputs (see _bwd_rule)
-    bop.free_attrs = True
 
     def grad(F, attrs, ins, outs, og):
         ogs = [g if g is not None else F.zeros_like(o) for g, o in zip(og, outs)]

@@ -15,7 +15,7 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._grad import set_grads
 from ._rules import fmt
-from .nn import _EMB_PARAMS, _clip_index
+from .embedding import _EMB_PARAMS, _clip_index
 from .norm import _BN_PARAMS
 from .registry import _REGISTRY, Op, host_kernels, register
 

@@ -23,7 +23,7 @@ from ..engine.scheduler import CALLER
 from ._quiet import quiet_kernel
 
 __all__ = ["Op", "Param", "register", "get", "ops", "alias", "Null", "parse_attrs", "host_kernels",
-           "memo_rule"]
+           "memo_rule", "set_rows", "set_invoke_hook"]
 
 
 Null = _Null  # MXNet's ``_Null``: an argument the caller did not give
@@ -171,7 +171,7 @@ class Op:
 
     def __init__(self, name, kernel, infer, inputs, params, num_outputs=1, grad=None,
                  elemwise=False, inline=True, doc="", variadic=False, attr_check=None,
-                 needs_rng=False, output_names=None):
+                 needs_rng=False, output_names=None, free_attrs=False):
         self.name = name
         self.kernel = kernel
         self.infer = infer
@@ -197,7 +197,7 @@ class Op:
         self.optional = frozenset()  # trailing inputs callers may leave out (see optional())
         # MXNet registered the op without an attribute parser, so it accepts and
         # ignores any keyword (zeros_like(x, dtype='int64') gives x's dtype)
-        self.free_attrs = False
+        self.free_attrs = free_attrs
         # the kernel is numpy-only: on a GPU its inputs come to the host, it
         # runs there and its outputs go back (a host round trip; see host_kernels())
         self.host_kernel = False
@@ -210,8 +210,10 @@ class Op:
         # outputs a node's consumers need, which some kernels observe
         self.graph_attrs = None
 
-    # invoke_hook(op, inputs, attrs, out, ctx): an entry that runs its own push
-    # (Custom: user Python code, set by aiond.operator); None for kernel ops
+    # invoke_hook(op, inputs, attrs, out, ctx): an entry kind that runs its own
+    # push (Custom: user Python code; _CachedOp and control flow: subgraphs),
+    # supplied by the layer above through set_invoke_hook; None for kernel ops.
+    # A class attribute, so the push reads it as cheaply as a slot.
     invoke_hook = None
 
     def __repr__(self):
@@ -314,7 +316,7 @@ hooks = _Hooks()
 def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_outputs=1,
              elemwise=False, inline=True, aliases=(), variadic=False, attr_check=None,
              needs_rng=False, output_names=None, mutates=(), train_aware=False,
-             num_visible=None, aux=(), waits=False) -> Callable:
+             num_visible=None, aux=(), waits=False, rows=None, free_attrs=False) -> Callable:
     """Decorator adding ``kernel(xp, *inputs, out, **attrs)`` as op ``name``.
 
     ``out`` is one array, or a list for ``num_outputs > 1``; ``infer`` is the
@@ -330,11 +332,22 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     then orders as writes;
     ``aux`` names those inputs for Symbol; ``num_visible(attrs)`` is how many
     outputs ``mx.nd`` returns; ``waits``: the kernel blocks until other ops
-    run (a barrier across devices), so only a worker may run it."""
+    run (a barrier across devices), so only a worker may run it (the entry's
+    ``caller`` flag); ``rows(xp, inputs, out, attrs) -> (n, run(lo, hi))``
+    computes the op by ranges of output rows, so a large product can use
+    every worker (``(0, None)``: not this call); ``free_attrs``: as an op
+    MXNet registered without an attribute parser, accept and ignore any
+    keyword."""
+    if rows is not None and not callable(rows):
+        raise TypeError("register(%r): rows must be a function (xp, inputs, out, attrs) -> "
+                        "(n, run), got %r" % (name, rows))
+
     def deco(kernel):
         doc = (kernel.__doc__ or "").strip()
         op = Op(name, quiet_kernel(kernel), infer, inputs, params, num_outputs, grad,
-                elemwise, inline, doc, variadic, attr_check, needs_rng, output_names)
+                elemwise, inline, doc, variadic, attr_check, needs_rng, output_names,
+                free_attrs)
+        op.rows = rows
         op.mutates = mutates if (mutates == "all" or callable(mutates)) else tuple(mutates)
         op.train_aware = train_aware
         op.num_visible = num_visible
@@ -351,6 +364,30 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
             _REGISTRY[a] = op
         return kernel
     return deco
+
+
+def set_rows(name, rows):
+    """Give op ``name`` the row splitter ``rows`` (``register``'s argument),
+    for a module that writes its splitters below the ops they split."""
+    if not callable(rows):
+        raise TypeError("set_rows(%r): rows must be a function (xp, inputs, out, attrs) -> "
+                        "(n, run), got %r" % (name, rows))
+    get(name).rows = rows
+
+
+def set_invoke_hook(kind, hook):
+    """Run every op of entry class ``kind`` (an Op subclass such as
+    CustomEntry) through ``hook(op, inputs, attrs, out, ctx)`` instead of a
+    kernel push. The layer that gives those ops meaning sits above the ops
+    (symbol runs subgraphs and loop bodies, mx.operator runs user Python
+    code) and supplies the hook when it is imported. ``hook=None`` removes it."""
+    if not (isinstance(kind, type) and issubclass(kind, Op)) or kind is Op:
+        raise TypeError("set_invoke_hook: kind must be a subclass of Op (an entry kind such as "
+                        "CustomEntry), got %r" % (kind,))
+    if hook is not None and not callable(hook):
+        raise TypeError("set_invoke_hook(%s): hook must be a function (op, inputs, attrs, out, "
+                        "ctx), got %r" % (kind.__name__, hook))
+    kind.invoke_hook = None if hook is None else staticmethod(hook)
 
 
 def matmul_cost(attrs, shapes, oshapes):

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..base import OpError, ShapeError
 from ._rules import fmt
-from .nn import _errstate
+from ._nn_util import _errstate
 from .random import uniform01
 from .registry import Null, Param, p_bool, p_float, p_int, p_str, register
 

@@ -23,7 +23,7 @@ from ..base import OpError, ShapeError
 from ._common import (_I64, _axis, _n_inputs, _no_grad, _outs, _p_axes, _p_opt_int,
                       _p_opt_shape, _prod, _un)
 from ._rules import fmt, same_dtype
-from .nn import _errstate
+from ._nn_util import _errstate
 from .registry import Param, p_bool, p_float, p_int, p_shape, p_str, register
 from .special import digamma  # noqa: F401  (re-exported)
 

@@ -19,7 +19,7 @@ from ._common import _n_inputs, _p_opt_shape
 from ._grad import set_grads
 from ._rules import fmt
 from .conv import _col2im, _cols
-from .nn import _p_opt_float
+from ._nn_util import _p_opt_float
 from .registry import Param, p_bool, p_float, p_int, p_shape, p_str, register
 from .registry import optional as _optional
 

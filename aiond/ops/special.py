@@ -10,8 +10,8 @@ import numpy as np
 from ..base import OpError, ShapeError
 from ._common import _cast_into, _n_inputs, _un
 from ._rules import fmt, same_dtype
-from .nn import _ERFC_P, _ERFC_Q, _ERFC_R, _ERFC_S, _errstate, _need_float, _poly
-from .nn import erf as _erf
+from ._nn_util import _ERFC_P, _ERFC_Q, _ERFC_R, _ERFC_S, _errstate, _need_float, _poly
+from ._nn_util import erf as _erf
 from .registry import Param, p_float, p_int, register
 
 

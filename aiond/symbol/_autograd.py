@@ -94,8 +94,7 @@ def _cached_op_node(an, new_name, leaf, nodes):
     global _CACHED_OP
     if _CACHED_OP is None:
         from ..ops.registry import Op
-        _CACHED_OP = Op("_CachedOp", None, None, ("data",), (), variadic=True)
-        _CACHED_OP.free_attrs = True
+        _CACHED_OP = Op("_CachedOp", None, None, ("data",), (), variadic=True, free_attrs=True)
     node = _Node(_CACHED_OP, new_name("node_"), {}, _edge_inputs(an, new_name, leaf, nodes))
     node._params = {}
     return node

@@ -368,7 +368,7 @@ def _hook(op, inputs, attrs, out, ctx):
     return _RUN[op.name](op, inputs, attrs, out, ctx)
 
 
-_cf.ControlFlowEntry.invoke_hook = staticmethod(_hook)
+_reg.set_invoke_hook(_cf.ControlFlowEntry, _hook)
 for _op in (_cf.FOREACH, _cf.WHILE_LOOP, _cf.COND):
     _op.infer = _infer_rule(_op.name)
     _op.infer_types = _types_rule(_op.name)

@@ -13,6 +13,7 @@ import weakref
 from collections import OrderedDict
 
 from ..base import MXNetError, OpError
+from ..ops import registry as _reg
 from ..ops import subgraph_op as _sg
 from . import _control_flow_exec as _cfx
 from . import _partial
@@ -198,7 +199,7 @@ def _grad(F, attrs, inputs, outputs, ograds):
 
 _sg.SubgraphEntry.input_names_for = _input_names
 _sg.SubgraphEntry.output_names_for = _output_names
-_sg.SubgraphEntry.invoke_hook = staticmethod(_run)
+_reg.set_invoke_hook(_sg.SubgraphEntry, _run)
 _sg.CACHED_OP.subgraph_of = subgraph_heads
 _sg.CACHED_OP.infer = _infer
 _sg.CACHED_OP.infer_types = _infer_types

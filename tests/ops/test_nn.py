@@ -1,4 +1,5 @@
-"""Neural-network ops (aiond/ops/nn.py): forward against small numpy
+"""Neural-network ops (aiond/ops/fc.py, activation.py, softmax.py, losses.py,
+dropout.py, embedding.py, l2norm.py, upsampling.py): forward against small numpy
 references, gradients against finite differences (float64) and, where
 MXNet's gradient is not the derivative of its forward (loss heads, selu,
 SoftmaxActivation), against MXNet's formula. Literal expected values marked
