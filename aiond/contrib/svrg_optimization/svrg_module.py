@@ -15,8 +15,6 @@ from __future__ import annotations
 import logging
 import time
 
-import aiond as mx  # noqa: F401  (MXNet's module has `mx`: it imports mxnet as mx)
-
 from ... import context as ctx
 from ... import metric
 from ... import ndarray as nd
