@@ -50,6 +50,10 @@ def is_training() -> bool:
     return state.training
 
 
+def is_recording() -> bool:
+    return state.recording
+
+
 class Leaf:
     """A variable: its gradient buffer and request ('write', 'add', 'null');
     ``fresh``: whether backward wrote the gradient since the flag was cleared
@@ -148,6 +152,7 @@ def _record(op, inputs, attrs, outs):
 
 
 _invoke.hooks.is_training = is_training
+_invoke.hooks.is_recording = is_recording   # mx.np's NumPy fallback refuses to run then
 _registry.hooks.is_training = is_training      # shape rules that depend on the mode
 
 

@@ -69,8 +69,8 @@ def as_onp_array(obj):
 
 
 def _refuse_while_recording(name):
-    from .. import autograd
-    if autograd.is_recording():
+    from ..ndarray._invoke import hooks
+    if hooks.is_recording():    # autograd's (it sits above mx.np and installs it)
         raise ValueError("Falling back to NumPy operator {} with autograd active is not "
                          "supported. Please consider moving the operator to the outside of "
                          "the autograd scope.".format(name))
