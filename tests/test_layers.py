@@ -61,7 +61,6 @@ DECLARED_CIRCLES = [
     # mx.base re-exports the C API names, whose errors are base's MXNetError
     ['_c_api', '_ctypes_helpers', 'base'],
     ['image', 'io'],
-    ['initializer', 'rnn'],
     ['ndarray', 'numpy', 'numpy_dispatch_protocol'],
 ]
 
