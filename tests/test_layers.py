@@ -60,7 +60,6 @@ DECLARED_UPWARD = {
 DECLARED_CIRCLES = [
     # mx.base re-exports the C API names, whose errors are base's MXNetError
     ['_c_api', '_ctypes_helpers', 'base'],
-    ['image', 'io'],
     ['ndarray', 'numpy', 'numpy_dispatch_protocol'],
 ]
 
