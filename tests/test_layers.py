@@ -60,7 +60,7 @@ DECLARED_UPWARD = {
 DECLARED_CIRCLES = [
     # mx.base re-exports the C API names, whose errors are base's MXNetError
     ['_c_api', '_ctypes_helpers', 'base'],
-    ['ndarray', 'numpy', 'numpy_dispatch_protocol'],
+    ['ndarray', 'numpy'],
 ]
 
 # Private names of another package still imported outside INTERNAL
@@ -119,8 +119,7 @@ DECLARED_PRIVATE = {
     ('aiond.numpy._f_unary', 'aiond.util._np_ufunc_check'),
     ('aiond.numpy._indexing', 'aiond.ndarray._indexing'),
     ('aiond.numpy.multiarray', 'aiond.ndarray._gpu.from_numpy_value'),
-    ('aiond.numpy_dispatch_protocol', 'aiond.numpy._dispatch._NUMPY_ARRAY_FUNCTION_DICT'),
-    ('aiond.numpy_dispatch_protocol', 'aiond.numpy._dispatch._NUMPY_ARRAY_UFUNC_DICT'),
+    ('aiond.numpy_dispatch_protocol', 'aiond.numpy._protocol'),
     ('aiond.numpy_extension._op', 'aiond.ndarray._namespace'),
     ('aiond.numpy_extension._op', 'aiond.numpy._front'),
     ('aiond.numpy_extension._op', 'aiond.numpy.multiarray._as_np'),
