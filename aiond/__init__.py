@@ -36,6 +36,14 @@ def _load_numpy_op_fallback():
 # mx.nd.np._internal.<name>_fallback: ops of the symbol layer that the array
 # namespaces below it expose, loaded on first use
 _nd_hooks.load_npi_fallbacks = _load_numpy_op_fallback
+
+
+def _load_numpy():
+    from . import numpy  # noqa: F401  (registers mx.np.ndarray for NDArray.as_np_ndarray)
+
+
+_nd_hooks.load_numpy = _load_numpy
+
 import importlib as _importlib
 
 # Loaded on first use, so `import aiond` stays light: mx.sym, mx.kv, mx.io ...

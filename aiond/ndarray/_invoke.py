@@ -33,6 +33,7 @@ class hooks:
     is_training = staticmethod(lambda: False)
     is_recording = staticmethod(lambda: False)
     load_npi_fallbacks = None     # the top package: imports aiond.numpy_op_fallback
+    load_numpy = None             # the top package: imports aiond.numpy
 
 
 _HELD_COPY_MAX = 128 << 10

@@ -229,8 +229,9 @@ class NDArray:
 
     def as_np_ndarray(self):
         """The same buffer as an ``mx.np.ndarray`` (NumPy semantics; no copy)."""
-        from ..numpy.multiarray import _np_view, ndarray  # the layer built on this one
-        return _np_view(self, ndarray)
+        if not _NP_CLASS:
+            _hooks.load_numpy()     # mx.np, built on this module, registers its class
+        return view_as(self, _NP_CLASS[0])
 
     def as_nd_ndarray(self):
         return self
@@ -453,6 +454,27 @@ class NDArray:
     def __imod__(self, other):
         return _ufunc(self, other, "broadcast_mod", "_mod_scalar", self)
 
+
+
+# mx.np.ndarray, NDArray's NumPy-semantics subclass: the numpy front end (built
+# on this module, which never imports it) registers it when it is imported
+_NP_CLASS: list = []
+
+
+def register_np_class(cls):
+    """Make ``cls`` (mx.np.ndarray) what ``NDArray.as_np_ndarray`` returns."""
+    _NP_CLASS[:] = [cls]
+
+
+def view_as(x, cls):
+    """A handle of class ``cls`` over the same storage and var as ``x``."""
+    h = object.__new__(cls)
+    h._st = x._st
+    h._shape = x._shape
+    h._dtype = x._dtype
+    h._off = x._off
+    h._ag = x._ag
+    return h
 
 
 from . import _invoke as _invoke_mod  # noqa: E402

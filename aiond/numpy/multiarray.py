@@ -46,17 +46,6 @@ def _as_np(x):
     return x
 
 
-def _np_view(x, cls):
-    """A handle of class ``cls`` over the same storage and var as ``x``."""
-    h = object.__new__(cls)
-    h._st = x._st
-    h._shape = x._shape
-    h._dtype = x._dtype
-    h._off = x._off
-    h._ag = x._ag
-    return h
-
-
 def invoke(name, inputs, attrs, out=None, ctx=None):
     """Push registry op ``name`` on ``inputs``; the result is an mx.np.ndarray."""
     op = _op(name)
@@ -118,7 +107,7 @@ class ndarray(NDArray):
     # ------------------------------------------------------------ views
     def as_nd_ndarray(self):
         """The same buffer as an ``mx.nd.NDArray`` (no copy)."""
-        return _np_view(self, NDArray)
+        return _ndm.view_as(self, NDArray)
 
     def as_np_ndarray(self):
         return self
@@ -539,6 +528,9 @@ class ndarray(NDArray):
     def broadcast_like(self, other):
         from . import broadcast_to as f
         return f(self, other.shape)
+
+
+_ndm.register_np_class(ndarray)     # NDArray.as_np_ndarray's class
 
 
 def _reshape(a, newshape):
