@@ -20,7 +20,8 @@ from ... import metric
 from ... import ndarray as nd
 from ...base import _as_list
 from ...initializer import Uniform
-from ...model import BatchEndParam, _create_kvstore
+from ...kvstore.updates import create_kvstore as _create_kvstore
+from ...model import BatchEndParam
 from ...module import Module
 from ...optimizer import create as _create_optimizer
 from .svrg_optimizer import _SVRGOptimizer
