@@ -15,7 +15,7 @@ import threading
 
 from ..base import MXNetError
 from ..ndarray import NDArray, _invoke
-from ..ndarray.ndarray import _view
+from ..ndarray.ndarray import view_of as _view
 from ..ops import registry as _registry
 
 __all__ = ["State", "state", "set_recording_flag", "Leaf", "Node", "Entry", "alias", "attach",

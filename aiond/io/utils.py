@@ -8,7 +8,8 @@ import numpy as np
 
 from ..base import MXNetError
 from ..ndarray import NDArray, _invoke, array
-from ..ndarray.ndarray import _cached, _view
+from ..ndarray.ndarray import _cached
+from ..ndarray.ndarray import view_of as _view
 from ..ndarray.sparse import array as sparse_array  # noqa: F401  (MXNet: mx.io.utils.sparse_array)
 
 __all__ = ["_init_data", "_has_instance", "_getdata_by_idx", "_slice_along_batch_axis"]

@@ -508,7 +508,9 @@ def _ufunc(lhs, rhs, array_op, scalar_op, out, reverse=False):
 _EMPTY = {}
 
 
-def _view(base, shape, off):
+def view_of(base, shape, off):
+    """A handle of ``base``'s class over ``shape`` elements of its storage from
+    flat offset ``off`` (no autograd entry): the view other packages build on."""
     cls = base.__class__
     h = cls.__new__(cls)
     h._st = base._st
@@ -519,7 +521,11 @@ def _view(base, shape, off):
     return h
 
 
-def _copy_into(src, dst):
+_view = view_of     # the in-package name
+
+
+def copy_into(src, dst):
+    """Push the copy of ``src`` into ``dst`` (casting, or across contexts)."""
     op = _cached("_copy")
     if src._dtype != dst._dtype:
         return invoke(_cached("Cast"), [src], {"dtype": dst._dtype}, dst) if src._st.ctx is dst._st.ctx \
@@ -527,6 +533,9 @@ def _copy_into(src, dst):
     if src._st.ctx is not dst._st.ctx:
         return _cross_ctx_copy(src, dst)
     return invoke(op, [src], _EMPTY, dst)
+
+
+_copy_into = copy_into     # the in-package name
 
 
 def _cross_ctx_copy(src, dst):

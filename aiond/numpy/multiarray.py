@@ -541,7 +541,7 @@ def _reshape(a, newshape):
         raise OpError("reshape: %s" % e) from None
     if a._ag is not None and _hooks.record is not None:
         return invoke("_np_reshape", [a], {"newshape": new, "order": "C"})
-    h = _ndm._view(a, new, a._off or 0)
+    h = _ndm.view_of(a, new, a._off or 0)
     h.__class__ = ndarray
     return h
 
@@ -618,7 +618,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
                              "mx.nd.NDArray, please use the zero-copy as_np_ndarray function.")
         dt = object._dtype if dtype is None else _dtype_arg(dtype)
         out = _as_np(_new_array(object._shape, dt, ctx))
-        return _as_np(_ndm._copy_into(object, out))
+        return _as_np(_ndm.copy_into(object, out))
     if dtype is None:
         dt = object.dtype if hasattr(object, "dtype") else _F32
     else:
