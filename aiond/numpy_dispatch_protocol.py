@@ -14,4 +14,6 @@ with_array_function_protocol = _protocol.with_array_function_protocol
 with_array_ufunc_protocol = _protocol.with_array_ufunc_protocol
 _NUMPY_ARRAY_FUNCTION_LIST = _protocol._NUMPY_ARRAY_FUNCTION_LIST
 _NUMPY_ARRAY_UFUNC_LIST = _protocol._NUMPY_ARRAY_UFUNC_LIST
+_NUMPY_ARRAY_FUNCTION_DICT = _protocol._NUMPY_ARRAY_FUNCTION_DICT
+_NUMPY_ARRAY_UFUNC_DICT = _protocol._NUMPY_ARRAY_UFUNC_DICT
 _protocol.register_all()
