@@ -95,8 +95,6 @@ DECLARED_PRIVATE = {
     ('aiond.gluon._formats', 'aiond.numpy.multiarray._as_np'),
     ('aiond.gluon._formats', 'aiond.symbol.numpy._Symbol'),
     ('aiond.gluon.symbol_block', 'aiond.symbol.numpy._Symbol'),
-    ('aiond.gluon.trainer', 'aiond.optimizer.optimizer._FUSE_ELEMS'),
-    ('aiond.gluon.trainer', 'aiond.optimizer.updater._fused_update'),
     ('aiond.image.detection', 'aiond.ndarray._internal'),
     ('aiond.image.image', 'aiond.ndarray._internal'),
     ('aiond.io.utils', 'aiond.ndarray.ndarray._cached'),
