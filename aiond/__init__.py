@@ -19,6 +19,7 @@ from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import autograd  # noqa: F401
 from . import _c_api, _c_api_runtime  # noqa: F401  (mx.base._LIB: runtime calls)
+from .ndarray._invoke import hooks as _nd_hooks
 
 
 def _load_symbol_c_api():
@@ -26,6 +27,23 @@ def _load_symbol_c_api():
 
 
 _c_api.add_provider(_load_symbol_c_api)
+
+
+def _load_numpy_op_fallback():
+    from . import numpy_op_fallback  # noqa: F401  (registers the *_fallback Custom ops)
+
+
+# mx.nd.np._internal.<name>_fallback: ops of the symbol layer that the array
+# namespaces below it expose, loaded on first use
+_nd_hooks.load_npi_fallbacks = _load_numpy_op_fallback
+
+
+def _load_numpy():
+    from . import numpy  # noqa: F401  (registers mx.np.ndarray for NDArray.as_np_ndarray)
+
+
+_nd_hooks.load_numpy = _load_numpy
+
 import importlib as _importlib
 
 # Loaded on first use, so `import aiond` stays light: mx.sym, mx.kv, mx.io ...

@@ -121,8 +121,8 @@ class Context(metaclass=_ContextMeta):
                 with cp.cuda.Device(self.device_id):
                     cp.get_default_memory_pool().free_all_blocks()
             return
-        from .engine import storage
-        storage.pool.clear()
+        for release in _HOST_CACHE_RELEASE:
+            release()
 
     # MXNet 1.x spelling: Context.default_ctx
     @classmethod
@@ -142,6 +142,17 @@ def gpu(device_id: int = 0) -> Context:
 
 def cpu_pinned(device_id: int = 0) -> Context:
     return Context('cpu_pinned', device_id)
+
+
+# What frees the host's cached buffers: the engine's pool registers its
+# release at import (the engine sits above context, so it is handed in).
+_HOST_CACHE_RELEASE: list = []
+
+
+def on_empty_cache(release):
+    """Have ``Context.empty_cache`` on a CPU context call ``release()`` (the
+    engine's buffer pool registers itself here)."""
+    _HOST_CACHE_RELEASE.append(release)
 
 
 _default_ctx: contextvars.ContextVar = contextvars.ContextVar("aiond_default_ctx", default=cpu(0))

@@ -501,15 +501,12 @@ class FusedRNN(Initializer):
         self._forget_bias = forget_bias
 
     def _init_weight(self, desc, arr):  # pylint: disable=arguments-differ
-        try:
-            from .rnn import rnn_cell
-        except ImportError:
-            raise NotImplementedError("mx.init.FusedRNN needs mx.rnn.FusedRNNCell, which aiond "
-                                      "does not provide yet") from None
-        cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers,
-                                     self._mode, self._bidirectional,
-                                     forget_bias=self._forget_bias, prefix='')
-        args = cell.unpack_weights({'parameters': arr})
+        # the fused RNN op's layout (mx.rnn.FusedRNNCell's names, prefix '')
+        from .ops import rnn as _fused
+        layout = (self._mode, self._num_layers, self._bidirectional)
+        num_input = _fused.fused_num_input(arr.size, *layout, self._num_hidden)
+        args = {name: a.copy() for name, a in
+                _fused.fused_weight_views(arr, *layout, num_input, self._num_hidden).items()}
         for name in args:
             arg_desc = InitDesc(name, global_init=desc.global_init)
             if self._mode == 'lstm' and name.endswith("_f_bias"):
@@ -518,7 +515,11 @@ class FusedRNN(Initializer):
                 desc.global_init(arg_desc, args[name])
             else:
                 self._init(arg_desc, args[name])
-        arr[:] = cell.pack_weights(args)['parameters']
+        packed = ndarray.zeros(arr.shape, ctx=arr.context, dtype=arr.dtype)
+        for name, a in _fused.fused_weight_views(packed, *layout, num_input,
+                                                 self._num_hidden).items():
+            a[:] = args[name]
+        arr[:] = packed
 
 # MXNet keeps the initializer table in mx.registry; share it (and the module names MXNet has)
 from . import ndarray, random, registry  # noqa: E402,F401

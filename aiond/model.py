@@ -10,14 +10,12 @@ written here load in MXNet and the other way round.
 from __future__ import annotations
 
 import logging
-import os
 import time
 import warnings
 from collections import namedtuple
 
 import numpy as np
 
-from . import engine as _engine
 from . import io
 from . import kvstore as kvs
 from . import metric
@@ -27,79 +25,15 @@ from .base import MXNetError
 from .context import Context, cpu
 from .initializer import Uniform
 from .io import DataDesc
+# the kvstore helpers, under MXNet's private names for them here
+from .kvstore.updates import create_kvstore as _create_kvstore
+from .kvstore.updates import initialize_kvstore as _initialize_kvstore
+from .kvstore.updates import update_params as _update_params
+from .kvstore.updates import update_params_on_kvstore as _update_params_on_kvstore
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params", "FeedForward"]
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
-
-
-# ------------------------------------------------------------ kvstore / updates
-
-def _create_kvstore(kvstore, num_device, arg_params):
-    """(kvstore or None, update_on_kvstore) for ``kvstore`` (a store, a type
-    name or None) and ``num_device`` devices, with MXNet's rules: one device
-    and a local type need no store; ``MXNET_UPDATE_ON_KVSTORE`` (default 1)
-    and arrays over 16M elements turn updating on the store off."""
-    update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', "1")))
-    if kvstore is None:
-        kv = None
-    elif isinstance(kvstore, kvs.KVStoreBase):
-        kv = kvstore
-    elif isinstance(kvstore, str):
-        if num_device == 1 and 'dist' not in kvstore:
-            kv = None
-        else:
-            kv = kvs.create(kvstore)
-            if kvstore == 'local':
-                max_size = max(int(np.prod(p.shape)) for p in arg_params.values())
-                if max_size > 1024 * 1024 * 16:
-                    update_on_kvstore = False
-    else:
-        raise TypeError('kvstore must be KVStore, str or None')
-    if kv is None:
-        update_on_kvstore = False
-    else:
-        update_on_kvstore &= kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
-    return kv, update_on_kvstore
-
-
-def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
-    """Put each parameter in the store (and, when the store updates, copy it
-    back to every device)."""
-    for idx, param_on_devs in enumerate(param_arrays):
-        name = param_names[idx]
-        if not update_on_kvstore:
-            kvstore.init(name, arg_params[name])
-        else:
-            kvstore.broadcast(name, arg_params[name], out=param_on_devs)
-
-
-def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
-    """Push the gradients of every device and pull the updated weights."""
-    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
-        if grad_list[0] is None:
-            continue
-        kvstore.pushpull(param_names[index], grad_list, out=arg_list, priority=-index)
-
-
-def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None,
-                   param_names=None):
-    """Sum the gradients over devices (in the store, if any), then update every
-    device's weights with ``updater`` (one call per device, index
-    ``param_index * num_device + device``)."""
-    updates = [[] for _ in range(num_device)]
-    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
-        if grad_list[0] is None:
-            continue
-        if kvstore:
-            kvstore.pushpull(param_names[index], grad_list, priority=-index)
-        for k, (w, g) in enumerate(zip(arg_list, grad_list)):
-            updates[k].append((index * num_device + k, g, w))
-    with _engine.bulk_scope("update", "update"):
-        for dev_updates in updates:
-            if dev_updates:
-                i, g, w = zip(*dev_updates)
-                updater(i, g, w)
 
 
 def _multiple_callbacks(callbacks, *args, **kwargs):

@@ -6,7 +6,10 @@ ndarray -> autograd -> graph -> symbol -> gluon/kvstore/module -> serve.
 A module imports only its own layer and those below. What does not yet
 hold is declared below, by name, so that a new upward import, a new
 import circle across packages or a new reach into another package's
-private names fails here; each list only shrinks.
+private names fails here; each list only shrinks. The upward imports left
+are the few MXNet's names need (at most four, each with its reason); a
+layer below that needs a value from above gets it handed in by that layer
+at its import (a hook in ``ndarray._invoke.hooks`` or ``ops.registry.hooks``).
 
     python tests/test_layers.py      # print today's findings as lists
 """
@@ -45,33 +48,25 @@ LAYERS = [
 INTERNAL = ("aiond.ndarray._invoke", "aiond.ndarray._plan", "aiond.autograd._tape", "aiond.engine",
             "aiond._c_api", "aiond._extras")
 
-# Imports from a lower layer to a higher one that are still there
-# (importer module, imported module).
+# Imports from a lower layer to a higher one (importer module, imported
+# module): at most four, each MXNet's API by design. The ones made inside a
+# function are lazy and stay out of the circle check (see findings).
 DECLARED_UPWARD = {
+    # autograd.get_symbol: the tape as a Symbol, built by the symbol layer on request
     ('aiond.autograd', 'aiond.symbol._autograd'),
-    ('aiond.context', 'aiond.engine.storage'),
-    ('aiond.contrib.svrg_optimization.svrg_module', 'aiond'),
-    ('aiond.contrib.svrg_optimization.svrg_optimizer', 'aiond'),
+    # mx.nd.CachedOp: MXNet's name for the graph layer's CachedOp, a lazy export
     ('aiond.ndarray.cached_op', 'aiond.graph.cached_op'),
-    ('aiond.numpy._dispatch', 'aiond.autograd'),
-    ('aiond.numpy._front', 'aiond.numpy_op_fallback'),
-    ('aiond.ops._np_bwd', 'aiond.ndarray._invoke'),
-    ('aiond.ops.np_sorting', 'aiond.numpy.multiarray'),
-    ('aiond.test_utils._compare', 'aiond'),
-    ('aiond.test_utils._data', 'aiond'),
-    ('aiond.test_utils._random', 'aiond'),
-    ('aiond.test_utils._sparse', 'aiond'),
-    ('aiond.test_utils._symbolic', 'aiond'),
+    # MXNet's test_utils hands `mx` to `from mxnet.test_utils import *`
+    ('aiond.test_utils', 'aiond'),
 }
 
 # Import circles across packages still there: the packages each one joins.
 DECLARED_CIRCLES = [
-    # mx.base re-exports the C API names, whose errors are base's MXNetError
+    # One package in all but name: mx.base re-exports, at its end, the C API
+    # names that live in these two base-layer helpers, and both raise base's
+    # MXNetError; moving the error classes out would change where user code and
+    # pickles find them (aiond.base.MXNetError), for no change in what loads when.
     ['_c_api', '_ctypes_helpers', 'base'],
-    ['autograd', 'graph', 'ndarray', 'numpy', 'numpy_dispatch_protocol', 'numpy_op_fallback',
-     'operator', 'symbol'],
-    ['image', 'io'],
-    ['initializer', 'rnn'],
 ]
 
 # Private names of another package still imported outside INTERNAL
@@ -88,41 +83,27 @@ DECLARED_PRIVATE = {
     ('aiond.autograd', 'aiond._ctypes_helpers.c_array_buf'),
     ('aiond.autograd', 'aiond._ctypes_helpers.c_handle_array'),
     ('aiond.autograd', 'aiond.symbol._autograd.tape_to_symbol'),
-    ('aiond.autograd._backward', 'aiond.ndarray.ndarray._view'),
-    ('aiond.autograd._tape', 'aiond.ndarray.ndarray._view'),
-    ('aiond.autograd._walk', 'aiond.ndarray.ndarray._copy_into'),
     ('aiond.contrib._quantize_graph', 'aiond.symbol.symbol._Node'),
     ('aiond.contrib._quantize_graph', 'aiond.symbol.symbol._copy_graph'),
     ('aiond.contrib.amp._reduce_precision', 'aiond.symbol.symbol._Node'),
     ('aiond.contrib.amp._reduce_precision', 'aiond.symbol.symbol._ns'),
     ('aiond.contrib.amp.amp', 'aiond.symbol.symbol._Node'),
     ('aiond.contrib.svrg_optimization.svrg_module', 'aiond.base._as_list'),
-    ('aiond.contrib.svrg_optimization.svrg_module', 'aiond.model._create_kvstore'),
     ('aiond.executor_manager', 'aiond.symbol.executor._reshaped'),
     ('aiond.gluon._cached_op', 'aiond.symbol.numpy._symbol.SYM'),
     ('aiond.gluon._fast', 'aiond.ndarray._coalesce'),
     ('aiond.gluon._formats', 'aiond.numpy.multiarray._as_np'),
     ('aiond.gluon._formats', 'aiond.symbol.numpy._Symbol'),
     ('aiond.gluon.symbol_block', 'aiond.symbol.numpy._Symbol'),
-    ('aiond.gluon.trainer', 'aiond.optimizer.optimizer._FUSE_ELEMS'),
-    ('aiond.gluon.trainer', 'aiond.optimizer.updater._fused_update'),
-    ('aiond.graph.fused', 'aiond.ndarray.ndarray._copy_into'),
     ('aiond.image.detection', 'aiond.ndarray._internal'),
     ('aiond.image.image', 'aiond.ndarray._internal'),
     ('aiond.io.utils', 'aiond.ndarray.ndarray._cached'),
-    ('aiond.io.utils', 'aiond.ndarray.ndarray._view'),
     ('aiond.launch', 'aiond._launch_rank.STATUS_DIR_ENV'),
-    ('aiond.module.base_module', 'aiond.model._split_params'),
-    ('aiond.module.module', 'aiond.model._create_kvstore'),
-    ('aiond.module.module', 'aiond.model._initialize_kvstore'),
-    ('aiond.module.module', 'aiond.model._update_params'),
-    ('aiond.module.module', 'aiond.model._update_params_on_kvstore'),
     ('aiond.ndarray._fluent', 'aiond.ops._lazy'),
     ('aiond.ndarray._indexing', 'aiond.ops.matrix._axis_len'),
     ('aiond.ndarray._indexing', 'aiond.ops.matrix._axis_of'),
     ('aiond.ndarray._indexing', 'aiond.ops.matrix._index_shape'),
     ('aiond.ndarray._namespace', 'aiond.ops._lazy'),
-    ('aiond.ndarray.ndarray', 'aiond.numpy.multiarray._np_view'),
     ('aiond.ndarray.numpy._internal', 'aiond.numpy._front.npi_function'),
     ('aiond.ndarray.numpy._internal', 'aiond.numpy.multiarray._as_np'),
     ('aiond.numpy._f_binary', 'aiond.util._np_ufunc_check'),
@@ -130,8 +111,7 @@ DECLARED_PRIVATE = {
     ('aiond.numpy._f_unary', 'aiond.util._np_ufunc_check'),
     ('aiond.numpy._indexing', 'aiond.ndarray._indexing'),
     ('aiond.numpy.multiarray', 'aiond.ndarray._gpu.from_numpy_value'),
-    ('aiond.numpy_dispatch_protocol', 'aiond.numpy._dispatch._NUMPY_ARRAY_FUNCTION_DICT'),
-    ('aiond.numpy_dispatch_protocol', 'aiond.numpy._dispatch._NUMPY_ARRAY_UFUNC_DICT'),
+    ('aiond.numpy_dispatch_protocol', 'aiond.numpy._protocol'),
     ('aiond.numpy_extension._op', 'aiond.ndarray._namespace'),
     ('aiond.numpy_extension._op', 'aiond.numpy._front'),
     ('aiond.numpy_extension._op', 'aiond.numpy.multiarray._as_np'),
@@ -158,7 +138,6 @@ DECLARED_PRIVATE = {
     ('aiond.symbol._namespace', 'aiond.ops._rules'),
     ('aiond.symbol._partial', 'aiond.ops._rules'),
     ('aiond.symbol.executor', 'aiond._ctypes_helpers.c_str_array'),
-    ('aiond.symbol.executor', 'aiond.ndarray.ndarray._view'),
     ('aiond.symbol.numpy', 'aiond.numpy._front'),
     ('aiond.symbol.numpy._internal', 'aiond.numpy._front.npi_function'),
     ('aiond.symbol.numpy._symbol', 'aiond.numpy._f_binary.binary'),
@@ -252,14 +231,18 @@ def _private(importer, target, name):
 
 
 @functools.lru_cache(maxsize=None)
-def findings(root=ROOT):
+def findings(root=ROOT, lazy=None):
+    """(unplaced groups, upward imports, circles, private reaches); ``lazy``:
+    the declared upward imports kept out of the circle graph when deferred
+    (DECLARED_UPWARD unless given)."""
+    lazy = frozenset(DECLARED_UPWARD) if lazy is None else lazy
     mods = _modules(root)
     imports = _imports(mods)
     height = _layer_of()
     unplaced = sorted({_group(m) for m in mods} - set(height))
     upward, private = set(), set()
     graph = collections.defaultdict(set)
-    for importer, target, name, _ in imports:
+    for importer, target, name, deferred in imports:
         if target not in mods:
             continue
         if height[_group(importer)] < height[_group(target)]:
@@ -267,6 +250,11 @@ def findings(root=ROOT):
         p = _private(importer, target, name)
         if p:
             private.add((importer, p))
+        # A declared upward import made inside a function is lazy by design (it
+        # runs once both modules are loaded, on request): it stays out of the
+        # circle graph, so a circle it closes is not counted twice.
+        if deferred and (importer, target) in lazy:
+            continue
         graph[importer].add(target)
     circles = [sorted({_group(m) for m in scc}) for scc in _sccs(graph)]
     circles = sorted(c for c in circles if len(c) > 1)
@@ -319,6 +307,7 @@ def test_every_package_has_a_layer():
 
 def test_no_import_runs_up_the_layers():
     upward = findings()[1]
+    assert len(DECLARED_UPWARD) <= 4, "at most four declared upward imports (issue 34)"
     new = sorted(upward - DECLARED_UPWARD)
     assert not new, "imports from a lower layer to a higher one: %s" % new
     gone = sorted(DECLARED_UPWARD - upward)
@@ -360,6 +349,8 @@ def test_the_checker_sees_deferred_relative_and_private_imports(tmp_path):
     assert upward == {("aiond.ops.a", "aiond.gluon.b")}
     assert circles == [["gluon", "ops"]]
     assert private == {("aiond.gluon.b", "aiond.ops._hidden")}
+    # declared, the deferred upward import no longer closes a circle
+    assert findings(str(tmp_path), frozenset(upward))[2] == []
 
 
 if __name__ == "__main__":

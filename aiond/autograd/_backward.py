@@ -13,7 +13,7 @@ from .. import engine as _engine
 from .. import ndarray as _nd
 from ..base import MXNetError
 from ..ndarray import NDArray
-from ..ndarray.ndarray import _view
+from ..ndarray.ndarray import view_of as _view
 from . import _plans
 from ._tape import Entry, Leaf, alias, set_recording_flag, state
 from ._walk import apply_rule, key_of, topo, walk, write_grad

@@ -15,7 +15,7 @@ import threading
 
 from ..base import MXNetError
 from ..ndarray import NDArray, _invoke
-from ..ndarray.ndarray import _view
+from ..ndarray.ndarray import view_of as _view
 from ..ops import registry as _registry
 
 __all__ = ["State", "state", "set_recording_flag", "Leaf", "Node", "Entry", "alias", "attach",
@@ -48,6 +48,10 @@ def set_recording_flag(flag):
 
 def is_training() -> bool:
     return state.training
+
+
+def is_recording() -> bool:
+    return state.recording
 
 
 class Leaf:
@@ -148,6 +152,7 @@ def _record(op, inputs, attrs, outs):
 
 
 _invoke.hooks.is_training = is_training
+_invoke.hooks.is_recording = is_recording   # mx.np's NumPy fallback refuses to run then
 _registry.hooks.is_training = is_training      # shape rules that depend on the mode
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import ndarray as _nd
 from ..base import MXNetError
-from ..ndarray.ndarray import _copy_into
+from ..ndarray.ndarray import copy_into as _copy_into
 from ._tape import Entry
 
 __all__ = ["topo", "walk", "key_of", "apply_rule", "write_grad"]

@@ -14,6 +14,7 @@ import threading
 
 import numpy as np
 
+from .. import context as _context
 from .var import Var
 
 __all__ = ["Storage", "BufferPool", "pool"]
@@ -69,6 +70,7 @@ class BufferPool:
 
 
 pool = BufferPool(int(float(os.environ.get("AIOND_POOL_BYTES", 1 << 29))))
+_context.on_empty_cache(pool.clear)   # Context.empty_cache on a CPU
 
 # mem_hook(ctx, delta_bytes): set by mx.profiler while it records memory
 mem_hook = None

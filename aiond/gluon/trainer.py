@@ -13,8 +13,8 @@ from .. import optimizer as opt
 from ..kvstore import create as _kv_create
 from ..kvstore import KVStore
 from ..kvstore.base import KVStoreBase
-from ..optimizer.optimizer import _FUSE_ELEMS
-from ..optimizer.updater import _fused_update
+from ..optimizer.optimizer import FUSE_ELEMS
+from ..optimizer.updater import fused_update
 from .parameter import Parameter, ParameterDict, _clear_fresh, _fresh_grad
 
 __all__ = ["Trainer"]
@@ -440,7 +440,7 @@ class _Express:
             return None
         updater = trainer._updaters[0]
         opt_ = updater.optimizer
-        fused = _fused_update(opt_)
+        fused = fused_update(opt_)
         if fused is None or not updater.aggregate_updates:
             return None
         items = []
@@ -467,7 +467,7 @@ class _Express:
         ex.items, ex.updater, ex.opt, ex.states = items, updater, opt_, updater.states
         ex.chunks, ex.fused, ex.device_id = chunks, fused, weights[0].context.device_id
         # weights that fit one fused op (see SGD._update_fused) push one op
-        ex.single = sum(w.size for w in weights) < _FUSE_ELEMS
+        ex.single = sum(w.size for w in weights) < FUSE_ELEMS
         return ex
 
     def ready(self, trainer):
@@ -476,7 +476,7 @@ class _Express:
         updater = self.updater
         if (trainer._updaters[0] is not updater or updater.optimizer is not self.opt
                 or updater.states is not self.states or trainer._kvstore is not None
-                or _fused_update(self.opt) is None):
+                or fused_update(self.opt) is None):
             return False
         for param, req, data, grad, arr in self.items:
             if param._data is not data or param._grad is not grad or param.grad_req != req:

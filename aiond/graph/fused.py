@@ -230,7 +230,7 @@ class _Backward:
                                  "ran on %s; move it with .as_in_context(%s)"
                                  % (self.graph.name, len(og), g.context, self.ctx, self.ctx))
             if g._dtype != dt:
-                from ..ndarray.ndarray import _copy_into, empty
+                from ..ndarray.ndarray import copy_into as _copy_into, empty
                 c = empty(shape, ctx=self.ctx, dtype=dt)
                 _copy_into(g, c)
                 g = c

@@ -20,6 +20,7 @@ from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray import _invoke
 from ..ndarray import contrib as _nd_contrib  # noqa: F401  (boolean_mask's DYNAMIC entry)
+from .. import numpy as _mx_np  # noqa: F401  (np.unique's, npx.nonzero's ... DYNAMIC entries)
 from ..ops import registry as _reg
 from ..ops.dynamic import DYNAMIC
 from .ir import NO_INPUT_NAMES, dfs, input_names

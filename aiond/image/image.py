@@ -36,6 +36,7 @@ from ..base import numeric_types, MXNetError
 from .. import ndarray as nd
 from ..ndarray import _internal
 from .. import io  # noqa: F401  (MXNet's image module imports io and recordio: mx.image.image.io)
+from ..io.utils import decode_image
 from .. import recordio  # noqa: F401
 
 try:
@@ -47,26 +48,7 @@ except ImportError:
 def _decode(data, flag=1, to_rgb=1, out=None):
     """Decode encoded image bytes to an (H, W, 3) or (H, W, 1) uint8 NDArray
     (MXNet's ``_cvimdecode``), with Pillow."""
-    try:
-        from PIL import Image
-    except ImportError:
-        raise ImportError("mx.image.imdecode/imread need Pillow to decode images "
-                          "(pip install Pillow); MXNet used OpenCV here") from None
-    import io as _pyio
-    if not data:
-        raise MXNetError("imdecode: input cannot be an empty buffer")
-    try:
-        img = Image.open(_pyio.BytesIO(data))
-        img.load()
-    except Exception as e:  # Pillow raises several types for bad data
-        raise MXNetError("Decoding failed. Invalid image file. (%s)" % e) from None
-    if int(flag) == 0:
-        arr = np.asarray(img.convert("L"), dtype=np.uint8)[:, :, None]
-    else:
-        arr = np.asarray(img.convert("RGB"), dtype=np.uint8)
-        if not to_rgb:
-            arr = arr[:, :, ::-1]
-    arr = np.ascontiguousarray(arr)
+    arr = decode_image(data, flag, to_rgb)
     if out is not None:
         if tuple(out.shape) != arr.shape:
             raise MXNetError("imdecode: out has shape %s, the image is %s"

@@ -26,6 +26,7 @@ import numpy as np
 from ..base import MXNetError
 from .mxdataiter import MXDataIter
 from .native import _RowBatcher
+from .utils import decode_image
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter"]
 
@@ -107,9 +108,8 @@ class _ImageRecordSource(object):
         return unpack(s)
 
     def _decode(self, buf):
-        from ..image import imdecode
         c = self.p["data_shape"][0]
-        img = imdecode(buf, flag=0 if c == 1 else 1).asnumpy()
+        img = decode_image(bytes(buf), flag=0 if c == 1 else 1)
         if img.ndim == 2:
             img = img[:, :, None]
         if c == 4 and img.shape[2] == 3:

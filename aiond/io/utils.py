@@ -6,8 +6,10 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..base import MXNetError
 from ..ndarray import NDArray, _invoke, array
-from ..ndarray.ndarray import _cached, _view
+from ..ndarray.ndarray import _cached
+from ..ndarray.ndarray import view_of as _view
 from ..ndarray.sparse import array as sparse_array  # noqa: F401  (MXNet: mx.io.utils.sparse_array)
 
 __all__ = ["_init_data", "_has_instance", "_getdata_by_idx", "_slice_along_batch_axis"]
@@ -93,3 +95,29 @@ def _slice_along_batch_axis(data, s, batch_axis):
         return _invoke.invoke(_cached("_copy"), [_view(data, (stop - start,) + rows, first)], {})
     from .. import ndarray as nd
     return nd.slice_axis(data, axis=batch_axis, begin=start, end=stop)
+
+
+def decode_image(data, flag=1, to_rgb=1):
+    """Encoded image bytes decoded with Pillow to a C-contiguous uint8 numpy
+    array, (H, W, 3) (RGB, or BGR with ``to_rgb=0``) or (H, W, 1) with
+    ``flag=0``: what mx.image.imdecode and mx.io.ImageRecordIter decode with."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("mx.image.imdecode/imread and mx.io.ImageRecordIter need Pillow to "
+                          "decode images (pip install Pillow); MXNet used OpenCV here") from None
+    import io as _pyio
+    if not data:
+        raise MXNetError("imdecode: input cannot be an empty buffer")
+    try:
+        img = Image.open(_pyio.BytesIO(data))
+        img.load()
+    except Exception as e:  # Pillow raises several types for bad data
+        raise MXNetError("Decoding failed. Invalid image file. (%s)" % e) from None
+    if int(flag) == 0:
+        arr = np.asarray(img.convert("L"), dtype=np.uint8)[:, :, None]
+    else:
+        arr = np.asarray(img.convert("RGB"), dtype=np.uint8)
+        if not to_rgb:
+            arr = arr[:, :, ::-1]
+    return np.ascontiguousarray(arr)

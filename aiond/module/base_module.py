@@ -23,7 +23,8 @@ from ..base import MXNetError
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
-from ..model import BatchEndParam, _split_params
+from ..checkpoint import split_params as _split_params
+from ..model import BatchEndParam
 from ..symbol.symbol import ArgumentError
 from .executor_group import _concat
 

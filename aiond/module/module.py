@@ -22,8 +22,11 @@ from .. import optimizer as opt
 from ..base import MXNetError
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
-                     _update_params_on_kvstore, load_checkpoint)
+from ..kvstore.updates import (create_kvstore as _create_kvstore,
+                               initialize_kvstore as _initialize_kvstore,
+                               update_params as _update_params,
+                               update_params_on_kvstore as _update_params_on_kvstore)
+from ..model import load_checkpoint
 from .. import ndarray as nd  # noqa: F401  (mxnet.module.module.nd, as in MXNet)
 from ..ndarray import zeros
 from .base_module import BaseModule, _check_input_names, _parse_data_desc

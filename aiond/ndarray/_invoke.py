@@ -13,6 +13,7 @@ from ..base import MXNetError, OpError
 from ..context import Context, current_context
 from ..engine.cpu import SPLIT_MIN
 from ..engine.storage import Storage
+from ..ops.registry import hooks as _op_hooks
 
 __all__ = ["invoke", "prepare", "PreparedCall", "data_of", "new_array", "INLINE_MAX", "hooks"]
 
@@ -27,9 +28,12 @@ _EMPTY = {}
 
 class hooks:
     """Set by higher layers (autograd installs ``record`` while some thread
-    records, and ``is_training``); ndarray never imports them."""
+    records, ``is_training`` and ``is_recording``); ndarray never imports them."""
     record = None
     is_training = staticmethod(lambda: False)
+    is_recording = staticmethod(lambda: False)
+    load_npi_fallbacks = None     # the top package: imports aiond.numpy_op_fallback
+    load_numpy = None             # the top package: imports aiond.numpy
 
 
 _HELD_COPY_MAX = 128 << 10
@@ -431,3 +435,6 @@ def _no_gpu(ctx):
     """Raise the clear error of an unusable GPU context (no CuPy, no device)."""
     from ..engine.gpu import check_device
     check_device(ctx)
+
+
+_op_hooks.invoke = invoke     # for grad rules in ops (ops never import ndarray)

@@ -229,8 +229,9 @@ class NDArray:
 
     def as_np_ndarray(self):
         """The same buffer as an ``mx.np.ndarray`` (NumPy semantics; no copy)."""
-        from ..numpy.multiarray import _np_view, ndarray  # the layer built on this one
-        return _np_view(self, ndarray)
+        if not _NP_CLASS:
+            _hooks.load_numpy()     # mx.np, built on this module, registers its class
+        return view_as(self, _NP_CLASS[0])
 
     def as_nd_ndarray(self):
         return self
@@ -455,6 +456,27 @@ class NDArray:
 
 
 
+# mx.np.ndarray, NDArray's NumPy-semantics subclass: the numpy front end (built
+# on this module, which never imports it) registers it when it is imported
+_NP_CLASS: list = []
+
+
+def register_np_class(cls):
+    """Make ``cls`` (mx.np.ndarray) what ``NDArray.as_np_ndarray`` returns."""
+    _NP_CLASS[:] = [cls]
+
+
+def view_as(x, cls):
+    """A handle of class ``cls`` over the same storage and var as ``x``."""
+    h = object.__new__(cls)
+    h._st = x._st
+    h._shape = x._shape
+    h._dtype = x._dtype
+    h._off = x._off
+    h._ag = x._ag
+    return h
+
+
 from . import _invoke as _invoke_mod  # noqa: E402
 _invoke_mod._NDArray = NDArray
 
@@ -486,7 +508,9 @@ def _ufunc(lhs, rhs, array_op, scalar_op, out, reverse=False):
 _EMPTY = {}
 
 
-def _view(base, shape, off):
+def view_of(base, shape, off):
+    """A handle of ``base``'s class over ``shape`` elements of its storage from
+    flat offset ``off`` (no autograd entry): the view other packages build on."""
     cls = base.__class__
     h = cls.__new__(cls)
     h._st = base._st
@@ -497,7 +521,11 @@ def _view(base, shape, off):
     return h
 
 
-def _copy_into(src, dst):
+_view = view_of     # the in-package name
+
+
+def copy_into(src, dst):
+    """Push the copy of ``src`` into ``dst`` (casting, or across contexts)."""
     op = _cached("_copy")
     if src._dtype != dst._dtype:
         return invoke(_cached("Cast"), [src], {"dtype": dst._dtype}, dst) if src._st.ctx is dst._st.ctx \
@@ -505,6 +533,9 @@ def _copy_into(src, dst):
     if src._st.ctx is not dst._st.ctx:
         return _cross_ctx_copy(src, dst)
     return invoke(op, [src], _EMPTY, dst)
+
+
+_copy_into = copy_into     # the in-package name
 
 
 def _cross_ctx_copy(src, dst):

@@ -24,6 +24,7 @@ from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403
 from .utils import *  # noqa: F401,F403
 from . import _front as _front
+from . import _dynamic  # noqa: F401,E402  (the DYNAMIC entries of value-shaped ops)
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 _front.populate(_front.ND, "np", globals(), __name__)

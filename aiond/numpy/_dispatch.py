@@ -1,7 +1,7 @@
 """NumPy's dispatch protocols on ``mx.np.ndarray`` (NEP 13 ``__array_ufunc__``
 and NEP 18 ``__array_function__``), as MXNet 1.9.1 defines them: an official
 NumPy function or ufunc called on mx.np arrays runs the ``mx.np`` function
-registered for it (``aiond.numpy_dispatch_protocol`` fills the tables), and
+registered for it (``aiond.numpy._protocol`` fills the tables), and
 any other falls back to NumPy on copies of the data, its result coming back
 as mx.np arrays on the inputs' device. A fallback cannot be differentiated,
 so it is refused while autograd records."""
@@ -23,7 +23,8 @@ _registered = [False]
 def _ensure_registered():
     if not _registered[0]:
         _registered[0] = True
-        from .. import numpy_dispatch_protocol  # noqa: F401,F811  (fills the tables)
+        from ._protocol import register_all
+        register_all()
 
 
 def _ndarray():
@@ -69,8 +70,8 @@ def as_onp_array(obj):
 
 
 def _refuse_while_recording(name):
-    from .. import autograd
-    if autograd.is_recording():
+    from ..ndarray._invoke import hooks
+    if hooks.is_recording():    # autograd's (it sits above mx.np and installs it)
         raise ValueError("Falling back to NumPy operator {} with autograd active is not "
                          "supported. Please consider moving the operator to the outside of "
                          "the autograd scope.".format(name))

@@ -39,6 +39,7 @@ def _dynamic(F, name, inputs, attrs):
     computed input), Symbols get a graph node."""
     if F.kind == "nd":
         from ..ops.dynamic import DYNAMIC
+        from . import _dynamic  # noqa: F401  (mx.np's DYNAMIC entries)
         return DYNAMIC[name](*inputs, **{k: v for k, v in attrs.items() if v is not None})
     return F.op(name, inputs, attrs)
 

@@ -179,8 +179,11 @@ def npi_function(namespace: dict, module: str, name: str, make_function, wrap):
     if name.startswith("__"):
         raise AttributeError(name)
     if name.endswith("_fallback") and "aiond.numpy_op_fallback" not in sys.modules:
-        # the NumPy-fallback Custom ops register themselves there on import
-        from .. import numpy_op_fallback  # noqa: F401
+        # the NumPy-fallback Custom ops (symbol layer) register themselves on import;
+        # the top package hands in the loader
+        from ..ndarray._invoke import hooks
+        if hooks.load_npi_fallbacks is not None:
+            hooks.load_npi_fallbacks()
         if name in namespace:
             return namespace[name]
     try:

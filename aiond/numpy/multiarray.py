@@ -46,17 +46,6 @@ def _as_np(x):
     return x
 
 
-def _np_view(x, cls):
-    """A handle of class ``cls`` over the same storage and var as ``x``."""
-    h = object.__new__(cls)
-    h._st = x._st
-    h._shape = x._shape
-    h._dtype = x._dtype
-    h._off = x._off
-    h._ag = x._ag
-    return h
-
-
 def invoke(name, inputs, attrs, out=None, ctx=None):
     """Push registry op ``name`` on ``inputs``; the result is an mx.np.ndarray."""
     op = _op(name)
@@ -118,7 +107,7 @@ class ndarray(NDArray):
     # ------------------------------------------------------------ views
     def as_nd_ndarray(self):
         """The same buffer as an ``mx.nd.NDArray`` (no copy)."""
-        return _np_view(self, NDArray)
+        return _ndm.view_as(self, NDArray)
 
     def as_np_ndarray(self):
         return self
@@ -541,6 +530,9 @@ class ndarray(NDArray):
         return f(self, other.shape)
 
 
+_ndm.register_np_class(ndarray)     # NDArray.as_np_ndarray's class
+
+
 def _reshape(a, newshape):
     """NumPy reshape: a view of ``a`` (an op on the tape while autograd records)."""
     try:
@@ -549,7 +541,7 @@ def _reshape(a, newshape):
         raise OpError("reshape: %s" % e) from None
     if a._ag is not None and _hooks.record is not None:
         return invoke("_np_reshape", [a], {"newshape": new, "order": "C"})
-    h = _ndm._view(a, new, a._off or 0)
+    h = _ndm.view_of(a, new, a._off or 0)
     h.__class__ = ndarray
     return h
 
@@ -626,7 +618,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 - NumPy's argument name
                              "mx.nd.NDArray, please use the zero-copy as_np_ndarray function.")
         dt = object._dtype if dtype is None else _dtype_arg(dtype)
         out = _as_np(_new_array(object._shape, dt, ctx))
-        return _as_np(_ndm._copy_into(object, out))
+        return _as_np(_ndm.copy_into(object, out))
     if dtype is None:
         dt = object.dtype if hasattr(object, "dtype") else _F32
     else:

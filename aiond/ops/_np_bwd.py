@@ -10,7 +10,7 @@ runs on the engine like any op (it is not differentiable again).
 """
 from __future__ import annotations
 
-from .registry import get, register
+from .registry import get, hooks, register
 
 __all__ = ["backward"]
 
@@ -37,12 +37,13 @@ def backward(name, kernel, diff=None):
     bop = get(bname)
 
     def grad(F, attrs, ins, outs, og):
-        from ..ndarray._invoke import invoke
         n_in = len(ins)
         idx = list(range(n_in)) if diff is None else [i for i in diff if i < n_in]
         a = dict(attrs)
         a["_nog"], a["_nin"] = len(og), n_in
-        r = invoke(bop, list(og) + list(ins) + list(outs), a)
+        # through ndarray's invoke, which the F namespace's function is not: that
+        # drops the free attrs (the forward op's and the _nog/_nin counts)
+        r = hooks.invoke(bop, list(og) + list(ins) + list(outs), a)
         r = list(r) if isinstance(r, (list, tuple)) else [r]
         res = [None] * n_in
         for i, g in zip(idx, r):

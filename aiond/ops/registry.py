@@ -308,6 +308,8 @@ class _Hooks:
     """What the layers above set for ops, which never import them: the
     thread's training flag (autograd's), for shape rules that depend on it."""
     is_training = staticmethod(lambda: False)
+    # ndarray's invoke(op, inputs, attrs): grad rules that push an op with raw attrs
+    invoke = None
 
 
 hooks = _Hooks()

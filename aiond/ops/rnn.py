@@ -570,3 +570,56 @@ def _rnn_grad(F, attrs, ins, outs, og):
 
 
 set_grads({"RNN": _rnn_grad})
+
+
+# ------------------------------------------------------------ the parameters by name
+# The flat parameter vector's pieces by the names mx.rnn.FusedRNNCell gives them
+# (``<prefix><l|r><layer>_<i2h|h2h><gate>_<weight|bias>``), shared by that cell and
+# mx.init.FusedRNN; no projection (neither has one).
+FUSED_GATE_NAMES = {"rnn_relu": [""], "rnn_tanh": [""], "lstm": ["_i", "_f", "_c", "_o"],
+                    "gru": ["_r", "_z", "_o"]}
+
+
+def fused_num_input(size, mode, num_layers, bidirectional, num_hidden):
+    """The input width C that a parameter vector of ``size`` elements implies."""
+    b, m, h = 2 if bidirectional else 1, len(FUSED_GATE_NAMES[mode]), num_hidden
+    return size // b // h // m - (num_layers - 1) * (h + b * h + 2) - h - 2
+
+
+def fused_param_size(num_input, mode, num_layers, bidirectional, num_hidden):
+    """The parameter vector's length for input width ``num_input``."""
+    b, m, h = 2 if bidirectional else 1, len(FUSED_GATE_NAMES[mode]), num_hidden
+    return (num_input + h + 2) * h * m * b + (num_layers - 1) * m * h * (h + b * h + 2) * b
+
+
+def fused_weight_views(arr, mode, num_layers, bidirectional, num_input, num_hidden, prefix=""):
+    """Views of the flat parameter vector ``arr`` (any array that slices and
+    reshapes) by name: all weights layer by layer, direction by direction,
+    then all biases in the same order, as the RNN op reads them."""
+    gates = FUSED_GATE_NAMES[mode]
+    dirs = ["l", "r"] if bidirectional else ["l"]
+    b, lh = len(dirs), num_hidden
+    args, p = {}, 0
+    for layer in range(num_layers):
+        for d in dirs:
+            for gate in gates:
+                name = "%s%s%d_i2h%s_weight" % (prefix, d, layer, gate)
+                cols = b * lh if layer > 0 else num_input
+                args[name] = arr[p:p + lh * cols].reshape((lh, cols))
+                p += lh * cols
+            for gate in gates:
+                name = "%s%s%d_h2h%s_weight" % (prefix, d, layer, gate)
+                args[name] = arr[p:p + lh * lh].reshape((lh, lh))
+                p += lh * lh
+    for layer in range(num_layers):
+        for d in dirs:
+            for group in ("i2h", "h2h"):
+                for gate in gates:
+                    args["%s%s%d_%s%s_bias" % (prefix, d, layer, group, gate)] = arr[p:p + lh]
+                    p += lh
+    if p != arr.size:
+        raise ValueError("a fused %s RNN's parameters (%d layer(s), %s, %d hidden, %d inputs) "
+                         "hold %d elements, got a vector of %d"
+                         % (mode, num_layers, "bidirectional" if bidirectional else "one way",
+                            num_hidden, num_input, p, arr.size))
+    return args

@@ -358,7 +358,7 @@ def _clip_kw(kwargs, clip_gradient):
 # consecutive groups of aggregate_num dense weights as one multi_*sgd* op until it
 # holds about this many elements (see SGD._update_fused): small weights share one
 # push, big ones keep ops of their own that workers can run side by side.
-_FUSE_ELEMS = 1 << 20
+FUSE_ELEMS = 1 << 20
 
 
 def _sgd_per_weight(weights, grads, states, lrs, wds, kwargs, multi_precision, lazy_update):
@@ -473,7 +473,7 @@ class SGD(Optimizer):
         (tuples of indices, weights, grads, states). Each group is counted and
         given its lrs and wds in turn, as ``update_multi_precision`` would (the
         numbers are MXNet's); consecutive dense groups then share one op of up
-        to about ``_FUSE_ELEMS`` elements."""
+        to about ``FUSE_ELEMS`` elements."""
         mp = self.multi_precision and groups[0][1][0].dtype == numpy.float16
         calls = self._call_cache()
         if calls is not None:
@@ -496,7 +496,7 @@ class SGD(Optimizer):
             for acc, part in zip(pending, (weights, grads, states, lrs, wds)):
                 acc.extend(part)
             size += sum(w.size for w in weights)
-            if size >= _FUSE_ELEMS:
+            if size >= FUSE_ELEMS:
                 self._push_multi(*pending, kwargs, mp)
                 pending = ([], [], [], [], [])
                 size = 0

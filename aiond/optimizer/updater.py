@@ -33,7 +33,7 @@ class Updater(object):
             # its groups again (the optimizer still counts and schedules)
             if (ex[0] == (tuple(index), tuple(map(id, weight)), tuple(map(id, grad)))
                     and ex[1] is self.states and ex[2] is self.optimizer):
-                fused = _fused_update(self.optimizer)
+                fused = fused_update(self.optimizer)
                 if fused is not None:
                     self.optimizer._set_current_context(ex[4])
                     fused(ex[3])
@@ -65,7 +65,7 @@ class Updater(object):
             for i, w, g in zip(indices, weights, grads):
                 type_map.setdefault(w.dtype, []).append((i, w, g))
             n = self.optimizer.aggregate_num
-            fused = _fused_update(self.optimizer)
+            fused = fused_update(self.optimizer)
             for group in type_map.values():
                 idxs, ws, gs = zip(*group)
                 chunks = []
@@ -128,7 +128,7 @@ _FUSED_FOR = ('update', 'update_multi_precision', '_update_impl', '_prepare', '_
 _FUSABLE = {}     # (class, its update methods) -> whether _update_fused stands for them
 
 
-def _fused_update(optimizer):
+def fused_update(optimizer):
     """``optimizer._update_fused`` (SGD: the chunks of one dtype pushed as few ops,
     with the numbers of one ``update_multi_precision`` call per chunk), unless
     MXNET_OPTIMIZER_AGGREGATION_SIZE was set or a subclass overrides the update

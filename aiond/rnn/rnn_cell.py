@@ -15,6 +15,7 @@ from .. import initializer as init
 from .. import ndarray
 from .. import symbol
 from ..base import numeric_types
+from ..ops import rnn as _fused  # the fused RNN op's parameter layout
 
 __all__ = ["RNNParams", "BaseRNNCell", "RNNCell", "LSTMCell", "GRUCell", "FusedRNNCell",
            "SequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",
@@ -325,8 +326,7 @@ class FusedRNNCell(BaseRNNCell):
 
     @property
     def _gate_names(self):
-        return {'rnn_relu': [''], 'rnn_tanh': [''], 'lstm': ['_i', '_f', '_c', '_o'],
-                'gru': ['_r', '_z', '_o']}[self._mode]
+        return _fused.FUSED_GATE_NAMES[self._mode]
 
     @property
     def _num_gates(self):
@@ -335,56 +335,26 @@ class FusedRNNCell(BaseRNNCell):
     def _slice_weights(self, arr, li, lh):
         """Views of ``arr`` per layer, direction, group and gate (the RNN op's
         layout: all weights, layer by layer, then all biases)."""
-        args = {}
-        gates = self._gate_names
-        b = len(self._directions)
-        p = 0
-        for layer in range(self._num_layers):
-            for d in self._directions:
-                for gate in gates:
-                    name = '%s%s%d_i2h%s_weight' % (self._prefix, d, layer, gate)
-                    if layer > 0:
-                        size = b * lh * lh
-                        args[name] = arr[p:p + size].reshape((lh, b * lh))
-                    else:
-                        size = li * lh
-                        args[name] = arr[p:p + size].reshape((lh, li))
-                    p += size
-                for gate in gates:
-                    name = '%s%s%d_h2h%s_weight' % (self._prefix, d, layer, gate)
-                    size = lh ** 2
-                    args[name] = arr[p:p + size].reshape((lh, lh))
-                    p += size
-        for layer in range(self._num_layers):
-            for d in self._directions:
-                for group in ('i2h', 'h2h'):
-                    for gate in gates:
-                        name = '%s%s%d_%s%s_bias' % (self._prefix, d, layer, group, gate)
-                        args[name] = arr[p:p + lh]
-                        p += lh
-        assert p == arr.size, "Invalid parameters size for FusedRNNCell"
-        return args
+        return _fused.fused_weight_views(arr, self._mode, self._num_layers, self._bidirectional,
+                                         li, lh, self._prefix)
 
     def unpack_weights(self, args):
         args = args.copy()
         arr = args.pop(self._parameter.name)
-        b = len(self._directions)
-        m = self._num_gates
-        h = self._num_hidden
-        num_input = arr.size // b // h // m - (self._num_layers - 1) * (h + b * h + 2) - h - 2
+        num_input = _fused.fused_num_input(arr.size, self._mode, self._num_layers,
+                                           self._bidirectional, self._num_hidden)
         nargs = self._slice_weights(arr, num_input, self._num_hidden)
         args.update({name: a.copy() for name, a in nargs.items()})
         return args
 
     def pack_weights(self, args):
         args = args.copy()
-        b = self._bidirectional + 1
-        m = self._num_gates
         c = self._gate_names
         h = self._num_hidden
         w0 = args['%sl0_i2h%s_weight' % (self._prefix, c[0])]
         num_input = w0.shape[1]
-        total = (num_input + h + 2) * h * m * b + (self._num_layers - 1) * m * h * (h + b * h + 2) * b
+        total = _fused.fused_param_size(num_input, self._mode, self._num_layers,
+                                        self._bidirectional, h)
         arr = ndarray.zeros((total,), ctx=w0.context, dtype=w0.dtype)
         for name, a in self._slice_weights(arr, num_input, h).items():
             a[:] = args.pop(name)

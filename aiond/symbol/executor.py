@@ -21,7 +21,8 @@ from ..base import MXNetError
 from ..context import Context
 from .. import ndarray as _nd
 from ..ndarray import NDArray
-from ..ndarray.ndarray import _view, empty, zeros
+from ..ndarray.ndarray import empty, zeros
+from ..ndarray.ndarray import view_of as _view
 from .symbol import ArgumentError, Symbol, UnknownArgumentError, _shape_str, infer
 from . import _cse
 from ._infer import from_user

@@ -17,3 +17,4 @@ from ._data import *  # noqa: F401,F403
 from ._random import *  # noqa: F401,F403
 from ._ops import *  # noqa: F401,F403
 from ..symbol.numpy import _Symbol as np_symbol  # noqa: F401  (MXNet exports it here)
+import aiond as mx  # noqa: E402,F401  (MXNet's `import *` hands out `mx`)

@@ -28,7 +28,7 @@ try:
 except ImportError:
     ss = None
 
-import aiond as mx
+from .. import ndarray as _nd
 from ..context import Context, current_context  # noqa: F401
 from ..ndarray import array, NDArray  # noqa: F401
 from ..util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: F401
@@ -429,9 +429,9 @@ def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None,
     etol = get_etol(etol)
     if etol > 0:
         rtol, atol = get_tols(a, b, rtol, atol)
-        if isinstance(a, mx.nd.NDArray):
+        if isinstance(a, _nd.NDArray):
             a = a.asnumpy()
-        if isinstance(b, mx.nd.NDArray):
+        if isinstance(b, _nd.NDArray):
             b = b.asnumpy()
         equals = np.isclose(a, b, rtol=rtol, atol=atol)
         err = 1 - np.count_nonzero(equals) / equals.size
@@ -492,6 +492,6 @@ def retry(n):
                 except AssertionError as e:
                     if i == n-1:
                         raise e
-                    mx.nd.waitall()
+                    _nd.waitall()
         return wrapper
     return decorate

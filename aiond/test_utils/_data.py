@@ -28,7 +28,12 @@ try:
 except ImportError:
     ss = None
 
-import aiond as mx
+from .. import autograd as _autograd
+from .. import initializer as _init
+from .. import io as _io
+from .. import random as _mxrandom
+from .. import ndarray as _nd
+from .. import util as _util
 from ..context import Context, current_context  # noqa: F401
 from ..ndarray import array, NDArray  # noqa: F401
 from ..util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: F401
@@ -45,7 +50,7 @@ def list_gpus():
         If there are n GPUs, then return a list [0,1,...,n-1]. Otherwise returns
         [].
     """
-    return range(mx.util.get_gpu_count())
+    return range(_util.get_gpu_count())
 
 def download(url, fname=None, dirname=None, overwrite=False, retries=5):
     """Download an given URL
@@ -178,9 +183,9 @@ def download_model(model_name, dst_dir='./', meta_info=None):
     meta = dict(meta_info[model_name])
     assert 'symbol' in meta, "missing symbol url"
     model_name = os.path.join(dst_dir, model_name)
-    mx.test_utils.download(meta['symbol'], model_name+'-symbol.json')
+    download(meta['symbol'], model_name+'-symbol.json')
     assert 'params' in meta, "mssing parameter file url"
-    mx.test_utils.download(meta['params'], model_name+'-0000.params')
+    download(meta['params'], model_name+'-0000.params')
     return (model_name, 0)
 
 
@@ -193,10 +198,10 @@ def get_mnist():
         A dict containing the data
     """
     def read_data(label_url, image_url):
-        with gzip.open(mx.test_utils.download(label_url)) as flbl:
+        with gzip.open(download(label_url)) as flbl:
             struct.unpack(">II", flbl.read(8))
             label = np.frombuffer(flbl.read(), dtype=np.int8)
-        with gzip.open(mx.test_utils.download(image_url), 'rb') as fimg:
+        with gzip.open(download(image_url), 'rb') as fimg:
             _, _, rows, cols = struct.unpack(">IIII", fimg.read(16))
             image = np.frombuffer(fimg.read(), dtype=np.uint8).reshape(len(label), rows, cols)
             image = image.reshape(image.shape[0], 1, 28, 28).astype(np.float32)/255
@@ -259,7 +264,7 @@ def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
     get_mnist_ubyte()
     flat = len(input_shape) != 3
 
-    train_dataiter = mx.io.MNISTIter(
+    train_dataiter = _io.MNISTIter(
         image="data/train-images-idx3-ubyte",
         label="data/train-labels-idx1-ubyte",
         input_shape=input_shape,
@@ -269,7 +274,7 @@ def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
         num_parts=num_parts,
         part_index=part_index)
 
-    val_dataiter = mx.io.MNISTIter(
+    val_dataiter = _io.MNISTIter(
         image="data/t10k-images-idx3-ubyte",
         label="data/t10k-labels-idx1-ubyte",
         input_shape=input_shape,
@@ -392,7 +397,7 @@ def _flush_stderr():
         pass
 
 
-class DummyIter(mx.io.DataIter):
+class DummyIter(_io.DataIter):
     """A dummy iterator that always returns the same batch of data
     (the first data batch of the real data iter). This is usually used for speed testing.
 
@@ -442,7 +447,7 @@ def get_im2rec_path(home_env="MXNET_HOME"):
         mxnet_path = os.environ[home_env]
     else:
         # Else use currently imported mxnet as reference
-        mxnet_path = os.path.dirname(mx.__file__)
+        mxnet_path = os.path.dirname(os.path.dirname(os.path.abspath(os.path.dirname(__file__))))
     # If MXNet was installed through pip, the location of im2rec.py
     im2rec_path = os.path.join(mxnet_path, 'tools', 'im2rec.py')
     if os.path.isfile(im2rec_path):
@@ -523,7 +528,7 @@ def environment(*args):
         yield
     finally:
         # the backend engines may still be referencing the changed env var state
-        mx.nd.waitall()
+        _nd.waitall()
         # reinstate original env_var state per the snapshot taken earlier
         set_environ(snapshot)
 
@@ -624,7 +629,7 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
     atol : float, optional
         The absolute error tolerance, default 1E-4. Default 1E-4.
     """
-    class _NumpyParamDictInit(mx.init.Initializer):
+    class _NumpyParamDictInit(_init.Initializer):
         """Initializes parameters with the cached numpy ndarrays dictionary
         """
         def __init__(self, np_params):
@@ -650,7 +655,7 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
             if use_autograd:
                 for ele in in_data_l:
                     ele.attach_grad()
-                with mx.autograd.record():
+                with _autograd.record():
                     out = net(*in_data_l)
                 out.backward(out)
             else:
@@ -727,4 +732,4 @@ def set_seed(seed):
     import random as _pyrandom
     np.random.seed(seed)
     _pyrandom.seed(seed)
-    mx.random.seed(seed)
+    _mxrandom.seed(seed)

@@ -28,7 +28,7 @@ try:
 except ImportError:
     ss = None
 
-import aiond as mx
+from .. import random as _mxrandom
 from ..context import Context, current_context  # noqa: F401
 from ..ndarray import array, NDArray  # noqa: F401
 from ..util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: F401
@@ -283,7 +283,7 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
     if not isinstance(shape, list):
         assert(ntensors == 1)
         if w_stype == 'default':
-            w2 = mx.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+            w2 = _mxrandom.uniform(shape=shape, ctx=default_context(), dtype=dtype)
             w1 = w2.copyto(default_context())
         elif w_stype in ('row_sparse', 'csr'):
             w2 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
@@ -291,7 +291,7 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
         else:
             raise Exception("type not supported yet")
         if g_stype == 'default':
-            g2 = mx.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+            g2 = _mxrandom.uniform(shape=shape, ctx=default_context(), dtype=dtype)
             g1 = g2.copyto(default_context())
         elif g_stype in ('row_sparse', 'csr'):
             g2 = rand_ndarray(shape, g_stype, dtype=dtype)
@@ -314,8 +314,8 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
         from copy import deepcopy
         w1, g1 = [], []
         for s in shape:
-            w1.append(mx.random.uniform(shape=s, ctx=default_context(), dtype=dtype))
-            g1.append(mx.random.uniform(shape=s, ctx=default_context(), dtype=dtype))
+            w1.append(_mxrandom.uniform(shape=s, ctx=default_context(), dtype=dtype))
+            g1.append(_mxrandom.uniform(shape=s, ctx=default_context(), dtype=dtype))
         w1 = tuple(w1)
         w2 = deepcopy(w1)
         g1 = tuple(g1)

@@ -28,7 +28,7 @@ try:
 except ImportError:
     ss = None
 
-import aiond as mx
+from .. import ndarray as _nd
 from ..context import Context, current_context  # noqa: F401
 from ..ndarray import array, NDArray  # noqa: F401
 from ..util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: F401
@@ -88,7 +88,7 @@ def _get_uniform_dataset_csr(num_rows, num_cols, density=0.1, dtype=None,
             csr.data.fill(data_init)
         if shuffle_csr_indices is True:
             shuffle_csr_column_indices(csr)
-        result = mx.nd.sparse.csr_matrix((csr.data, csr.indices, csr.indptr),
+        result = _nd.sparse.csr_matrix((csr.data, csr.indices, csr.indptr),
                                          shape=(num_rows, num_cols), dtype=dtype)
     except ImportError:
         assert(data_init is None), \
@@ -96,7 +96,7 @@ def _get_uniform_dataset_csr(num_rows, num_cols, density=0.1, dtype=None,
         assert(not shuffle_csr_indices), \
                "shuffle_csr_indices option is not supported when scipy is absent"
         # scipy not available. try to generate one from a dense array
-        dns = mx.nd.random.uniform(shape=(num_rows, num_cols), dtype=dtype)
+        dns = _nd.random.uniform(shape=(num_rows, num_cols), dtype=dtype)
         masked_dns = dns * (dns < density)
         result = masked_dns.tostype('csr')
     return result
@@ -121,7 +121,7 @@ def _get_powerlaw_dataset_csr(num_rows, num_cols, density=0.1, dtype=None):
         output_arr[row][0] = 1 + rnd.uniform(0.001, 2)
         unused_nnz = unused_nnz - 1
         if unused_nnz <= 0:
-            return mx.nd.array(output_arr).tostype("csr")
+            return _nd.array(output_arr).tostype("csr")
 
     # Populate rest of matrix with 2^i items in ith row.
     # if we have used all total nnz return the sparse matrix
@@ -134,21 +134,21 @@ def _get_powerlaw_dataset_csr(num_rows, num_cols, density=0.1, dtype=None):
             output_arr[row] = 1 + rnd.uniform(0.001, 2)
             unused_nnz = unused_nnz - col_limit + 1
             if unused_nnz <= 0:
-                return mx.nd.array(output_arr).tostype("csr")
+                return _nd.array(output_arr).tostype("csr")
             else:
                 continue
         for col_index in range(1, col_limit):
             output_arr[row][col_index] = 1 + rnd.uniform(0.001, 2)
             unused_nnz = unused_nnz - 1
             if unused_nnz <= 0:
-                return mx.nd.array(output_arr).tostype("csr")
+                return _nd.array(output_arr).tostype("csr")
         col_max = col_max * 2
 
     if unused_nnz > 0:
         raise ValueError("not supported for this density: %s"
                          " for this shape (%s,%s)" % (density, num_rows, num_cols))
 
-    return mx.nd.array(output_arr).tostype("csr")
+    return _nd.array(output_arr).tostype("csr")
 
 
 def assign_each(the_input, function):
@@ -193,18 +193,18 @@ def assign_each2(input1, input2, function):
 
 # For testing Large Tensors having total size > 2^32 elements
 def create_2d_tensor(rows, columns, dtype=np.int64):
-    a = mx.nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
-    b = mx.nd.broadcast_to(a, shape=(a.shape[0], columns))
+    a = _nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
+    b = _nd.broadcast_to(a, shape=(a.shape[0], columns))
     return b
 
 # For testing Large Vectors having total size > 2^32 elements
 def create_vector(size, dtype=np.int64):
-    a = mx.nd.arange(0, size, dtype=dtype)
+    a = _nd.arange(0, size, dtype=dtype)
     return a
 
 # For testing Large Square Matrix with total size > 2^32 elements
 def get_identity_mat(size):
-    A = mx.nd.zeros((size, size))
+    A = _nd.zeros((size, size))
     for i in range(size):
         A[i, i] = 1
     return A
@@ -213,7 +213,7 @@ def get_identity_mat(size):
 def get_identity_mat_batch(size):
     A = get_identity_mat(size)
     A_np = A.asnumpy()
-    return mx.nd.array([A_np, A_np])
+    return _nd.array([A_np, A_np])
 
 def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None,
                         data_init=None, rsp_indices=None, modifier_func=None,
@@ -273,7 +273,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
             idx_sample = rnd.rand(shape[0])
             indices = np.argwhere(idx_sample < density).flatten()
         if indices.shape[0] == 0:
-            result = mx.nd.zeros(shape, stype='row_sparse', dtype=dtype, ctx=ctx)
+            result = _nd.zeros(shape, stype='row_sparse', dtype=dtype, ctx=ctx)
             return result, (np.array([], dtype=dtype), np.array([]))
         # generate random values
         val = rnd.rand(indices.shape[0], *shape[1:]).astype(dtype)
@@ -284,7 +284,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
         if modifier_func is not None:
             val = assign_each(val, modifier_func)
 
-        arr = mx.nd.sparse.row_sparse_array((val, indices), shape=shape, dtype=dtype, ctx=ctx)
+        arr = _nd.sparse.row_sparse_array((val, indices), shape=shape, dtype=dtype, ctx=ctx)
         return arr, (val, indices)
     elif stype == 'csr':
         assert len(shape) == 2
@@ -308,7 +308,7 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None, modifier_func
     """Generate a random sparse ndarray. Returns the generated ndarray."""
     ctx = ctx if ctx else default_context()
     if stype == 'default':
-        arr = mx.nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+        arr = _nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
     else:
         arr, _ = rand_sparse_ndarray(shape, stype, density=density,
                                      modifier_func=modifier_func, dtype=dtype,

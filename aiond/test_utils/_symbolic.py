@@ -28,7 +28,8 @@ try:
 except ImportError:
     ss = None
 
-import aiond as mx
+from .. import ndarray as _nd
+from .. import symbol as _sym
 from ..context import Context, current_context  # noqa: F401
 from ..ndarray import array, NDArray  # noqa: F401
 from ..util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: F401
@@ -127,7 +128,7 @@ def _parse_location(sym, location, ctx, dtype=default_dtype()):
                              % (str(set(sym.list_arguments())), str(set(location.keys()))))
     else:
         location = {k: v for k, v in zip(sym.list_arguments(), location)}
-    location = {k: mx.nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) \
+    location = {k: _nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) \
                if isinstance(v, np.ndarray) else v for k, v in location.items()}
     return _sorted_dict(location)
 
@@ -192,7 +193,7 @@ def _parse_aux_states(sym, aux_states, ctx, dtype=default_dtype()):
         elif isinstance(aux_states, (list, tuple)):
             aux_names = sym.list_auxiliary_states()
             aux_states = {k:v for k, v in zip(aux_names, aux_states)}
-        aux_states = {k: mx.nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) \
+        aux_states = {k: _nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) \
                       for k, v in aux_states.items()}
     return aux_states
 
@@ -230,8 +231,8 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4,
         return _callables.numeric_grad_callable(executor, location, aux_states, eps,
                                                 use_forward_train, dtype)
     def as_stype(var, stype, dtype):
-        arr = mx.nd.array(var, dtype=dtype)
-        return arr if stype == 'default' else mx.nd.cast_storage(arr, stype=stype)
+        arr = _nd.array(var, dtype=dtype)
+        return arr if stype == 'default' else _nd.cast_storage(arr, stype=stype)
 
     assert dtype in (np.float16, np.float32, np.float64)
     approx_grads = {k: np.zeros(v.shape, dtype=dtype)
@@ -363,30 +364,30 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
 
     input_shape = {k: v.shape for k, v in location.items()}
     _, out_shape, _ = sym.infer_shape(**input_shape)
-    proj = mx.sym.Variable("__random_proj")
+    proj = _sym.Variable("__random_proj")
     is_np_sym = False  # aiond has no NumPy-semantics Symbol class
     if is_np_sym:  # convert to np symbol for using element-wise multiplication
         proj = proj.as_np_ndarray()
     out = sym * proj
     if is_np_sym:  # convert to classic symbol so that make_loss can be used
         out = out.as_nd_ndarray()
-    out = mx.sym.make_loss(out)
+    out = _sym.make_loss(out)
 
     location = dict(list(location.items()) +
-                    [("__random_proj", mx.nd.array(random_projection(out_shape[0]),
+                    [("__random_proj", _nd.array(random_projection(out_shape[0]),
                                                    ctx=ctx, dtype=dtype))])
     args_grad_npy = dict([(k, np.random.normal(0, 0.01, size=location[k].shape))
                           for k in grad_nodes]
                          + [("__random_proj", np.random.normal(0, 0.01, size=out_shape[0]))])
 
-    args_grad = {k: mx.nd.array(v, ctx=ctx, dtype=dtype) for k, v in args_grad_npy.items()}
+    args_grad = {k: _nd.array(v, ctx=ctx, dtype=dtype) for k, v in args_grad_npy.items()}
     if grad_stype_dict is not None:
         assert isinstance(grad_stype_dict, dict), "grad_stype_dict must be a dict"
         for k, v in grad_stype_dict.items():
             if k in args_grad and v in ('row_sparse', 'csr') and v != 'default':
                 # create an uninitialized sparse ndarray for executor
                 # if the symbolic grad is expected to be zero, it should not be initialized at all
-                args_grad[k] = mx.nd.zeros(args_grad[k].shape, args_grad[k].context,
+                args_grad[k] = _nd.zeros(args_grad[k].shape, args_grad[k].context,
                                            args_grad[k].dtype, v)
 
     executor = out.bind(ctx, grad_req=grad_req,
@@ -420,7 +421,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
             assert_almost_equal(fd_grad, sym_grad, rtol, atol,
                                 ("NUMERICAL_%s"%name, "BACKWARD_%s"%name))
         elif grad_req[name] == 'add':
-            if isinstance(sym_grad, mx.nd.NDArray):
+            if isinstance(sym_grad, _nd.NDArray):
                 sym_grad = sym_grad.asnumpy()
             assert_almost_equal(fd_grad, sym_grad - orig_grad, rtol, atol,
                                 ("NUMERICAL_%s"%name, "BACKWARD_%s"%name))
@@ -498,7 +499,7 @@ def check_symbolic_forward(sym, location, expected, rtol=None, atol=None,
                                    dtype=dtype)
     if isinstance(expected, dict):
         expected = [expected[k] for k in sym.list_outputs()]
-    args_grad_data = {k:mx.nd.empty(v.shape, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) \
+    args_grad_data = {k:_nd.empty(v.shape, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) \
                       for k, v in location.items()}
 
     executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad_data, aux_states=aux_states)
@@ -598,7 +599,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     args_grad_npy = {k:np.random.normal(size=v.shape) for k, v in _sorted_items(expected)}
     args_grad_data = {}
     for k, v in args_grad_npy.items():
-        nd = mx.nd.array(v, ctx=ctx, dtype=expected[k].dtype if dtype == "asnumpy" else dtype)
+        nd = _nd.array(v, ctx=ctx, dtype=expected[k].dtype if dtype == "asnumpy" else dtype)
         if grad_stypes is not None and k in grad_stypes:
             stype = grad_stypes[k]
             if stype is not None and stype != 'default':
@@ -622,7 +623,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
         outg = list()
         for arr in out_grads:
             if isinstance(arr, np.ndarray):
-                outg.append(mx.nd.array(arr, ctx=ctx, dtype=arr.dtype if dtype == "asnumpy" else dtype))
+                outg.append(_nd.array(arr, ctx=ctx, dtype=arr.dtype if dtype == "asnumpy" else dtype))
             else:
                 outg.append(arr)
         out_grads = outg
@@ -630,7 +631,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
         outg = dict()
         for k, v in out_grads.items():
             if isinstance(v, np.ndarray):
-                outg[k] = mx.nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype)
+                outg[k] = _nd.array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype)
             else:
                 outg[k] = v
         out_grads = outg
@@ -647,7 +648,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
                                 ("EXPECTED_%s"%name, "BACKWARD_%s"%name),
                                 equal_nan=equal_nan)
         elif grad_req[name] == 'add':
-            grad = grads[name].asnumpy() if isinstance(grads[name], mx.nd.NDArray) else grads[name]
+            grad = grads[name].asnumpy() if isinstance(grads[name], _nd.NDArray) else grads[name]
             assert_almost_equal(expected[name], grad - args_grad_npy[name],
                                 rtol, atol, ("EXPECTED_%s"%name, "BACKWARD_%s"%name),
                                 equal_nan=equal_nan)
@@ -711,7 +712,7 @@ def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ="whole",
         for _ in range(N):
             exe.forward(is_train=True)
             exe.backward(out_grads=exe.outputs)
-        mx.nd.waitall()
+        _nd.waitall()
         toc = time.time()
         forward_backward_time = (toc - tic) * 1.0 / N
         return forward_backward_time
@@ -725,7 +726,7 @@ def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ="whole",
         tic = time.time()
         for _ in range(N):
             exe.forward(is_train=False)
-        mx.nd.waitall()
+        _nd.waitall()
         toc = time.time()
         forward_time = (toc - tic) * 1.0 / N
         return forward_time
@@ -886,7 +887,7 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
                           for (out, dt) in zip(exe_list[0].outputs, least_precise_dtype)]
         # Perform backward()
         for exe in exe_list:
-            out_grads = [_as_stype(mx.nd.array(golden_np, ctx=exe._ctx, dtype=out.dtype),
+            out_grads = [_as_stype(_nd.array(golden_np, ctx=exe._ctx, dtype=out.dtype),
                                    out.stype)
                          for (golden_np, out) in zip(golden_data_np, exe.outputs)]
             exe.backward(out_grads)

@@ -173,14 +173,14 @@ def test_a_subclass_that_overrides_update_is_judged_again_when_patched():
     class MySGD(mx.optimizer.SGD):
         pass
     opt = MySGD(learning_rate=0.1)
-    assert _updater._fused_update(opt) is not None
+    assert _updater.fused_update(opt) is not None
 
     def update(self, index, weight, grad, state):
         mx.optimizer.SGD.update(self, index, weight, grad, state)
     MySGD.update = update
-    assert _updater._fused_update(opt) is None
+    assert _updater.fused_update(opt) is None
     del MySGD.update
-    assert _updater._fused_update(opt) is not None
+    assert _updater.fused_update(opt) is not None
 
 
 # ------------------------------------------- the Trainer's repeated update groups
@@ -373,9 +373,9 @@ def test_a_trainer_with_a_copy_per_device_keeps_hitting():
 
 
 def test_weights_past_one_fused_op_update_as_the_general_path():
-    """Over _FUSE_ELEMS elements the update is several ops in one segment."""
+    """Over FUSE_ELEMS elements the update is several ops in one segment."""
     from aiond.gluon import trainer as _tr
-    from aiond.optimizer.optimizer import _FUSE_ELEMS
+    from aiond.optimizer.optimizer import FUSE_ELEMS
 
     def make():
         net = nn.HybridSequential()
@@ -392,7 +392,7 @@ def test_weights_past_one_fused_op_update_as_the_general_path():
         runs.append(_train_ev(net, tr, 3, lambda i, n, t: None, express))
         if express:
             assert isinstance(tr._express, _tr._Express) and not tr._express.single
-            assert sum(p.data().size for p in net.collect_params().values()) >= _FUSE_ELEMS
+            assert sum(p.data().size for p in net.collect_params().values()) >= FUSE_ELEMS
     for x, y in zip(*runs):
         np.testing.assert_array_equal(x, y)
 

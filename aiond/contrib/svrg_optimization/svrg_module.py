@@ -15,14 +15,13 @@ from __future__ import annotations
 import logging
 import time
 
-import aiond as mx  # noqa: F401  (MXNet's module has `mx`: it imports mxnet as mx)
-
 from ... import context as ctx
 from ... import metric
 from ... import ndarray as nd
 from ...base import _as_list
 from ...initializer import Uniform
-from ...model import BatchEndParam, _create_kvstore
+from ...kvstore.updates import create_kvstore as _create_kvstore
+from ...model import BatchEndParam
 from ...module import Module
 from ...optimizer import create as _create_optimizer
 from .svrg_optimizer import _SVRGOptimizer

@@ -5,8 +5,6 @@ full gradients SVRGModule accumulates in a kvstore) to
 SVRGModule only."""
 from __future__ import annotations
 
-import aiond as mx  # noqa: F401  (MXNet's module has `mx`: it imports mxnet as mx)
-
 from ...optimizer import Optimizer, create
 
 __all__ = ["_AssignmentOptimizer", "_SVRGOptimizer"]
