@@ -208,6 +208,39 @@ def test_split(tmp_path):
     check(tmp_path, s, {"x": f32(2, 3, 4)})
 
 
+@pytest.mark.parametrize("kw,like", [(dict(h_w=(3, 4), offset=(1, 2)), None),
+                                     (dict(h_w=(2, 2), center_crop=True), None),
+                                     (dict(offset=(2, 1)), (1, 1, 4, 3)),
+                                     (dict(center_crop=True), (2, 2, 3, 5))])
+def test_crop_and_rnn_param_concat(tmp_path, kw, like):
+    """The legacy Crop (to h_w or to a second input's height and width, at an
+    offset or centred) and the fused RNN layers' _rnn_param_concat."""
+    d = mx.sym.var("d")
+    ins = {"d": f32(2, 3, 7, 6)}
+    if like:
+        ins["l"] = f32(*like)
+        sym = mx.sym.Crop(d, mx.sym.var("l"), num_args=2, **kw)
+    else:
+        sym = mx.sym.Crop(d, num_args=1, **kw)
+    check(tmp_path, sym, ins)
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    check(tmp_path, mx.sym._internal._rnn_param_concat(a, b, dim=0, num_args=2),
+          {"a": f32(5), "b": f32(3)})
+
+
+def test_crop_like_dynamic(tmp_path):
+    """Exported with dynamic axes, Crop reads the second input's height and
+    width at run time."""
+    sym = mx.sym.Crop(mx.sym.var("d"), mx.sym.var("l"), num_args=2, offset=(1, 0))
+    ins = {"d": f32(2, 3, 7, 6), "l": f32(2, 1, 4, 3)}
+    path, names, _ = _export(tmp_path, sym, ins, dynamic=True,
+                             dynamic_input_shapes=[(None, 3, None, None), (None, 1, None, None)])
+    for dshape, lshape in [((2, 3, 7, 6), (2, 1, 4, 3)), ((1, 3, 9, 9), (1, 1, 5, 8))]:
+        d, l = f32(*dshape), f32(*lshape)
+        want = mx.nd.Crop(mx.nd.array(d), mx.nd.array(l), num_args=2, offset=(1, 0)).asnumpy()
+        np.testing.assert_array_equal(_run(path, {"d": d, "l": l})[0], want)
+
+
 def test_indexing(tmp_path):
     idx = mx.sym.var("i")
     s = mx.sym.Group([mx.sym.take(x, idx, axis=1), mx.sym.take(x, idx, mode="wrap"),
