@@ -315,6 +315,32 @@ def test_box_decode(tmp_path):
 
 # ---- the API --------------------------------------------------------------
 
+def _detections(B, N, classes, seed):
+    """Rows [class id, score, x1, y1, x2, y2]: crowded boxes (so many overlap),
+    distinct scores (so the kept order is defined), some ids -1."""
+    rs = np.random.RandomState(seed)
+    ids = rs.randint(-1, classes, (B, N, 1))
+    scores = rs.permutation(B * N).reshape(B, N, 1) / float(B * N)
+    xy = rs.uniform(0, 10, (B, N, 2))
+    wh = rs.uniform(2, 6, (B, N, 2))
+    return np.concatenate([ids, scores, xy, xy + wh], axis=-1).astype(np.float32)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(overlap_thresh=0.3, valid_thresh=0.1),
+    dict(overlap_thresh=0.5, id_index=0, force_suppress=True),
+    dict(overlap_thresh=0.4, id_index=0, valid_thresh=0.05),                 # per class
+    dict(overlap_thresh=0.4, id_index=0, topk=12, valid_thresh=0.01),      # GluonCV's form
+    dict(overlap_thresh=0.45, id_index=0, background_id=0, topk=20),
+    dict(overlap_thresh=0.5, id_index=0, in_format="center", out_format="center"),
+])
+def test_box_nms(tmp_path, kw):
+    """box_nms as MXNet defines it: per-class suppression, background rows and
+    invalid scores dropped, suppression among the topk best only."""
+    s = mx.sym.contrib.box_nms(mx.sym.var("d"), coord_start=2, score_index=1, **kw)
+    check(tmp_path, s, {"d": _detections(2, 40, 3, 0)})
+
+
 def test_dynamic_batch(tmp_path):
     fc = mx.sym.FullyConnected(mx.sym.reshape(x, shape=(0, -1)), num_hidden=3, name="fc")
     params = {"fc_weight": f32(3, 12), "fc_bias": f32(3)}

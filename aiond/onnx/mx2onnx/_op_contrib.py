@@ -73,11 +73,13 @@ def box_decode(b, n):
 def box_nms(b, n):
     """ONNX NonMaxSuppression picks the kept boxes; they are gathered back into
     MXNet's layout: per batch, the kept rows by descending score, then -1 rows.
-    ``topk`` bounds the number of kept boxes (onnxruntime's NMS has no notion
-    of MXNet's "only the topk best candidates")."""
+    MXNet's rules around it are built from plain ops: rows whose class is
+    ``background_id`` are dropped, only the ``topk`` best candidates enter the
+    suppression, and with ``id_index`` (without ``force_suppress``) boxes of
+    different classes never suppress each other: each class's boxes are moved
+    by class * (extent of all boxes + 1), so boxes of two classes never overlap
+    (onnxruntime's NMS has one class axis per score column, not per box)."""
     p = n.p
-    if p.get("id_index", -1) >= 0 and not p.get("force_suppress"):
-        raise n.unsupported("per-class suppression (id_index >= 0 with force_suppress=False)")
     if p.get("in_format") != p.get("out_format"):
         raise n.unsupported("in_format != out_format")
     shape = n.ishape[0]
@@ -88,14 +90,36 @@ def box_nms(b, n):
     if dt != np.float32:
         data = b.cast(data, np.float32)
     cs, si = int(p.get("coord_start", 2)), int(p.get("score_index", 1))
-    boxes = b.slice(data, [cs], [cs + 4], [2])
-    scores = b.unsqueeze(b.squeeze(b.slice(data, [si], [si + 1], [2]), [2]), [1])
+    center = p.get("in_format") == "center"
+    boxes = b.slice(data, [cs], [cs + 4], [2])                            # (B, N, 4)
+    scores = b.squeeze(b.slice(data, [si], [si + 1], [2]), [2])           # (B, N)
+    dropped = b.const(np.array(-3.0e38, np.float32))
+    id_index = int(p.get("id_index", -1))
+    if id_index >= 0:
+        ids = b.slice(data, [id_index], [id_index + 1], [2])              # (B, N, 1)
+        background = b.add("Equal", [b.squeeze(ids, [2]), b.const(
+            np.array(p.get("background_id", -1), np.float32))])
+        scores = b.add("Where", [background, dropped, scores])
+        if not p.get("force_suppress"):
+            extent = b.add("Sub", [b.reduce("ReduceMax", boxes, None, False),
+                                   b.reduce("ReduceMin", boxes, None, False)])
+            step = b.add("Add", [extent, b.const(np.array(1, np.float32))])
+            shift = b.add("Mul", [ids, step])                              # (B, N, 1)
+            if center:        # move the centres, keep the sizes
+                shift = b.add("Mul", [shift, b.const(np.array([1, 1, 0, 0], np.float32))])
+            boxes = b.add("Add", [boxes, shift])
     topk = int(p.get("topk", -1))
+    k = min(topk, N) if topk > 0 else N
+    if k < N:       # MXNet suppresses among the k best candidates only
+        best = b.add("TopK", [scores, b.i64([k])], n_out=2, axis=1)[1]    # (B, k)
+        chosen = b.add("ScatterElements", [b.const(np.zeros((B, N), np.float32)), best,
+                                           b.const(np.ones((B, k), np.float32))], axis=1)
+        scores = b.add("Where", [b.cast(chosen, np.bool_), scores, dropped])
     keep = b.add("NonMaxSuppression", [
-        boxes, scores, b.i64([topk if topk > 0 else N]),
+        boxes, b.unsqueeze(scores, [1]), b.i64([k]),
         b.const(np.array([p.get("overlap_thresh", 0.5)], np.float32)),
         b.const(np.array([p.get("valid_thresh", 0.0)], np.float32))],
-        center_point_box=1 if p.get("in_format") == "center" else 0)
+        center_point_box=1 if center else 0)
     batch = b.slice(keep, [0], [1], [1])                       # (S, 1)
     box = b.slice(keep, [2], [3], [1])
     rows = b.add("GatherND", [data, b.add("Concat", [batch, box], axis=1)])     # (S, K)
