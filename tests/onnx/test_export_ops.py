@@ -317,12 +317,13 @@ def test_box_decode(tmp_path):
 
 def _detections(B, N, classes, seed):
     """Rows [class id, score, x1, y1, x2, y2]: crowded boxes (so many overlap),
-    distinct scores (so the kept order is defined), some ids -1."""
+    distinct scores (so the kept order is defined), some ids -1, and some boxes
+    with a negative width or height (area 0 to MXNet: they suppress nothing)."""
     rs = np.random.RandomState(seed)
     ids = rs.randint(-1, classes, (B, N, 1))
     scores = rs.permutation(B * N).reshape(B, N, 1) / float(B * N)
     xy = rs.uniform(0, 10, (B, N, 2))
-    wh = rs.uniform(2, 6, (B, N, 2))
+    wh = rs.uniform(-1.5, 6, (B, N, 2))
     return np.concatenate([ids, scores, xy, xy + wh], axis=-1).astype(np.float32)
 
 

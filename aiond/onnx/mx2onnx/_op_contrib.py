@@ -76,9 +76,8 @@ def box_nms(b, n):
     MXNet's rules around it are built from plain ops: rows whose class is
     ``background_id`` are dropped, only the ``topk`` best candidates enter the
     suppression, and with ``id_index`` (without ``force_suppress``) boxes of
-    different classes never suppress each other: each class's boxes are moved
-    by class * (extent of all boxes + 1), so boxes of two classes never overlap
-    (onnxruntime's NMS has one class axis per score column, not per box)."""
+    different classes never suppress each other (onnxruntime's NMS has one
+    class axis per score column, not a class per box)."""
     p = n.p
     if p.get("in_format") != p.get("out_format"):
         raise n.unsupported("in_format != out_format")
@@ -94,20 +93,35 @@ def box_nms(b, n):
     boxes = b.slice(data, [cs], [cs + 4], [2])                            # (B, N, 4)
     scores = b.squeeze(b.slice(data, [si], [si + 1], [2]), [2])           # (B, N)
     dropped = b.const(np.array(-3.0e38, np.float32))
+    # Boxes are moved apart by multiples of (extent of all boxes + 1) where MXNet
+    # keeps them from interacting: boxes of different classes (with id_index and
+    # without force_suppress), and boxes with a negative width or height, which
+    # MXNet gives area 0 (they never suppress nor get suppressed) while ONNX
+    # takes any two corners of a box. Each of those gets a place of its own.
+    extent = b.add("Sub", [b.reduce("ReduceMax", boxes, None, False),
+                           b.reduce("ReduceMin", boxes, None, False)])
+    step = b.add("Add", [extent, b.const(np.array(1, np.float32))])
+    if center:
+        w, h = b.slice(boxes, [2], [3], [2]), b.slice(boxes, [3], [4], [2])
+    else:
+        w = b.add("Sub", [b.slice(boxes, [2], [3], [2]), b.slice(boxes, [0], [1], [2])])
+        h = b.add("Sub", [b.slice(boxes, [3], [4], [2]), b.slice(boxes, [1], [2], [2])])
+    zero = b.const(np.array(0, np.float32))
+    degenerate = b.add("Or", [b.add("Less", [w, zero]), b.add("Less", [h, zero])])  # (B, N, 1)
+    shift = b.const(-(np.arange(N, dtype=np.float32) + 2).reshape(1, N, 1))
+    shift = b.add("Where", [degenerate, shift, zero])
     id_index = int(p.get("id_index", -1))
     if id_index >= 0:
         ids = b.slice(data, [id_index], [id_index + 1], [2])              # (B, N, 1)
         background = b.add("Equal", [b.squeeze(ids, [2]), b.const(
             np.array(p.get("background_id", -1), np.float32))])
         scores = b.add("Where", [background, dropped, scores])
-        if not p.get("force_suppress"):
-            extent = b.add("Sub", [b.reduce("ReduceMax", boxes, None, False),
-                                   b.reduce("ReduceMin", boxes, None, False)])
-            step = b.add("Add", [extent, b.const(np.array(1, np.float32))])
-            shift = b.add("Mul", [ids, step])                              # (B, N, 1)
-            if center:        # move the centres, keep the sizes
-                shift = b.add("Mul", [shift, b.const(np.array([1, 1, 0, 0], np.float32))])
-            boxes = b.add("Add", [boxes, shift])
+        if not p.get("force_suppress"):        # classes at 0..C steps, degenerate below
+            shift = b.add("Where", [degenerate, shift, ids])
+    shift = b.add("Mul", [shift, step])
+    if center:        # move the centres, keep the sizes
+        shift = b.add("Mul", [shift, b.const(np.array([1, 1, 0, 0], np.float32))])
+    boxes = b.add("Add", [boxes, shift])
     topk = int(p.get("topk", -1))
     k = min(topk, N) if topk > 0 else N
     if k < N:       # MXNet suppresses among the k best candidates only
