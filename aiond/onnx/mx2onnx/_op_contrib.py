@@ -98,15 +98,17 @@ def box_nms(b, n):
     # without force_suppress), and boxes with a negative width or height, which
     # MXNet gives area 0 (they never suppress nor get suppressed) while ONNX
     # takes any two corners of a box. Each of those gets a place of its own.
-    extent = b.add("Sub", [b.reduce("ReduceMax", boxes, None, False),
-                           b.reduce("ReduceMin", boxes, None, False)])
+    zero = b.const(np.array(0, np.float32))
+    # NaN coordinates (a decoder's overflow) must not make the extent NaN
+    finite = b.add("Where", [b.add("IsNaN", [boxes]), zero, boxes])
+    extent = b.add("Sub", [b.reduce("ReduceMax", finite, None, False),
+                           b.reduce("ReduceMin", finite, None, False)])
     step = b.add("Add", [extent, b.const(np.array(1, np.float32))])
     if center:
         w, h = b.slice(boxes, [2], [3], [2]), b.slice(boxes, [3], [4], [2])
     else:
         w = b.add("Sub", [b.slice(boxes, [2], [3], [2]), b.slice(boxes, [0], [1], [2])])
         h = b.add("Sub", [b.slice(boxes, [3], [4], [2]), b.slice(boxes, [1], [2], [2])])
-    zero = b.const(np.array(0, np.float32))
     degenerate = b.add("Or", [b.add("Less", [w, zero]), b.add("Less", [h, zero])])  # (B, N, 1)
     shift = b.const(-(np.arange(N, dtype=np.float32) + 2).reshape(1, N, 1))
     shift = b.add("Where", [degenerate, shift, zero])
@@ -125,10 +127,10 @@ def box_nms(b, n):
     topk = int(p.get("topk", -1))
     k = min(topk, N) if topk > 0 else N
     if k < N:       # MXNet suppresses among the k best candidates only
-        best = b.add("TopK", [scores, b.i64([k])], n_out=2, axis=1)[1]    # (B, k)
-        chosen = b.add("ScatterElements", [b.const(np.zeros((B, N), np.float32)), best,
-                                           b.const(np.ones((B, k), np.float32))], axis=1)
-        scores = b.add("Where", [b.cast(chosen, np.bool_), scores, dropped])
+        kth = b.slice(b.add("TopK", [scores, b.i64([k])], n_out=2, axis=1)[0],
+                      [k - 1], [k], [1])                                # (B, 1)
+        chosen = b.add("GreaterOrEqual", [scores, kth])
+        scores = b.add("Where", [chosen, scores, dropped])
     keep = b.add("NonMaxSuppression", [
         boxes, b.unsqueeze(scores, [1]), b.i64([k]),
         b.const(np.array([p.get("overlap_thresh", 0.5)], np.float32)),
