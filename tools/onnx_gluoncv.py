@@ -55,7 +55,7 @@ DETECTORS = [
     ("yolo3_mobilenet1.0_voc", 320), ("center_net_resnet18_v1b_voc", 224),
     ("faster_rcnn_resnet50_v1b_voc", 320),
 ]
-SEGMENTERS = [("fcn_resnet50_voc", 240), ("psp_resnet50_voc", 240), ("deeplab_resnet50_voc", 240)]
+SEGMENTERS = [("fcn_resnet50_voc", 240), ("psp_resnet50_ade", 240), ("deeplab_resnet50_ade", 240)]
 QUICK = [("resnet18_v1b", 224), ("mobilenetv3_small", 224), ("ssd_300_vgg16_atrous_voc", 300),
          ("fcn_resnet50_voc", 240)]
 

@@ -241,6 +241,18 @@ def test_crop_like_dynamic(tmp_path):
         np.testing.assert_array_equal(_run(path, {"d": d, "l": l})[0], want)
 
 
+def test_int64_shape_arithmetic(tmp_path):
+    """GluonCV CenterNet's decoding: int64 top-k indices divided by H * W taken
+    from shape_array. shape_array is int64 in infer_type without shapes too
+    (as in MXNet), so the exporter's dtype pass sees int64 / int64."""
+    assert mx.sym.shape_array(x).infer_type(x=np.float32)[1] == [np.int64]
+    assert mx.sym.size_array(x).infer_type(x=np.float32)[1] == [np.int64]
+    _, h, w = mx.sym.split(mx.sym.shape_array(x), num_outputs=3, axis=0)
+    idx = mx.sym.cast(mx.sym.topk(mx.sym.reshape(x, (0, -1)), k=5), "int64")
+    s = mx.sym.Group([mx.sym.broadcast_div(idx, h * w), mx.sym.broadcast_mod(idx, w)])
+    check(tmp_path, s, {"x": f32(2, 3, 4)})
+
+
 def test_indexing(tmp_path):
     idx = mx.sym.var("i")
     s = mx.sym.Group([mx.sym.take(x, idx, axis=1), mx.sym.take(x, idx, mode="wrap"),
