@@ -300,13 +300,14 @@ def _where(imp, node, ins, at):
     if sc is not None and sc == sx == sy:
         return sym.where(C, X, Y)
     # broadcast all three to the common shape (zeros: an x of -inf stays -inf),
-    # the zeros in each one's dtype (a float condition picks int64 values)
-    dc, dx = imp.dtype(c), imp.dtype(x)
-    zc = sym.zeros_like(C) if dc is None or dx is None or dc == dx else \
-        sym.cast(sym.zeros_like(C), dtype=dx)
-    z = sym.broadcast_add(sym.broadcast_add(zc, sym.zeros_like(X)), sym.zeros_like(Y))
-    zcond = z if dc is None or dx is None or dc == dx else sym.cast(z, dtype=dc)
-    return sym.where(sym.broadcast_add(C, zcond), sym.broadcast_add(X, z),
+    # in the values' dtype: ONNX's condition is bool (0/1), so casting it keeps
+    # its truth, and a condition can pick int64 values
+    dx = imp.dtype(x)
+    if dx is not None:
+        C = sym.cast(C, dtype=dx)
+    z = sym.broadcast_add(sym.broadcast_add(sym.zeros_like(C), sym.zeros_like(X)),
+                          sym.zeros_like(Y))
+    return sym.where(sym.broadcast_add(C, z), sym.broadcast_add(X, z),
                      sym.broadcast_add(Y, z))
 
 
