@@ -3,8 +3,9 @@
 at opsets 12 and 13 as beside the onnx of its day; an attention block with
 LayerNorm): aiond imports each (``import_model`` bound, and
 ``import_to_gluon``) and gives MXNet's outputs. Needs
-$AIOND_MXNET_ONNX_PYTHON, a Python with mxnet 1.9.1 and onnx (e.g. a venv made
-with ``pip install mxnet==1.9.1 "numpy<1.24" onnx==1.14.1``); skipped without.
+$AIOND_MXNET_ONNX_PYTHON or .venvs/mxonnx/bin/python in the checkout, a Python
+with mxnet 1.9.1 and onnx (e.g. a venv made with
+``pip install mxnet==1.9.1 "numpy<1.24" onnx==1.14.1``); skipped without.
 The two small files of data/ cover the same path without that Python."""
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from onnx_cases import aiond_run, gluon_run, ort_run  # noqa: E402
 
+LOCAL_PY = os.path.join(os.path.dirname(os.path.dirname(HERE)), ".venvs", "mxonnx", "bin",
+                        "python")
 MODELS = ["resnet18_v1", "resnet18_v2", "mobilenet0.25", "mobilenetv2_0.25", "squeezenet1.1",
           "encoder"]
 # not "lstm" (mxnet_export_models.py has it): MXNet 1.9.1's RNN export runs in
@@ -31,9 +34,10 @@ MODELS = ["resnet18_v1", "resnet18_v2", "mobilenet0.25", "mobilenetv2_0.25", "sq
 
 @pytest.fixture(scope="module")
 def mx_dir(tmp_path_factory):
-    py = os.environ.get("AIOND_MXNET_ONNX_PYTHON")
-    if not py:
-        pytest.skip("$AIOND_MXNET_ONNX_PYTHON (a Python with mxnet 1.9.1 and onnx) is not set")
+    py = os.environ.get("AIOND_MXNET_ONNX_PYTHON") or LOCAL_PY
+    if not os.path.exists(py):
+        pytest.skip("no Python with mxnet 1.9.1 and onnx: set $AIOND_MXNET_ONNX_PYTHON or "
+                    "make .venvs/mxonnx")
     out = str(tmp_path_factory.mktemp("mxnet_onnx"))
     r = subprocess.run([py, os.path.join(HERE, "mxnet_export_models.py"), out] + MODELS,
                        capture_output=True, text=True, timeout=900, cwd=out)
