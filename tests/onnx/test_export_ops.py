@@ -208,6 +208,51 @@ def test_split(tmp_path):
     check(tmp_path, s, {"x": f32(2, 3, 4)})
 
 
+@pytest.mark.parametrize("kw,like", [(dict(h_w=(3, 4), offset=(1, 2)), None),
+                                     (dict(h_w=(2, 2), center_crop=True), None),
+                                     (dict(offset=(2, 1)), (1, 1, 4, 3)),
+                                     (dict(center_crop=True), (2, 2, 3, 5))])
+def test_crop_and_rnn_param_concat(tmp_path, kw, like):
+    """The legacy Crop (to h_w or to a second input's height and width, at an
+    offset or centred) and the fused RNN layers' _rnn_param_concat."""
+    d = mx.sym.var("d")
+    ins = {"d": f32(2, 3, 7, 6)}
+    if like:
+        ins["l"] = f32(*like)
+        sym = mx.sym.Crop(d, mx.sym.var("l"), num_args=2, **kw)
+    else:
+        sym = mx.sym.Crop(d, num_args=1, **kw)
+    check(tmp_path, sym, ins)
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    check(tmp_path, mx.sym._internal._rnn_param_concat(a, b, dim=0, num_args=2),
+          {"a": f32(5), "b": f32(3)})
+
+
+def test_crop_like_dynamic(tmp_path):
+    """Exported with dynamic axes, Crop reads the second input's height and
+    width at run time."""
+    sym = mx.sym.Crop(mx.sym.var("d"), mx.sym.var("l"), num_args=2, offset=(1, 0))
+    ins = {"d": f32(2, 3, 7, 6), "l": f32(2, 1, 4, 3)}
+    path, names, _ = _export(tmp_path, sym, ins, dynamic=True,
+                             dynamic_input_shapes=[(None, 3, None, None), (None, 1, None, None)])
+    for dshape, lshape in [((2, 3, 7, 6), (2, 1, 4, 3)), ((1, 3, 9, 9), (1, 1, 5, 8))]:
+        d, l = f32(*dshape), f32(*lshape)
+        want = mx.nd.Crop(mx.nd.array(d), mx.nd.array(l), num_args=2, offset=(1, 0)).asnumpy()
+        np.testing.assert_array_equal(_run(path, {"d": d, "l": l})[0], want)
+
+
+def test_int64_shape_arithmetic(tmp_path):
+    """GluonCV CenterNet's decoding: int64 top-k indices divided by H * W taken
+    from shape_array. shape_array is int64 in infer_type without shapes too
+    (as in MXNet), so the exporter's dtype pass sees int64 / int64."""
+    assert mx.sym.shape_array(x).infer_type(x=np.float32)[1] == [np.int64]
+    assert mx.sym.size_array(x).infer_type(x=np.float32)[1] == [np.int64]
+    _, h, w = mx.sym.split(mx.sym.shape_array(x), num_outputs=3, axis=0)
+    idx = mx.sym.cast(mx.sym.topk(mx.sym.reshape(x, (0, -1)), k=5), "int64")
+    s = mx.sym.Group([mx.sym.broadcast_div(idx, h * w), mx.sym.broadcast_mod(idx, w)])
+    check(tmp_path, s, {"x": f32(2, 3, 4)})
+
+
 def test_indexing(tmp_path):
     idx = mx.sym.var("i")
     s = mx.sym.Group([mx.sym.take(x, idx, axis=1), mx.sym.take(x, idx, mode="wrap"),
@@ -281,6 +326,33 @@ def test_box_decode(tmp_path):
 
 
 # ---- the API --------------------------------------------------------------
+
+def _detections(B, N, classes, seed):
+    """Rows [class id, score, x1, y1, x2, y2]: crowded boxes (so many overlap),
+    distinct scores (so the kept order is defined), some ids -1, and some boxes
+    with a negative width or height (area 0 to MXNet: they suppress nothing)."""
+    rs = np.random.RandomState(seed)
+    ids = rs.randint(-1, classes, (B, N, 1))
+    scores = rs.permutation(B * N).reshape(B, N, 1) / float(B * N)
+    xy = rs.uniform(0, 10, (B, N, 2))
+    wh = rs.uniform(-1.5, 6, (B, N, 2))
+    return np.concatenate([ids, scores, xy, xy + wh], axis=-1).astype(np.float32)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(overlap_thresh=0.3, valid_thresh=0.1),
+    dict(overlap_thresh=0.5, id_index=0, force_suppress=True),
+    dict(overlap_thresh=0.4, id_index=0, valid_thresh=0.05),                 # per class
+    dict(overlap_thresh=0.4, id_index=0, topk=12, valid_thresh=0.01),      # GluonCV's form
+    dict(overlap_thresh=0.45, id_index=0, background_id=0, topk=20),
+    dict(overlap_thresh=0.5, id_index=0, in_format="center", out_format="center"),
+])
+def test_box_nms(tmp_path, kw):
+    """box_nms as MXNet defines it: per-class suppression, background rows and
+    invalid scores dropped, suppression among the topk best only."""
+    s = mx.sym.contrib.box_nms(mx.sym.var("d"), coord_start=2, score_index=1, **kw)
+    check(tmp_path, s, {"d": _detections(2, 40, 3, 0)})
+
 
 def test_dynamic_batch(tmp_path):
     fc = mx.sym.FullyConnected(mx.sym.reshape(x, shape=(0, -1)), num_hidden=3, name="fc")

@@ -220,6 +220,12 @@ CASES["Where"] = (make([N("Greater", ["x", "z"], ["c"]), N("Where", ["c", "x", "
                        [("x", [2, 5, 4])], [("y", None)],
                        [("z", np.zeros(4, np.float32)),
                         ("m", np.array(-np.inf, np.float32))]), {"x": X3})
+# int64 values picked by a broadcast condition (GluonCV CenterNet's decoder, exported)
+CASES["Where_int64_broadcast"] = (make(
+    [N("Greater", ["x", "z"], ["c"]), N("Where", ["c", "i", "j"], ["y"])],
+    [("x", [2, 1, 4]), ("i", [5, 1], I64)], [("y", None, I64)],
+    [("z", np.zeros(4, np.float32)), ("j", np.array([-1], np.int64))]),
+    {"x": rnd(2, 1, 4), "i": np.arange(5, dtype=np.int64).reshape(5, 1)})
 CASES["Cast"] = (make([N("Cast", ["x"], ["y"], to=I64)], [("x", [2, 5, 4])], [("y", None, I64)]),
                  {"x": X3 * 4})
 CASES["Clip"] = (make([N("Clip", ["x", "lo", "hi"], ["y"])], [("x", [2, 5, 4])], [("y", None)],

@@ -299,7 +299,12 @@ def _where(imp, node, ins, at):
     C, X, Y = imp.sym(c), imp.sym(x), imp.sym(y)
     if sc is not None and sc == sx == sy:
         return sym.where(C, X, Y)
-    # broadcast all three to the common shape (zeros: an x of -inf stays -inf)
+    # broadcast all three to the common shape (zeros: an x of -inf stays -inf),
+    # in the values' dtype: ONNX's condition is bool (0/1), so casting it keeps
+    # its truth, and a condition can pick int64 values
+    dx = imp.dtype(x)
+    if dx is not None:
+        C = sym.cast(C, dtype=dx)
     z = sym.broadcast_add(sym.broadcast_add(sym.zeros_like(C), sym.zeros_like(X)),
                           sym.zeros_like(Y))
     return sym.where(sym.broadcast_add(C, z), sym.broadcast_add(X, z),

@@ -73,11 +73,12 @@ def box_decode(b, n):
 def box_nms(b, n):
     """ONNX NonMaxSuppression picks the kept boxes; they are gathered back into
     MXNet's layout: per batch, the kept rows by descending score, then -1 rows.
-    ``topk`` bounds the number of kept boxes (onnxruntime's NMS has no notion
-    of MXNet's "only the topk best candidates")."""
+    MXNet's rules around it are built from plain ops: rows whose class is
+    ``background_id`` are dropped, only the ``topk`` best candidates enter the
+    suppression, and with ``id_index`` (without ``force_suppress``) boxes of
+    different classes never suppress each other (onnxruntime's NMS has one
+    class axis per score column, not a class per box)."""
     p = n.p
-    if p.get("id_index", -1) >= 0 and not p.get("force_suppress"):
-        raise n.unsupported("per-class suppression (id_index >= 0 with force_suppress=False)")
     if p.get("in_format") != p.get("out_format"):
         raise n.unsupported("in_format != out_format")
     shape = n.ishape[0]
@@ -88,14 +89,53 @@ def box_nms(b, n):
     if dt != np.float32:
         data = b.cast(data, np.float32)
     cs, si = int(p.get("coord_start", 2)), int(p.get("score_index", 1))
-    boxes = b.slice(data, [cs], [cs + 4], [2])
-    scores = b.unsqueeze(b.squeeze(b.slice(data, [si], [si + 1], [2]), [2]), [1])
+    center = p.get("in_format") == "center"
+    boxes = b.slice(data, [cs], [cs + 4], [2])                            # (B, N, 4)
+    scores = b.squeeze(b.slice(data, [si], [si + 1], [2]), [2])           # (B, N)
+    dropped = b.const(np.array(-3.0e38, np.float32))
+    # Boxes are moved apart by multiples of (extent of all boxes + 1) where MXNet
+    # keeps them from interacting: boxes of different classes (with id_index and
+    # without force_suppress), and boxes with a negative width or height, which
+    # MXNet gives area 0 (they never suppress nor get suppressed) while ONNX
+    # takes any two corners of a box. Each of those gets a place of its own.
+    zero = b.const(np.array(0, np.float32))
+    # NaN coordinates (a decoder's overflow) must not make the extent NaN
+    finite = b.add("Where", [b.add("IsNaN", [boxes]), zero, boxes])
+    extent = b.add("Sub", [b.reduce("ReduceMax", finite, None, False),
+                           b.reduce("ReduceMin", finite, None, False)])
+    step = b.add("Add", [extent, b.const(np.array(1, np.float32))])
+    if center:
+        w, h = b.slice(boxes, [2], [3], [2]), b.slice(boxes, [3], [4], [2])
+    else:
+        w = b.add("Sub", [b.slice(boxes, [2], [3], [2]), b.slice(boxes, [0], [1], [2])])
+        h = b.add("Sub", [b.slice(boxes, [3], [4], [2]), b.slice(boxes, [1], [2], [2])])
+    degenerate = b.add("Or", [b.add("Less", [w, zero]), b.add("Less", [h, zero])])  # (B, N, 1)
+    shift = b.const(-(np.arange(N, dtype=np.float32) + 2).reshape(1, N, 1))
+    shift = b.add("Where", [degenerate, shift, zero])
+    id_index = int(p.get("id_index", -1))
+    if id_index >= 0:
+        ids = b.slice(data, [id_index], [id_index + 1], [2])              # (B, N, 1)
+        background = b.add("Equal", [b.squeeze(ids, [2]), b.const(
+            np.array(p.get("background_id", -1), np.float32))])
+        scores = b.add("Where", [background, dropped, scores])
+        if not p.get("force_suppress"):        # classes at 0..C steps, degenerate below
+            shift = b.add("Where", [degenerate, shift, ids])
+    shift = b.add("Mul", [shift, step])
+    if center:        # move the centres, keep the sizes
+        shift = b.add("Mul", [shift, b.const(np.array([1, 1, 0, 0], np.float32))])
+    boxes = b.add("Add", [boxes, shift])
     topk = int(p.get("topk", -1))
+    k = min(topk, N) if topk > 0 else N
+    if k < N:       # MXNet suppresses among the k best candidates only
+        kth = b.slice(b.add("TopK", [scores, b.i64([k])], n_out=2, axis=1)[0],
+                      [k - 1], [k], [1])                                # (B, 1)
+        chosen = b.add("GreaterOrEqual", [scores, kth])
+        scores = b.add("Where", [chosen, scores, dropped])
     keep = b.add("NonMaxSuppression", [
-        boxes, scores, b.i64([topk if topk > 0 else N]),
+        boxes, b.unsqueeze(scores, [1]), b.i64([k]),
         b.const(np.array([p.get("overlap_thresh", 0.5)], np.float32)),
         b.const(np.array([p.get("valid_thresh", 0.0)], np.float32))],
-        center_point_box=1 if p.get("in_format") == "center" else 0)
+        center_point_box=1 if center else 0)
     batch = b.slice(keep, [0], [1], [1])                       # (S, 1)
     box = b.slice(keep, [2], [3], [1])
     rows = b.add("GatherND", [data, b.add("Concat", [batch, box], axis=1)])     # (S, K)

@@ -135,7 +135,7 @@ def squeeze(b, n):
     return b.squeeze(n.x[0], axes, [n.out()])
 
 
-@register("Concat", "concat")
+@register("Concat", "concat", "_rnn_param_concat")
 def concat(b, n):
     ndim = len(n.ishape[0])
     return b.add("Concat", list(n.x), [n.out()], axis=int(n.p.get("dim", 1)) % ndim)
@@ -166,6 +166,21 @@ def slice_op(b, n):
         axes.append(i)
         steps.append(st)
     return b.slice(n.x[0], starts, ends, axes, steps, [n.out()])
+
+
+@register("Crop")
+def crop(b, n):
+    """The legacy NCHW Crop: a Slice of axes 2 and 3, to h_w or to the second
+    input's height and width (read at run time when the export is dynamic)."""
+    d, o = n.ishape[0], n.oshape[0]
+    if n.p.get("center_crop"):
+        y, x = (d[2] - o[2]) // 2, (d[3] - o[3]) // 2
+    else:
+        y, x = (tuple(n.p.get("offset") or ()) + (0, 0))[:2]
+    if len(n.x) == 2 and b.dynamic:
+        ends = b.add("Add", [b.i64([y, x]), b.shape_of(n.x[1], 2, 4)])
+        return b.add("Slice", [n.x[0], b.i64([y, x]), ends, b.i64([2, 3])], [n.out()])
+    return b.slice(n.x[0], [y, x], [y + o[2], x + o[3]], [2, 3], None, [n.out()])
 
 
 @register("slice_axis")
