@@ -251,14 +251,7 @@ def fallback_out_dtype(op, params, in_dtypes):
             pass
     if op.name in EMBEDDINGS:
         return in_dtypes[1] if len(in_dtypes) > 1 else _F32
-    if op.name in INT64_OUT:
-        return np.dtype(np.int64)
     return in_dtypes[0] if in_dtypes else _F32
-
-
-# ops whose output is int64 whatever the input (as MXNet's infer_type says
-# without shapes too): GluonCV's CenterNet divides int64 indices by them
-INT64_OUT = {"shape_array", "size_array"}
 
 
 # ------------------------------------------------------------ functions
