@@ -28,10 +28,11 @@ from . import onednn as _dnn
 from .onednn import _wcache
 
 _F32 = np.dtype(np.float32)
-_MAX_FOLDED = 512
+CAPACITY = 256 << 20    # bytes of folded weights kept (least recently used go first)
 
 _folded: "collections.OrderedDict" = collections.OrderedDict()
 _lock = threading.Lock()
+_bytes = [0]
 stats = {"folds": 0, "hits": 0}
 
 
@@ -74,10 +75,14 @@ def _fold(xp, weight, bias, gamma, beta, mean, var, eps, fix_gamma):
     if stamps is not None:
         with _lock:
             # the entry holds the variables: their ids stay theirs while it lives
+            old = _folded.pop(key, None)
+            if old is not None:
+                _bytes[0] -= old[1].w.nbytes
             _folded[key] = (stamps, f)
-            _folded.move_to_end(key)
-            while len(_folded) > _MAX_FOLDED:
-                _folded.popitem(last=False)
+            _bytes[0] += f.w.nbytes
+            while _bytes[0] > CAPACITY and len(_folded) > 1:
+                _, (_, e) = _folded.popitem(last=False)
+                _bytes[0] -= e.w.nbytes
     return f
 
 
