@@ -116,15 +116,10 @@ class _Call:
         elif self.op.rows is not None:
             # as split_rows: the kernel may keep what it derives from an input
             # by its version, and picks the same kernel as split or in a plan
-            with _kept_scope(ins, self._handles()):
+            with _kept_scope(ins, self.ins, self.outs):
                 self.op.kernel(_np, *ins, out=out, **self.attrs)
         else:
             self.op.kernel(_np, *ins, out=out, **self.attrs)
-
-    def _handles(self):
-        """The input handles, an input also written left out (None)."""
-        outs = self.outs
-        return [None if any(x._st is y._st for y in outs) else x for x in self.ins]
 
     def split(self):
         """(n, run(lo, hi)) over flat ranges, for same-shaped elementwise ops."""
@@ -148,7 +143,7 @@ class _Call:
         ins = [data_of(x) for x in self.ins]
         # the plan may keep what it derives from an input by its version
         # (oneDNN's reordered weights)
-        with _kept_scope(ins, self._handles()):
+        with _kept_scope(ins, self.ins, self.outs):
             return self.op.rows(_np, ins, data_of(self.outs[0]), self.attrs)
 
 

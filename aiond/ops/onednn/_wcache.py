@@ -35,15 +35,18 @@ stats = {"hits": 0, "misses": 0}
 class scope:
     """Within it, this thread's kernels find the variable of each of
     ``arrays`` (numpy arrays, by identity) in ``handles`` (the NDArray
-    handles they came from, same order: ``h._st.var``)."""
-    __slots__ = ("arrays", "handles", "prev")
+    handles they came from, same order: ``h._st.var``; None: not kept).
+    ``written``: handles the op writes; an input sharing their storage is
+    not kept (its version moves only when the op ends). Nothing is looked
+    at before a kernel asks (most ops never do)."""
+    __slots__ = ("arrays", "handles", "written", "prev")
 
-    def __init__(self, arrays, handles):
-        self.arrays, self.handles = arrays, handles
+    def __init__(self, arrays, handles, written=()):
+        self.arrays, self.handles, self.written = arrays, handles, written
 
     def __enter__(self):
         self.prev = getattr(_local, "cur", None)
-        _local.cur = [self.arrays, self.handles, None]
+        _local.cur = [self.arrays, self.handles, None, self.written]
         return self
 
     def __exit__(self, *exc):
@@ -59,10 +62,11 @@ def stamp(a):
     index = cur[2]
     if index is None:       # built at the first question of the op
         index = cur[2] = {}
+        written = {id(getattr(w, "_st", None)) for w in cur[3]}
         for x, h in zip(cur[0], cur[1]):
             st = getattr(h, "_st", None)
             var = getattr(st, "var", None)
-            if var is not None and x is not None:
+            if var is not None and x is not None and id(st) not in written:
                 index[id(x)] = (x, var)
     got = index.get(id(a))
     if got is None or got[0] is not a:
