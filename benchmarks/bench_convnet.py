@@ -11,6 +11,15 @@ Workloads (all float32, synthetic data, fixed seeds):
            (``net(x).wait_to_read()`` per batch) at batch 1 and 16, 224x224;
            every parameter is set from numpy (He-normal weights, BatchNorm at
            its identity), so all backends compute the same logits.
+  zoo      issue 35's workload: model-zoo resnet18_v1 and mobilenet1.0 (batch 1
+           and 16) and resnet50_v1 (batch 1), with deterministic parameters
+           (as ``resnet``), hybridized and exported once by MXNet (by aiond
+           when no MXNet is given) into a temporary folder; every backend
+           then loads those files with ``gluon.SymbolBlock.imports`` and
+           times inference (``blk(x).wait_to_read()``). This is the figure
+           to compare with MXNet: ``resnet`` times a hybridized Gluon net,
+           which MXNet runs some 20 % slower than the imported SymbolBlock.
+           Torch runs its own ResNet-18 for resnet18_v1 only.
   micro    one Convolution (with bias) forward, and forward + backward (data,
            weight and bias gradients) on the shapes of a ResNet 3x3 layer
            (16x64x56x56, 64 filters, pad 1) and LeNet's two conv layers.
@@ -33,13 +42,15 @@ backends, and micro results must equal the numpy reference.
 
     .venv/bin/python benchmarks/bench_convnet.py [--steps 20] [--repeats 5]
         [--mxnet-python /tmp/gcv-mx/bin/python] [--torch-python /tmp/conv-torch/bin/python]
-        [--only lenet,resnet,micro] [--rounds 2]
+        [--only lenet,resnet,zoo,micro] [--rounds 2]
 """
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -284,6 +295,52 @@ def mx_resnet_infer(mx, p):
     return res
 
 
+ZOO = (("resnet18_v1", (1, 16)), ("mobilenet1.0", (1, 16)), ("resnet50_v1", (1,)))
+
+
+def export_zoo(mx, backend, p):
+    """The ``ZOO`` nets with ``resnet_values``' parameters, hybridized and
+    exported into ``p["zoo_dir"]`` (called in the MXNet worker when there
+    is one, so every backend loads MXNet's own files)."""
+    kinds = ("running_mean", "running_var", "weight", "bias", "gamma", "beta")
+    for name, _ in ZOO:
+        net = mx.gluon.model_zoo.vision.get_model(name)
+        net.initialize(ctx=mx.cpu())
+        x = mx.nd.array(images(1))
+        net(x)                              # finish deferred shapes
+        params = list(net.collect_params().values())
+        specs = [([k for k in kinds if q.name.endswith(k)][0], q.shape) for q in params]
+        for q, v in zip(params, resnet_values(specs)):
+            q.set_data(mx.nd.array(v))
+        net.hybridize()
+        net(x).wait_to_read()
+        net.export(os.path.join(p["zoo_dir"], name))
+    return {"exported_by": backend}
+
+
+def mx_zoo_infer(mx, p):
+    """Inference of the exported ``ZOO`` nets loaded with SymbolBlock.imports."""
+    res = {}
+    for name, sizes in ZOO:
+        pre = os.path.join(p["zoo_dir"], name)
+        blk = mx.gluon.SymbolBlock.imports(pre + "-symbol.json", ["data"], pre + "-0000.params")
+        for bs in sizes:
+            x = mx.nd.array(images(bs))
+            inner = p["resnet_inner_b1"] if bs == 1 else 1
+
+            def run():
+                for _ in range(inner):
+                    blk(x).wait_to_read()
+            ts = median_s(run, p["repeats"], inner)
+            y = blk(x).asnumpy()
+            res["%s b%d" % (name, bs)] = {
+                "sec_per_batch": summary(ts, digits=5), "times": ts,
+                # logits scaled by their largest magnitude: deep nets with
+                # identity BatchNorm reach large values
+                "logits_head": (y[:2, :4] / (np.abs(y).max() + 1e-12)).round(4).tolist()}
+    return res
+
+
 def mx_micro(mx, p):
     nd = mx.nd
     res = {}
@@ -370,6 +427,12 @@ def measure(mx, backend, p):
         log("convnet[%s] resnet18_v1: %s (%.0fs)" % (
             backend, {k: v["sec_per_batch"]["median"] for k, v in res["resnet18_v1"].items()},
             perf() - t0))
+    if "zoo" in only:
+        t0 = perf()
+        res["zoo"] = mx_zoo_infer(mx, p)
+        log("convnet[%s] zoo: %s (%.0fs)" % (
+            backend, {k: v["sec_per_batch"]["median"] for k, v in res["zoo"].items()},
+            perf() - t0))
     if "micro" in only:
         res["micro"] = mx_micro(mx, p)
         log("convnet[%s] micro: %s" % (backend, {k: {m: v[m]["ms"]["median"] for m in v}
@@ -414,7 +477,7 @@ def torch_measure(p):
         ts = median_s(lambda: steps(p["steps"]), p["repeats"], p["steps"])
         res["lenet_eager"] = {"sec_per_step": summary(ts, digits=5), "times": ts,
                               "losses": [round(x, 5) for x in losses]}
-    if "resnet" in only:
+    if "resnet" in only or "zoo" in only:
         net = torch_resnet18_v1(tnn)
         specs = []
         for m in net.modules():
@@ -450,7 +513,11 @@ def torch_measure(p):
                 head = net(x).numpy()[:, :4].round(4).tolist()[:2]
             r["batch%d" % bs] = {"sec_per_batch": summary(ts, digits=5), "times": ts,
                                  "logits_head": head}
-        res["resnet18_v1"] = r
+        if "resnet" in only:
+            res["resnet18_v1"] = r
+        if "zoo" in only:          # its own ResNet-18, the zoo's resnet18_v1 figures
+            res["zoo"] = {"resnet18_v1 b%d" % bs: {"sec_per_batch": r["batch%d" % bs]
+                                                   ["sec_per_batch"]} for bs in (1, 16)}
     if "micro" in only:
         r = {}
         for name, (ds, F, k, pad) in MICRO.items():
@@ -537,6 +604,14 @@ def run_rounds(args, params):
     ran minutes apart at most, under the same load from other processes."""
     import aiond as mx
     rounds, errors = [], {}
+    if "zoo" in params["only"]:
+        params["zoo_dir"] = tempfile.mkdtemp(prefix="bench_convnet_zoo_")
+        if args.mxnet_python:
+            from _common import run_mxnet
+            run_mxnet(args.mxnet_python, "bench_convnet", "export_zoo", params,
+                      args.mxnet_timeout)
+        else:
+            export_zoo(mx, "aiond", params)
     for r in range(args.rounds):
         rd = {}
         for sec in params["only"]:
@@ -567,14 +642,18 @@ def main():
     p.add_argument("--steps", type=int, default=20, help="LeNet steps per timed run")
     p.add_argument("--resnet-inner-b1", type=int, default=5,
                    help="batch-1 resnet forwards per timed run")
-    p.add_argument("--only", default="lenet,resnet,micro")
+    p.add_argument("--only", default="lenet,resnet,zoo,micro")
     p.add_argument("--rounds", type=int, default=2,
                    help="rounds of (aiond, MXNet, torch) per section (default %(default)s)")
     p.add_argument("--torch-python", metavar="PATH", default=None)
     args = parse(p)
     params = {"repeats": args.repeats, "steps": args.steps, "only": args.only.split(","),
               "resnet_inner_b1": args.resnet_inner_b1}
-    rounds, errors = run_rounds(args, params)
+    try:
+        rounds, errors = run_rounds(args, params)
+    finally:
+        if params.get("zoo_dir"):
+            shutil.rmtree(params.pop("zoo_dir"), ignore_errors=True)
     results = {"rounds": rounds}
     for who, e in errors.items():
         results[who + "_error"] = e
@@ -628,6 +707,23 @@ def main():
                        mxnet=None if m is None else round(m * 1e3, 2),
                        note="torch eager %s ms" % (None if t is None else round(t * 1e3, 2))),
                 target("resnet18_v1 b%d aiond/MXNet" % bs, rel(k, k), "<=", 1.5, "x")]
+    if "zoo" in params["only"]:
+        for name, sizes in ZOO:
+            for bs in sizes:
+                key = "%s b%d" % (name, bs)
+                k = ("zoo", key, "sec_per_batch")
+                a, m, t = fig("aiond", *k)[0], fig("mxnet", *k)[0], fig("torch", *k)[0]
+                for rd in rounds:
+                    ha = rd["aiond"]["zoo"][key]["logits_head"]
+                    h = dig(rd.get("mxnet") or {}, "zoo", key, "logits_head")
+                    if h is not None:
+                        check(np.allclose(h, ha, rtol=2e-3, atol=2e-3),
+                              "%s logits mxnet %s vs aiond %s" % (key, h, ha))
+                targets += [
+                    target("%s ms/batch (SymbolBlock.imports)" % key, round(a * 1e3, 2),
+                           unit="ms", mxnet=None if m is None else round(m * 1e3, 2),
+                           note=None if t is None else "torch eager %.2f ms" % (t * 1e3)),
+                    target("%s aiond/MXNet" % key, rel(k, k), "<=", 1.0, "x")]
     if "micro" in params["only"]:
         for name in MICRO:
             for lab in ("fwd", "fwd_bwd"):

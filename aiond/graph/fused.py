@@ -152,8 +152,10 @@ class FusedGraph:
             with _ag.pause(train_mode=training):
                 outs, members, inline = _plan.trace(self.fn, ph, ctx)
             outs = list(outs)
-            return _Compiled(Plan(members, ph, outs, self.name + "_forward", inline), None,
-                             len(outs), (), None)
+            # inference on the CPU: Convolution + BatchNorm (+ ReLU) steps may fuse
+            fuse = not training and getattr(ctx, "device_type", "cpu") == "cpu"
+            return _Compiled(Plan(members, ph, outs, self.name + "_forward", inline, fuse=fuse),
+                             None, len(outs), (), None)
         for p, n in zip(ph, need):
             if n:
                 p._ag = _tape.Leaf(None, "write")

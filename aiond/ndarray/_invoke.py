@@ -13,6 +13,7 @@ from ..base import MXNetError, OpError
 from ..context import Context, current_context
 from ..engine.cpu import SPLIT_MIN
 from ..engine.storage import Storage
+from ..ops.onednn import kept_scope as _kept_scope
 from ..ops.registry import hooks as _op_hooks
 
 __all__ = ["invoke", "prepare", "PreparedCall", "data_of", "new_array", "INLINE_MAX", "hooks"]
@@ -116,6 +117,11 @@ class _Call:
             ins = [data_of(x) for x in ins]
         if self.rng is not None:
             self.op.kernel(_np, *ins, out=out, rng=self.rng, **self.attrs)
+        elif self.op.rows is not None:
+            # as split_rows: the kernel may keep what it derives from an input
+            # by its version, and picks the same kernel as split or in a plan
+            with _kept_scope(ins, self.ins, self.outs):
+                self.op.kernel(_np, *ins, out=out, **self.attrs)
         else:
             self.op.kernel(_np, *ins, out=out, **self.attrs)
 
@@ -138,8 +144,11 @@ class _Call:
 
     def split_rows(self):
         """(n, run(lo, hi)) over output rows, for matmul-like ops."""
-        return self.op.rows(_np, [data_of(x) for x in self.ins], data_of(self.outs[0]),
-                            self.attrs)
+        ins = [data_of(x) for x in self.ins]
+        # the plan may keep what it derives from an input by its version
+        # (oneDNN's reordered weights)
+        with _kept_scope(ins, self.ins, self.outs):
+            return self.op.rows(_np, ins, data_of(self.outs[0]), self.attrs)
 
 
 def _ctx_error(op, inputs):

@@ -33,6 +33,7 @@ from ..engine.storage import Storage
 from ..engine.cpu import SPLIT_MIN
 from . import _invoke as _inv
 from ._invoke import ROWS_SPLIT_MIN, _Call, data_of
+from ..ops.onednn import kept_scope as _kept_scope
 
 __all__ = ["Plan", "PlanCache", "placeholder", "TraceError", "trace", "enabled"]
 
@@ -72,7 +73,7 @@ def trace(fn, *args):
 
 class _Step:
     __slots__ = ("kernel", "attrs", "ins", "outs", "rng", "name", "fresh", "rows", "host", "op",
-                 "whole")
+                 "whole", "writes")
 
     def __init__(self, kernel, attrs, ins, outs, rng, name, fresh):
         self.op = None          # the registry op (replay() pushes it again)
@@ -85,6 +86,7 @@ class _Step:
         # share between workers when one is idle (as invoke's split ops)
         self.rows = None
         self.host = False       # a numpy-only kernel (op.host_kernel): on a GPU, run on the host
+        self.writes = ()        # input slots the op writes in place (its call's declared writes)
 
 
 def _rows_of(call):
@@ -182,7 +184,10 @@ class Plan:
     calls read (a constant made before the trace) is kept and read as is.
     """
 
-    def __init__(self, members, inputs, outputs, name="plan", inline=False, partial=False):
+    def __init__(self, members, inputs, outputs, name="plan", inline=False, partial=False,
+                 fuse=False):
+        """``fuse``: inference on the CPU; Convolution + BatchNorm (+ ReLU)
+        steps may run as one (``_plan_fuse``)."""
         self.name = name
         slot_of = {}
         shapes = []             # per slot: (shape, dtype) of its buffer
@@ -227,11 +232,14 @@ class Plan:
         # ops that update inputs in place (BatchNorm's running stats): their
         # kernels write buffers the op call only lists among its inputs
         slot_of_var = {id(h._st.var): k for k, h in enumerate(inputs)}
-        for m in members:
-            for v in m.writes:
-                k = slot_of_var.get(id(v))
-                if k is not None:
-                    written.add(k)
+        for m, step in zip(members, steps):
+            ks = tuple(k for k in (slot_of_var.get(id(v)) for v in m.writes) if k is not None)
+            step.writes = ks
+            written.update(ks)
+        if fuse:
+            from . import _plan_fuse
+            steps, written = _plan_fuse.fuse(steps, [_ref(h, slot_of) for h in outputs],
+                                             written, shapes)
         for s in written:
             if keep[s] is not None:
                 raise TraceError("a step writes an array made outside the graph")
@@ -341,6 +349,8 @@ class Plan:
         training = _inv.hooks.is_training()
         for step in self.steps:
             op = step.op
+            if op is None:
+                raise TraceError("%s is a fused step" % step.name)
             if step.rng or op.needs_rng:
                 raise TraceError("%s draws random numbers" % step.name)
             attrs = step.attrs
@@ -497,6 +507,14 @@ class _Run:
         phys = plan.phys
         prof = _engine.prof if cpu is not None else None
         step = None
+        # kernels may keep what they derive from an input (oneDNN's reordered
+        # weights) while its variable's version holds; not the inputs this
+        # plan writes, whose version moves only when the run ends
+        handles = self.inputs
+        if plan.written_inputs:
+            handles = [None if i in plan.written_inputs else h for i, h in enumerate(handles)]
+        wscope = _kept_scope(bufs, handles)
+        wscope.__enter__()
         try:
             for step in plan.steps:
                 if failed:
@@ -569,6 +587,7 @@ class _Run:
                     pass
             raise
         finally:
+            wscope.__exit__()
             self.inputs = None      # the op is done with them: free what the user dropped
             if (len(plan.workspaces) < _MAX_WORKSPACES
                     and plan.workspace_bytes * (len(plan.workspaces) + 1) <= _MAX_KEPT_BYTES):

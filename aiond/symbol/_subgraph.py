@@ -11,8 +11,10 @@ its subgraph. aiond has the backends MXNet builds for every CPU:
   ``MXSetSubgraphPropertyOpNames[V2]``, each becoming a ``_CachedOp`` node
   named ``_CachedOp<i>`` (which runs the group as it ran before);
 - ``ONEDNN``/``MKLDNN`` (and ``ONEDNN_QUANTIZE``/``MKLDNN_QUANTIZE``): the
-  graph unchanged, as MXNet gives it when none of its fusion patterns match
-  (aiond has no fused oneDNN kernels).
+  graph unchanged, as MXNet gives it when none of its fusion patterns match.
+  aiond fuses below the graph instead: every CPU inference plan runs
+  Convolution + BatchNorm (+ ReLU) as one step (``ndarray/_plan_fuse.py``),
+  whichever backend was asked for, so the symbol keeps MXNet's op names.
 
 The grouping is MXNet's: nodes are visited in topological order; from each
 selected seed a breadth-first walk adds selected neighbours, and when the

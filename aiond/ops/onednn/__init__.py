@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 
 from . import _lib
+from ._wcache import scope as kept_scope
 
-__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_bwd"]
+__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_bwd", "kept_scope"]
 
 
 def active():
@@ -23,13 +24,14 @@ def active():
     return _lib.load() is not None
 
 
-def conv_plan(kind, a, b, out, k, s, d, p, g, bias=None):
+def conv_plan(kind, a, b, out, k, s, d, p, g, bias=None, relu=False, wst=None):
     """A (units, run) plan computing a convolution (``kind`` 'fwd',
-    'bwd_data' or 'bwd_weight') with oneDNN, or None."""
+    'bwd_data' or 'bwd_weight') with oneDNN, or None. ``relu``: the forward
+    with a ReLU on its output; ``wst``: the weight's version stamp."""
     if not active():
         return None
     from .conv import plan
-    return plan(kind, a, b, out, k, s, d, p, g, bias)
+    return plan(kind, a, b, out, k, s, d, p, g, bias, relu, wst)
 
 
 def pool_run(kind, ins, out, attrs):

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from . import _lib as L
+from . import _lib as L, _wcache
 
 _local = threading.local()
 _KEEP = 64 << 20
@@ -91,8 +91,11 @@ class Call:
                                                                     L.Q_SCRATCHPAD),))
                       if md is not None and md.size()]
 
-    def run(self, arrays):
-        """``arrays``: {DNNL_ARG: numpy array in its user layout}."""
+    def run(self, arrays, kept=None):
+        """``arrays``: {DNNL_ARG: numpy array in its user layout}.
+
+        ``kept``: (arg, key, stamp) of an input whose reordered copy may be
+        kept between calls (``_wcache``: a weight, by its variable's version)."""
         args, post = [], []
         keep = []
         for io in self.ios:
@@ -101,6 +104,14 @@ class Call:
             keep.append(um)
             if io.reorder is None:
                 args.append((io.arg, um))
+                continue
+            if kept is not None and kept[0] == io.arg and not io.out:
+                def fill(buf, io=io, um=um):
+                    io.move(um, L.Memory(io.inner, buf.ctypes.data), keep)
+                buf = _wcache.get((kept[1], a.ctypes.data), kept[2], io.size, fill)
+                im = L.Memory(io.inner, buf.ctypes.data)
+                keep += (buf, im)
+                args.append((io.arg, im))
                 continue
             buf = scratch(io.arg, io.size)
             im = L.Memory(io.inner, buf.ctypes.data)

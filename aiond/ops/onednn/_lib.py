@@ -27,6 +27,7 @@ PLAIN = {1: 2, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}       # ndims -> a, ab, abc, abcd, 
 FWD_TRAINING, FWD_INFERENCE, BACKWARD, BWD_DATA, BWD_WEIGHTS = 64, 96, 128, 160, 192
 # dnnl_alg_kind_t
 CONV_DIRECT, DECONV_DIRECT = 0x1, 0xa
+ELTWISE_RELU = 0x20
 POOL_MAX, POOL_AVG_INC, POOL_AVG_EXC = 0x1ff, 0x2ff, 0x3ff
 # dnnl_normalization_flags_t
 USE_GLOBAL_STATS, USE_SCALE, USE_SHIFT = 0x1, 0x2, 0x4
@@ -69,6 +70,10 @@ _SIGS = {
     "dnnl_memory_destroy": (C.c_int, [_p]),
     "dnnl_primitive_attr_create": (C.c_int, [C.POINTER(_p)]),
     "dnnl_primitive_attr_set_scratchpad_mode": (C.c_int, [_p, C.c_int]),
+    "dnnl_post_ops_create": (C.c_int, [C.POINTER(_p)]),
+    "dnnl_post_ops_append_eltwise": (C.c_int, [_p, C.c_int, C.c_float, C.c_float]),
+    "dnnl_post_ops_destroy": (C.c_int, [_p]),
+    "dnnl_primitive_attr_set_post_ops": (C.c_int, [_p, _p]),
     "dnnl_primitive_desc_query_md": (_p, [_p, C.c_int, C.c_int]),
     "dnnl_primitive_desc_query": (C.c_int, [_p, C.c_int, C.c_int, _p]),
     "dnnl_primitive_desc_destroy": (C.c_int, [_p]),
@@ -91,6 +96,13 @@ _SIGS = {
     "dnnl_batch_normalization_backward_primitive_desc_create": (
         C.c_int, [C.POINTER(_p), _p, C.c_int, _p, _p, _p, C.c_float, C.c_uint, _p, _p]),
 }
+
+# bookkeeping calls (no computation, no JIT): bound with the GIL held
+_KEEP_GIL = frozenset((
+    "dnnl_memory_desc_create_with_tag", "dnnl_memory_desc_create_with_strides",
+    "dnnl_memory_desc_destroy", "dnnl_memory_desc_equal", "dnnl_memory_desc_get_size",
+    "dnnl_memory_desc_clone", "dnnl_memory_create", "dnnl_memory_set_data_handle",
+    "dnnl_memory_destroy", "dnnl_primitive_desc_query_md", "dnnl_primitive_desc_query"))
 
 _lock = threading.Lock()
 _state = {"tried": False, "lib": None, "engine": None, "attr": None, "omp": None, "error": None}
@@ -128,9 +140,15 @@ def load():
                     except OSError:
                         continue
                 if lib is not None:
+                    # the calls that only fill a small struct keep the GIL:
+                    # releasing it costs a hand-over to a waiting engine
+                    # thread and a wait to get it back (up to the switch
+                    # interval), far more than the call (microseconds)
+                    held = C.PyDLL(lib._name)
                     for name, (res, args) in _SIGS.items():
-                        f = getattr(lib, name)
+                        f = getattr(held if name in _KEEP_GIL else lib, name)
                         f.restype, f.argtypes = res, args
+                        setattr(lib, name, f)
                     eng = _p()
                     _check(lib.dnnl_engine_create(C.byref(eng), CPU, 0), "engine_create")
                     st["engine"] = eng
@@ -304,12 +322,33 @@ class Primitive:
 refused = []     # the last (function, status) pairs oneDNN declined: for debugging
 
 
-def create_pd(fn_name, *args):
+def relu_attr():
+    """Primitive attributes as the default ones plus a ReLU post-op (made once)."""
+    a = _state.get("relu_attr")
+    if a is None:
+        with _lock:
+            a = _state.get("relu_attr")
+            if a is None:
+                lb = lib()
+                a, po = _p(), _p()
+                _check(lb.dnnl_primitive_attr_create(C.byref(a)), "attr_create")
+                _check(lb.dnnl_primitive_attr_set_scratchpad_mode(a, SCRATCHPAD_USER),
+                       "set_scratchpad_mode")
+                _check(lb.dnnl_post_ops_create(C.byref(po)), "post_ops_create")
+                _check(lb.dnnl_post_ops_append_eltwise(po, ELTWISE_RELU, 0.0, 0.0),
+                       "post_ops_append_eltwise")
+                _check(lb.dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops")
+                lb.dnnl_post_ops_destroy(po)        # the attributes hold a copy
+                _state["relu_attr"] = a
+    return a
+
+
+def create_pd(fn_name, *args, attr=None):
     """A primitive descriptor from ``dnnl_<fn_name>`` (its arguments but the
-    last, the attributes: user-provided scratchpad), or None where oneDNN
-    has no implementation for the case."""
+    last, the attributes: user-provided scratchpad, or ``attr``), or None
+    where oneDNN has no implementation for the case."""
     pd = _p()
-    st = getattr(lib(), fn_name)(C.byref(pd), *args, _state["attr"])
+    st = getattr(lib(), fn_name)(C.byref(pd), *args, attr or _state["attr"])
     if st != SUCCESS:
         # unimplemented, or arguments oneDNN rejects: the numpy kernel decides
         # (and raises its own error in the user's terms if they are wrong)

@@ -27,6 +27,7 @@ SMALL = 1 << 20         # MACs (or elements x 16): below, a team costs more than
 _state = {"set": None, "cores": 1}
 _lock = threading.Lock()
 _inside = [0]
+_width = threading.local()      # the OpenMP width this thread last set
 
 
 def quiet_omp_env():
@@ -51,7 +52,8 @@ def bind_omp():
     """libgomp's omp_set_num_threads (a per-thread setting), loaded with libdnnl."""
     _state["cores"] = _cores()
     try:
-        gomp = ctypes.CDLL("libgomp.so.1")
+        # with the GIL held: the call only sets a per-thread variable
+        gomp = ctypes.PyDLL("libgomp.so.1")
         f = gomp.omp_set_num_threads
         f.argtypes, f.restype = [ctypes.c_int], None
         _state["set"] = f
@@ -86,8 +88,9 @@ class inside:
         with _lock:
             _inside[0] += 1
         f = _state["set"]
-        if f is not None:
+        if f is not None and getattr(_width, "n", None) != self.n:
             f(self.n)
+            _width.n = self.n
         return self
 
     def __exit__(self, *exc):

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from . import _cache, _exec, _lib as L, _threads
+from . import _cache, _exec, _lib as L, _threads, _wcache
 
 _F32 = np.dtype(np.float32)
 
@@ -34,14 +34,15 @@ def _wshape(ws, g):
     return (g, ws[0] // g) + tuple(ws[1:])
 
 
-def _fwd_pd(prop, xs, ws, ys, bias, geo):
+def _fwd_pd(prop, xs, ws, ys, bias, geo, relu=False):
     src, wts, dst = L.MD.any(xs), L.MD.any(ws), L.MD.any(ys)
     bmd = L.MD.plain((ys[1],)) if bias else None
     return L.create_pd("dnnl_convolution_forward_primitive_desc_create", L.engine(), prop,
-                       L.CONV_DIRECT, src.h, wts.h, bmd.h if bmd else None, dst.h, *geo)
+                       L.CONV_DIRECT, src.h, wts.h, bmd.h if bmd else None, dst.h, *geo,
+                       attr=L.relu_attr() if relu else None)
 
 
-def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
+def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides, relu=False):
     geo = _geom(xs, ys, k, s, d, p)
     wg = _wshape(ws, g)
     sx, sw, sy = strides
@@ -49,7 +50,7 @@ def _build(kind, xs, ws, ys, g, k, s, d, p, bias, strides):
     uw = L.MD.plain(wg) if sw is None else L.MD.strided(wg, sw)
     uy = L.MD.plain(ys) if sy is None else L.MD.strided(ys, sy)
     if kind == "fwd":
-        pd = _fwd_pd(L.FWD_INFERENCE, xs, wg, ys, bias, geo)
+        pd = _fwd_pd(L.FWD_INFERENCE, xs, wg, ys, bias, geo, relu)
         if pd is None:
             return None
         prim = L.Primitive(pd)
@@ -126,15 +127,15 @@ def _wstrides(w, g):
     return tuple(s // 4 for s in w.strides) if g == 1 else False
 
 
-def worth_it(kind, x, w, y, g):
+def worth_it(kind, x, w, y, g, kept=False):
     """Whether oneDNN beats the numpy kernel here (measured on 2 AVX2 cores,
     one thread per call, 2026-12-02): its kernels work on 8-channel
     blocks, so channel counts off the block pay for padded reorders (LeNet's
     1 -> 20 -> 50 channels run faster on numpy's GEMM; a first layer of 3
-    channels into 64 filters is fine forward); and the weight is reordered
-    on every call (no version of the array reaches a kernel to cache it by),
-    which costs more than it saves where the weight outweighs the output
-    (late layers at batch 1). A 1x1 kernel is one GEMM on the data as it
+    channels into 64 filters is fine forward); and a weight reordered on
+    every call (``kept`` False: its version is unknown here, ``_wcache``)
+    costs more than it saves where the weight outweighs the output (late
+    layers at batch 1). A 1x1 kernel is one GEMM on the data as it
     lies for numpy, while oneDNN pays a reorder of input and output around
     it (2-4x slower, batch 1 and 16)."""
     C, F = x.shape[1], y.shape[1]
@@ -142,12 +143,14 @@ def worth_it(kind, x, w, y, g):
         return False
     if all(ki == 1 for ki in w.shape[2:]):
         return False
-    return w.size <= 8 * y.size
+    return kept or w.size <= 8 * y.size
 
 
-def plan(kind, a, b, out, k, s, d, p, g, bias=None):
+def plan(kind, a, b, out, k, s, d, p, g, bias=None, relu=False, wst=None):
     """See ``conv_plan``: fwd (a=x, b=w, out=y), bwd_data (a=dy, b=w,
-    out=dx), bwd_weight (a=dy, b=x, out=dw).
+    out=dx), bwd_weight (a=dy, b=x, out=dw). ``relu``: a ReLU applied to
+    the forward's output as a post-op. ``wst``: the weight's (var, version)
+    stamp when the caller knows it (``_wcache``), else looked up.
 
     The plan's units are samples or 8-channel blocks (``_units``), so the
     engine shares one convolution among its workers as it does the numpy
@@ -167,21 +170,26 @@ def plan(kind, a, b, out, k, s, d, p, g, bias=None):
         y, w, x = a, b, out
     else:
         y, x, w = a, b, out
+    # a weight read by the forward or the data gradient is kept reordered
+    # while its variable's version holds (inference, or one step's two uses)
+    if wst is None and kind != "bwd_weight":
+        wst = _wcache.stamp(w)
     if (bias is not None and not bias.flags.c_contiguous) or _wstrides(w, g) is False \
-            or not worth_it(kind, x, w, y, g):
+            or not worth_it(kind, x, w, y, g, wst is not None):
         return None
     fused = bias is not None and kind == "fwd"     # the data gradient adds it after
     axis, n = _units(kind, x, w, y, g)
     geo = (tuple(k), tuple(s), tuple(d), tuple(p), g)
+    relu = bool(relu) and kind == "fwd"
 
     def run(lo, hi):
         xs_, ws_, ys_, bs_ = _slices(kind, axis, lo, hi, x, w, y, bias)
         nthr = _threads.width(math.prod(ys_.shape) * math.prod(ws_.shape[1:]))
         st = (_strides(xs_), _wstrides(ws_, g), _strides(ys_))
-        key = ("conv", kind, xs_.shape, ws_.shape, ys_.shape, st, geo, fused, nthr)
+        key = ("conv", kind, xs_.shape, ws_.shape, ys_.shape, st, geo, fused, nthr, relu)
         with _threads.inside(nthr):
             call = _cache.get(key, lambda: _build(kind, xs_.shape, ws_.shape, ys_.shape, g, k,
-                                                  s, d, p, fused, st))
+                                                  s, d, p, fused, st, relu))
             if call is None:
                 raise _lib_refused(kind, xs_.shape)
             if kind == "fwd":
@@ -192,7 +200,7 @@ def plan(kind, a, b, out, k, s, d, p, g, bias=None):
                 arrays = {L.A_DIFF_DST: ys_, L.A_WEIGHTS: ws_, L.A_DIFF_SRC: xs_}
             else:
                 arrays = {L.A_SRC: xs_, L.A_DIFF_DST: ys_, L.A_DIFF_WEIGHTS: ws_}
-            call.run(arrays)
+            call.run(arrays, None if wst is None else (L.A_WEIGHTS, key, wst))
         if bs_ is not None and not fused:
             np.add(xs_, bs_.reshape((1, -1) + (1,) * nd), out=xs_)
 
@@ -201,10 +209,10 @@ def plan(kind, a, b, out, k, s, d, p, g, bias=None):
     xs0, ws0, ys0, _ = _slices(kind, axis, 0, n, x, w, y, bias)
     st0 = (_strides(xs0), _wstrides(ws0, g), _strides(ys0))
     nthr0 = _threads.width(math.prod(ys0.shape) * math.prod(ws0.shape[1:]))
-    key0 = ("conv", kind, xs0.shape, ws0.shape, ys0.shape, st0, geo, fused, nthr0)
+    key0 = ("conv", kind, xs0.shape, ws0.shape, ys0.shape, st0, geo, fused, nthr0, relu)
     with _threads.inside(nthr0):
         if _cache.get(key0, lambda: _build(kind, xs0.shape, ws0.shape, ys0.shape, g, k, s, d,
-                                           p, fused, st0)) is None:
+                                           p, fused, st0, relu)) is None:
             return None
     return n, run
 
