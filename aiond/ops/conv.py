@@ -862,7 +862,7 @@ def _rows_deconv_weight(xp, ins, out, a):
 
 
 def _install():
-    from .registry import get, set_rows
+    from .registry import set_rows
     for name, rows, cost in (
             ("Convolution", _rows_conv, window_cost),
             ("_backward_Convolution_data", _rows_conv_data, _bwd_conv_data_cost),
@@ -870,8 +870,7 @@ def _install():
             ("Deconvolution", _rows_deconv, _deconv_cost),
             ("_backward_Deconvolution_data", _rows_deconv_data, _bwd_deconv_data_cost),
             ("_backward_Deconvolution_weight", _rows_deconv_weight, _bwd_deconv_weight_cost)):
-        op = get(name)
-        op.rows, op.inline = rows, cost
+        set_rows(name, rows, inline=cost)
     for name in ("Pooling", "_backward_Pooling"):
         set_rows(name, _pool_rows)
 

@@ -368,13 +368,17 @@ def register(name, *, inputs=("data",), params=(), infer=None, grad=None, num_ou
     return deco
 
 
-def set_rows(name, rows):
-    """Give op ``name`` the row splitter ``rows`` (``register``'s argument),
-    for a module that writes its splitters below the ops they split."""
+def set_rows(name, rows, inline=None):
+    """Give op ``name`` the row splitter ``rows`` (``register``'s argument)
+    and, when given, its ``inline`` cost rule, for a module that writes its
+    splitters below the ops they split."""
     if not callable(rows):
         raise TypeError("set_rows(%r): rows must be a function (xp, inputs, out, attrs) -> "
                         "(n, run), got %r" % (name, rows))
-    get(name).rows = rows
+    op = get(name)
+    op.rows = rows
+    if inline is not None:
+        op.inline = inline
 
 
 def set_invoke_hook(kind, hook):
