@@ -16,7 +16,7 @@ from ..ndarray import NDArray
 from ..ndarray.ndarray import view_of as _view
 from . import _plans
 from ._tape import Entry, Leaf, alias, set_recording_flag, state
-from ._walk import apply_rule, key_of, topo, walk, write_grad
+from ._walk import add_grad, apply_rule, key_of, topo, walk, write_grad
 
 __all__ = ["run_backward", "ignores_ograd"]
 
@@ -93,9 +93,7 @@ def run_backward(heads, head_grads, variables, retain_graph, create_graph, train
             ag = h._ag
             if isinstance(ag, Leaf):
                 leaves[id(ag)] = ag
-            k = key_of(ag)
-            prev = grads.get(k)
-            grads[k] = g if prev is None else prev + g
+            add_grad(grads, key_of(ag), g)
     except BaseException:
         scope.__exit__(None, None, None)
         raise

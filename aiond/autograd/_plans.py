@@ -21,7 +21,7 @@ from ..engine.scheduler import _tls as _sched_tls
 from ..ndarray._plan import Plan, PlanCache, TraceError, enabled, placeholder, trace
 from ..util import is_np_shape
 from ._tape import Entry, Leaf, set_recording_flag, state
-from ._walk import apply_rule, key_of, walk, write_grad
+from ._walk import add_grad, apply_rule, key_of, walk, write_grad
 
 _engine = _engine_mod.get()
 
@@ -298,8 +298,7 @@ def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
         for h, g in zip(heads, head_grads):
             k = key_of(h._ag)
             g = F.ones_like(p(h)) if g is None else p(g)
-            prev = grads.get(k)
-            grads[k] = g if prev is None else prev + g
+            add_grad(grads, k, g)
         walk(order, grads, rule, val=p)
         written, outs = [], []
         for j, leaf in enumerate(leaves):
@@ -309,8 +308,7 @@ def _build_tape(F, heads, head_grads, order, wiring, ctx, training):
             if g._sparse:
                 raise _NoPlan
             if leaf.req == "add":
-                acc = p(leaf.grad)
-                acc += g            # as the walk's write_grad does: in place into .grad
+                write_grad(leaf, g, p(leaf.grad))   # in place into .grad's buffer
                 added.append(j)
                 continue
             written.append(j)

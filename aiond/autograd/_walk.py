@@ -14,12 +14,19 @@ from ..base import MXNetError
 from ..ndarray.ndarray import copy_into as _copy_into
 from ._tape import Entry
 
-__all__ = ["topo", "walk", "key_of", "apply_rule", "write_grad"]
+__all__ = ["topo", "walk", "key_of", "add_grad", "apply_rule", "write_grad"]
 
 
 def key_of(ag):
     """The key of a tape place (an Entry or a Leaf) in a walk's gradients."""
     return (id(ag.node), ag.index) if type(ag) is Entry else id(ag)
+
+
+def add_grad(grads, k, g):
+    """Sum gradient ``g`` into ``grads[k]`` (heads given twice, edges that
+    meet): the one place a walk accumulates."""
+    prev = grads.get(k)
+    grads[k] = g if prev is None else prev + g
 
 
 def topo(heads):
@@ -88,8 +95,7 @@ def walk(order, grads, rule, val=None, check=None, done=None):
                 if g is None:
                     continue
                 k = id(e)
-            prev = grads.get(k)
-            grads[k] = g if prev is None else prev + g
+            add_grad(grads, k, g)
     return reached
 
 
@@ -101,11 +107,13 @@ def apply_rule(rule, F, attrs, ins, outs, ograds, need):
     return rule(F, attrs, ins, outs, ograds)
 
 
-def write_grad(leaf, g):
-    """Put gradient ``g`` into ``leaf.grad`` as its grad_req says."""
+def write_grad(leaf, g, dst=None):
+    """Put gradient ``g`` into ``leaf.grad`` (or ``dst``, what stands for it
+    in a traced plan) as its grad_req says."""
+    dst = leaf.grad if dst is None else dst
     if leaf.req == "add":
-        leaf.grad += g
-    elif g.shape == leaf.grad.shape:
-        _copy_into(g, leaf.grad)
+        dst += g
+    elif g.shape == dst.shape:
+        _copy_into(g, dst)
     else:
-        leaf.grad[:] = g
+        dst[:] = g
