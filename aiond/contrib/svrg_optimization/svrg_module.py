@@ -12,6 +12,8 @@ where both batch gradients are of the same batch, which keeps the estimate
 unbiased with a variance that shrinks as ``w`` nears the snapshot."""
 from __future__ import annotations
 
+import sys
+
 import logging
 import time
 
@@ -25,6 +27,10 @@ from ...model import BatchEndParam
 from ...module import Module
 from ...optimizer import create as _create_optimizer
 from .svrg_optimizer import _SVRGOptimizer
+
+# MXNet's module has `mx` (it imports mxnet as mx): the top package, already
+# loaded before any of its submodules, named here without importing upward
+mx = sys.modules[__name__.split(".")[0]]
 
 __all__ = ["SVRGModule"]
 

@@ -5,7 +5,13 @@ full gradients SVRGModule accumulates in a kvstore) to
 SVRGModule only."""
 from __future__ import annotations
 
+import sys
+
 from ...optimizer import Optimizer, create
+
+# MXNet's module has `mx` (it imports mxnet as mx): the top package, already
+# loaded before any of its submodules, named here without importing upward
+mx = sys.modules[__name__.split(".")[0]]
 
 __all__ = ["_AssignmentOptimizer", "_SVRGOptimizer"]
 
