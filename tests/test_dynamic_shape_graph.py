@@ -49,3 +49,19 @@ def test_boolean_mask_of_a_mask_computed_in_the_graph():
         np.testing.assert_array_equal(r.asnumpy(), [[30, 36]])
         np.testing.assert_array_equal(x.grad.asnumpy(), [[0, 0], [0, 0], [6, 6]])
     np.testing.assert_array_equal(block(x).asnumpy(), [[30, 36]])
+
+
+def test_bound_executor_output_whose_size_is_a_value():
+    """A Symbol bound with simple_bind/bind: the output after boolean_mask has
+    as many rows as the mask keeps, new at each forward; shape inference
+    reports the row count unknown."""
+    x, i = mx.sym.Variable("x"), mx.sym.Variable("i")
+    y = mx.sym.contrib.boolean_mask(x, i) * 2
+    _, outs, _ = y.infer_shape_partial(x=(3, 2), i=(3,))
+    assert outs == [(0, 2)]
+    ex = y.bind(mx.cpu(), {"x": mx.nd.array([[1, 2], [3, 4], [5, 6]]),
+                           "i": mx.nd.array([0, 1, 1])})
+    np.testing.assert_array_equal(ex.forward()[0].asnumpy(), [[6, 8], [10, 12]])
+    out = ex.forward(i=mx.nd.array([1, 0, 0]))
+    np.testing.assert_array_equal(out[0].asnumpy(), [[2, 4]])
+    assert ex.output_dict[y.list_outputs()[0]].shape == (1, 2)

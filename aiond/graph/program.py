@@ -142,7 +142,7 @@ class Program:
         if outs is not None:
             copy = _reg.get("_copy")
             for i, a in enumerate(res):
-                if a is not outs[i]:
+                if a is not outs[i] and outs[i] is not None:
                     _invoke.invoke(copy, [a], {}, outs[i])
                     res[i] = outs[i]
         return res

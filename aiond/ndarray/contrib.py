@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import MXNetError, OpError
-from ..ops.dynamic import dynamic_shape as _dynamic_shape
+from ..ops.dynamic import ValueShaped as _ValueShaped, dynamic_shape as _dynamic_shape
 from ._namespace import populate_lazily as _populate_lazily
 from ._control_flow import cond, foreach, while_loop  # noqa: F401
 
@@ -54,6 +54,38 @@ def boolean_mask(data, index, axis=0, out=None, name=None):
         raise opr.failure.error("boolean_mask()")
     attrs["_count"] = opr.result
     return invoke(op, [data, index], attrs, out)
+
+
+@_dynamic_shape("_onnx_non_max_suppression")
+def _onnx_non_max_suppression(boxes, scores, max_output_boxes_per_class=0, iou_threshold=0.0,
+                              score_threshold=None, center_point_box=0, out=None, name=None,
+                              **hidden):
+    """ONNX's NonMaxSuppression on computed boxes (B, N, 4) and scores (B, C, N):
+    int64 (selected, 3) rows of (batch, class, box) (``ops/onnx_nms.py``).
+    ``mx.contrib.onnx`` imports the operator as this; a graph runs it here."""
+    from ..ops.onnx_nms import select
+    from .ndarray import NDArray, array
+    if not isinstance(boxes, NDArray) or not isinstance(scores, NDArray):
+        raise TypeError("NonMaxSuppression: boxes and scores must be NDArrays")
+    from ..ops.registry import get
+    op = get("_onnx_non_max_suppression")
+    try:
+        op.infer({}, (boxes.shape, scores.shape), (boxes._dtype, scores._dtype))
+    except _ValueShaped:
+        pass
+    except OpError as e:
+        raise type(e)("%s: %s" % (op.name, e)) from None
+    from ..engine import get as _get_engine
+    if _get_engine().tracing():
+        from ..engine.segments import TraceError
+        raise TraceError("NonMaxSuppression reads the values of boxes and scores")
+    r = select(boxes.asnumpy(), scores.asnumpy(), max_output_boxes_per_class, iou_threshold,
+               score_threshold, center_point_box)
+    res = array(r, dtype=np.int64, ctx=boxes.context)
+    if out is not None:
+        out[:] = res
+        return out
+    return res
 
 
 def isinf(data):

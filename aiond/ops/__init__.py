@@ -55,6 +55,7 @@ MODULES = (
     "quantized_elemwise",       # issue 31: int8 elemwise_add/mul, concat, quantize_asym
     "quantized_layers",         # issue 31: int8 BatchNorm, Embedding
     "quantized_rnn",            # issue 31: int8 LSTM (_contrib_quantized_rnn)
+    "onnx_nms",                 # issue 36: ONNX's NonMaxSuppression, for mx.contrib.onnx
 )
 
 

@@ -87,6 +87,7 @@ MODULES = (
     "quantized_elemwise",
     "quantized_layers",
     "quantized_rnn",
+    "onnx_nms",
 )
 
 DEFINES = {
@@ -351,6 +352,9 @@ DEFINES = {
         "_backward__npi_cumprod _backward__npi_diff _backward__npi_ediff1d _backward__npi_std "
         "_backward__npi_var _np_all _np_any _np_cumsum _np_trace _npi_argmax _npi_argmin "
         "_npi_average _npi_cumprod _npi_diff _npi_ediff1d _npi_std _npi_var"
+    ),
+    "onnx_nms": (
+        "_onnx_non_max_suppression"
     ),
     "optimizer_adamw": (
         "_adamw_update _contrib_group_adagrad_update _mp_adamw_update _multi_adamw_update "

@@ -8,9 +8,23 @@ maps the op's name to that function, ``fn(*inputs, **attrs)``; graph replays
 (a hybridized block's cached graph) call it in place of a plain push."""
 from __future__ import annotations
 
-__all__ = ["DYNAMIC", "dynamic_shape"]
+from ..base import OpError
+
+__all__ = ["DYNAMIC", "dynamic_shape", "ValueShaped"]
 
 DYNAMIC: dict = {}
+
+
+class ValueShaped(OpError):
+    """Raised by a value-shaped op's shape rule when it is asked for shapes
+    without the values (symbol inference): ``shapes`` holds what is known of
+    each output (-1 for a dimension only the values decide), ``dtypes``
+    their dtypes, so inference goes on around the op as MXNet's does."""
+
+    def __init__(self, msg, shapes=(), dtypes=()):
+        super().__init__(msg)
+        self.shapes = tuple(tuple(s) for s in shapes)
+        self.dtypes = tuple(dtypes)
 
 
 def dynamic_shape(name):

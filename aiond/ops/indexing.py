@@ -495,9 +495,10 @@ def _bmask_rule(attrs, shapes, dtypes):
                          % (fmt(m), s[ax] if s else 0, ax))
     n = attrs.get("_count")
     if n is None:
-        raise OpError("the result's shape depends on the values of index; call it as "
-                      "mx.nd.contrib.boolean_mask(data, index, axis), which reads a "
-                      "computed index")
+        from .dynamic import ValueShaped
+        raise ValueShaped("the result's shape depends on the values of index; call it as "
+                          "mx.nd.contrib.boolean_mask(data, index, axis), which reads a "
+                          "computed index", (s[:ax] + (-1,) + s[ax + 1:],), (dtypes[0],))
     return (s[:ax] + (n,) + s[ax + 1:],), (dtypes[0],)
 
 

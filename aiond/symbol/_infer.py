@@ -23,6 +23,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .. import util as _util
+from ..ops.dynamic import ValueShaped
 from . import _namespace as _ns
 from . import _partial
 from ._partial import known as _full, merge as _pmerge
@@ -48,9 +49,11 @@ def infer_shape(sym, args, kwargs):
         unknowns = ["%s: %s" % (n, s) for n, s in zip(sym.list_arguments(), arg_shapes)
                     if not _full(from_user(s, np_shape))][:10]
         # stacklevel 3: the warning names the caller of Symbol.infer_shape
-        warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
-                      "unknown dimensions). Consider providing them as input:\n\t"
-                      + "\n\t".join(unknowns), stacklevel=3)
+        # (every argument known: an output's size is a value, nothing to ask for)
+        if unknowns:
+            warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                          "unknown dimensions). Consider providing them as input:\n\t"
+                          + "\n\t".join(unknowns), stacklevel=3)
     return res
 
 
@@ -347,6 +350,9 @@ def _infer_node(n, S, D, need_dtypes):
     if all(_full(s) for s in in_shapes):
         try:
             oshapes, odtypes = op.infer(n.params, tuple(in_shapes), tuple(call_dtypes))
+        except ValueShaped as e:
+            # the output's size is a value (an NMS's kept boxes): what is known of it
+            oshapes, odtypes = e.shapes, e.dtypes
         except MXNetError as e:
             raise MXNetError("Error in operator %s: %s%s" % (n.name, e, _inputs_str(n, S)))\
                 from None
@@ -443,6 +449,8 @@ def _probe_dtypes(n, in_dtypes, S):
                     shapes[i] = tuple(derived[nm])
         try:
             _, odtypes = op.infer(n.params, tuple(shapes), tuple(in_dtypes))
+        except ValueShaped as e:
+            odtypes = e.dtypes
         except Exception:  # noqa: BLE001 - as above
             continue
         return [np.dtype(d) for d in odtypes]

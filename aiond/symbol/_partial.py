@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import util as _util
 from ..ops import _rules
+from ..ops.dynamic import ValueShaped
 
 __all__ = ["known", "merge", "rule_for", "partial_forward"]
 
@@ -409,6 +410,8 @@ def partial_forward(op, params, in_shapes, dtypes):
         shapes = tuple(tuple(d if d >= 0 else fill for d in s) for s in in_shapes)
         try:
             runs.append(op.infer(params, shapes, tuple(dtypes))[0])
+        except ValueShaped as e:
+            runs.append(e.shapes)
         except Exception:  # noqa: BLE001 - the stand-ins may not fit the op: no information
             return None
     out = []

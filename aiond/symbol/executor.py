@@ -356,10 +356,18 @@ class Executor:
         if group2ctx:
             from ._placement import place
             placement = place(symbol, group2ctx, self.arg_arrays, self.aux_arrays, ctx)
+        # outputs whose size is a value (after an NMS, a boolean_mask): each
+        # forward replaces them with the arrays it makes (MXNet's CachedOp
+        # does; its GraphExecutor refuses such graphs)
+        self._value_shaped = []
         for i, e in enumerate(symbol._outputs):
             s = inference.shape_of(e)
             d = inference.dtype_of(e)
             d = np.dtype(d if d is not None else np.float32)
+            if any(k < 0 for k in s):
+                self._value_shaped.append(i)
+                self.outputs.append(empty(tuple(max(k, 0) for k in s), ctx=ctx, dtype=d))
+                continue
             old = shared_outputs[i] if shared_outputs and i < len(shared_outputs) else None
             if placement is not None:
                 # an output lives on the context of the op that makes it
@@ -386,7 +394,19 @@ class Executor:
         for i in self._grad_idx:
             a = self.arg_arrays[i]
             self._views[i] = _view(a, a._shape, a._off)
-        self._fused = None if self._placed else _fused_graph(self)
+        self._fused = None if self._placed or self._value_shaped else _fused_graph(self)
+
+    def _run_plan(self, args, *watch):
+        if not self._value_shaped:
+            self._plan.run(args, self._ctx, self.outputs, *watch)
+            return
+        outs = list(self.outputs)
+        for i in self._value_shaped:
+            outs[i] = None
+        res = self._plan.run(args, self._ctx, outs, *watch)
+        for i in self._value_shaped:
+            self.outputs[i] = res[i]
+        self._output_dict = None
 
     def _run_fused(self, args):
         """The graph as one op (and one tape node when recording), writing
@@ -517,13 +537,13 @@ class Executor:
             self._tape_names = {} if monitor is not None else None
             with autograd.record(train_mode=True):
                 if not self._run_fused(self._views):
-                    self._plan.run(self._views + self.aux_arrays, self._ctx, self.outputs,
+                    self._run_plan(self._views + self.aux_arrays,
                                    monitor, self._monitor_all, self._tape_names)
             self._recorded = True
         else:
             with autograd.pause(train_mode=bool(is_train)):
                 if not self._run_fused(self.arg_arrays):
-                    self._plan.run(self.arg_arrays + self.aux_arrays, self._ctx, self.outputs,
+                    self._run_plan(self.arg_arrays + self.aux_arrays,
                                    monitor, self._monitor_all)
             self._recorded = False
         return self.outputs
@@ -555,7 +575,7 @@ class Executor:
             self._tape_names = {} if self._monitor is not None else None
             with autograd.record(train_mode=False):
                 if not self._run_fused(self._views):
-                    self._plan.run(self._views + self.aux_arrays, self._ctx, self.outputs,
+                    self._run_plan(self._views + self.aux_arrays,
                                    self._monitor, self._monitor_all, self._tape_names)
             self._recorded = True
         out_grads += [None] * (len(self.outputs) - len(out_grads))

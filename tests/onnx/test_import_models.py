@@ -207,11 +207,12 @@ def test_metadata(tmp_path):
 
 # -------------------------------------------------------------------- errors
 def test_unsupported_operator_names_itself_and_the_node():
-    model = make([N("Relu", ["x"], ["r"]), N("NonMaxSuppression", ["r", "r"], ["y"],
-                                             name="nms_7")],
-                 [("x", [1, 4, 4])], [("y", None, I64)])
+    model = make([N("Relu", ["x"], ["r"]), N("Col2Im", ["r", "s", "s"], ["y"],
+                                             name="c2i_7")],
+                 [("x", [1, 4, 4])], [("y", None)], inits=[("s", np.array([2, 2], np.int64))],
+                 opset=18)
     with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator,
-                       match=r"NonMaxSuppression.*node 'nms_7'") as e:
+                       match=r"Col2Im.*node 'c2i_7'") as e:
         mx.contrib.onnx.import_model(model.SerializeToString())
     assert isinstance(e.value, MXNetError) and isinstance(e.value, NotImplementedError)
 

@@ -203,7 +203,13 @@ class GraphImporter:
         return v.a
 
     def shapes(self, v):
-        """(shape under probe a, shape under probe b) of a Symbol or Const."""
+        """(shape under probe a, shape under probe b) of a Symbol or Const;
+        None for a shape not completely known."""
+        return tuple(None if s is None or None in s else s for s in self.partial_shapes(v))
+
+    def partial_shapes(self, v):
+        """As :meth:`shapes`, with None for the unknown dims of a shape whose
+        rank is known (the rows after a NonMaxSuppression: a value)."""
         if isinstance(v, Const):
             return tuple(v.a.shape), tuple(v.b.shape)
         hit = self._shape_cache.get(id(v))
@@ -218,9 +224,8 @@ class GraphImporter:
                     s = oshapes[0]
                 except Exception:  # noqa: BLE001 - reported as unknown below
                     s = None
-                if s is not None and any(d in (0, -1, None) for d in s):
-                    s = None
-                out.append(None if s is None else tuple(s))
+                out.append(None if s is None else
+                           tuple(None if d in (0, -1, None) else d for d in s))
             got = tuple(out)
             self._shape_cache[id(v)] = (v, got)   # v kept: its id stays its own
         return got
@@ -246,7 +251,11 @@ class GraphImporter:
         return a, b
 
     def rank(self, v, what="the input"):
-        return len(self.shape(v, what)[0])
+        a, _ = self.partial_shapes(v)
+        if a is None:
+            self.fail("cannot infer the rank of %s; give the model's inputs fixed or "
+                      "named dimensions" % what)
+        return len(a)
 
     def static_shape(self, v, what="the input"):
         a, b = self.shape(v, what)

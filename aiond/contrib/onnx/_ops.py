@@ -111,7 +111,7 @@ def _fold(imp, node, ins):
 
 # ------------------------------------------------------------------ helpers
 def _known_rank(imp, v):
-    a, _ = imp.shapes(v)
+    a, _ = imp.partial_shapes(v)
     return None if a is None else len(a)
 
 

@@ -178,11 +178,22 @@ def _slice(imp, node, ins, at):
     n = len(starts.a)
     axes = list(range(n)) if axes is None else [int(a) for a in axes]
     steps = [1] * n if steps is None else [int(s) for s in steps]
-    sa, sb = imp.shape(x, "Slice's input")
+    sa, sb = imp.partial_shapes(x)
+    if sa is None or sb is None:
+        imp.shape(x, "Slice's input")       # says it cannot
     r = len(sa)
     axes = [_norm_axis(a, r) for a in axes]
     bounds = []
     for i, ax in enumerate(axes):
+        if sa[ax] is None or sb[ax] is None:
+            # an axis whose length is a value (NMS rows): Python's bounds,
+            # which slice_axis takes as they are
+            st, en = int(starts.a[i]), int(ends.a[i])
+            if steps[i] != 1 or not (starts.static and ends.static):
+                imp.fail("Slice of an axis whose length is only known at run time "
+                         "needs fixed starts and ends and step 1")
+            bounds.append((ax, st, None if en >= _BIG or en > 2 ** 31 else en, 1))
+            continue
         per = []
         for st, en, shp in ((starts.a, ends.a, sa), (starts.b, ends.b, sb)):
             b, e, s = slice(int(st[i]), int(max(min(en[i], _BIG), -_BIG)),
@@ -249,6 +260,23 @@ def _gather_nd(imp, node, ins, at):
     # MXNet's gather_nd takes the index tuple on the first axis, ONNX on the last
     idx = sym.transpose(imp.sym(ins[1]), axes=(r - 1,) + tuple(range(r - 1)))
     return sym.gather_nd(imp.sym(ins[0]), idx)
+
+
+@op("ScatterND")
+def _scatter_nd(imp, node, ins, at):
+    data, idx, upd = ins
+    red = at.get("reduction", "none")
+    if red not in ("none", "add"):
+        imp.unsupported("ScatterND with reduction=%r (aiond imports 'none' and 'add')" % red)
+    shape = imp.static_shape(data, "ScatterND's data")
+    r = imp.rank(idx, "ScatterND's indices")
+    # MXNet takes the index tuple on the first axis, ONNX on the last
+    I = sym.transpose(sym.Cast(imp.sym(idx), dtype="int64"), axes=(r - 1,) + tuple(range(r - 1)))
+    U = imp.sym(upd)
+    if red == "add":    # gather_nd's gradient sums rows sent to one place
+        return sym.broadcast_add(imp.sym(data), sym._internal._backward_gather_nd(U, I, shape=shape))
+    hit = sym.scatter_nd(sym.ones_like(U), I, shape=shape)
+    return sym.where(hit, sym.scatter_nd(U, I, shape=shape), imp.sym(data))
 
 
 @op("Expand")
@@ -527,6 +555,28 @@ def _dtype_attr(imp, at, default="float32"):
     return np_dtype(at["dtype"]).name if "dtype" in at else default
 
 
+@op("RoiAlign")
+def _roi_align(imp, node, ins, at):
+    x, rois, idx = ins
+    if at.get("mode", "avg") != "avg":
+        imp.unsupported("RoiAlign with mode=%r (aiond imports 'avg', MXNet's ROIAlign)"
+                        % at.get("mode"))
+    ctm = at.get("coordinate_transformation_mode",
+                 "half_pixel" if imp.opset >= 16 else "output_half_pixel")
+    if ctm not in ("half_pixel", "output_half_pixel"):
+        imp.unsupported("RoiAlign with coordinate_transformation_mode=%r" % ctm)
+    dt = (imp.dtype(x) or np.dtype(np.float32)).name
+    # MXNet's rois are (batch index, x1, y1, x2, y2) rows
+    R = sym.concat(sym.reshape(sym.Cast(imp.sym(idx), dtype=dt), shape=(-1, 1)),
+                   sym.Cast(imp.sym(rois), dtype=dt), dim=1)
+    sr = int(at.get("sampling_ratio", 0))
+    return sym.contrib.ROIAlign(
+        imp.sym(x), R, pooled_size=(int(at.get("output_height", 1)),
+                                    int(at.get("output_width", 1))),
+        spatial_scale=float(at.get("spatial_scale", 1.0)), sample_ratio=sr if sr > 0 else -1,
+        aligned=ctm == "half_pixel")
+
+
 @op("RandomUniform", "RandomUniformLike")
 def _rand_uniform(imp, node, ins, at):
     shape = tuple(at["shape"]) if node.op_type == "RandomUniform" else \
@@ -576,6 +626,27 @@ def _mod(imp, node, ins, at):
     if not at.get("fmod", 0):
         r = sym.broadcast_add(r, sym.broadcast_mul(b, sym.broadcast_mul(r, b) < 0))
     return r
+
+
+@op("NonMaxSuppression")
+def _nms(imp, node, ins, at):
+    def opt(i, what):
+        v = ins[i] if len(ins) > i else None
+        if v is None:
+            return None
+        a = imp.const(v, "NonMaxSuppression's " + what).reshape(-1)
+        return a[0].item() if a.size else None
+    limit = opt(2, "max_output_boxes_per_class")
+    iou = opt(3, "iou_threshold")
+    score = opt(4, "score_threshold")
+    center = int(at.get("center_point_box", 0))
+    if center not in (0, 1):
+        imp.fail("center_point_box must be 0 or 1, got %d" % center)
+    # the number of rows is a value: later shapes are partly known (-1 rows)
+    return sym._internal._onnx_non_max_suppression(
+        imp.sym(ins[0]), imp.sym(ins[1]), max_output_boxes_per_class=int(limit or 0),
+        iou_threshold=float(iou or 0.0), score_threshold=None if score is None else float(score),
+        center_point_box=center)
 
 
 @op("IsNaN")
