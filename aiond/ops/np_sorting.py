@@ -14,6 +14,7 @@ from ..base import OpError, ShapeError
 from ._grad import set_grads
 from ._np_bwd import backward
 from ._rules import norm_axis
+from .dynamic import ValueShaped
 from .np_stats import _F32, _I64, _axes, _no_grad, _red_shape
 from .registry import Param, p_any, p_axis, p_bool, p_dtype, p_int, p_str, register
 
@@ -147,7 +148,15 @@ def _fixed_rule(attrs, shapes, dtypes):
     return tuple(tuple(s) for s in shp), tuple(np.dtype(d) for d in dts)
 
 
-@register("_npx_nonzero", params=[], infer=_fixed_rule)
+def _nonzero_rule(attrs, shapes, dtypes):
+    if attrs.get("_shapes") is None:
+        raise ValueShaped("the result's shape depends on the input's values; call it through "
+                          "mx.np (whose function reads the computed input)",
+                          ((-1, max(len(shapes[0]), 1)),), (_I64,))
+    return _fixed_rule(attrs, shapes, dtypes)
+
+
+@register("_npx_nonzero", params=[], infer=_nonzero_rule)
 def _npx_nonzero(xp, a, out, **hidden):
     """_npx_nonzero(a): the indices of the non-zero elements, one row each (N, a.ndim)."""
     out[...] = xp.transpose(xp.stack(xp.nonzero(xp.atleast_1d(a))))

@@ -184,3 +184,26 @@ def test_roi_align_max_mode_is_refused():
                  opset=16)
     with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator, match="mode='max'"):
         mx.contrib.onnx.import_model(model.SerializeToString())
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_nonzero(rank):
+    x = np.random.RandomState(rank).randint(-1, 2, (4, 3, 2)[:rank]).astype(np.float32)
+    model = make([N("NonZero", ["x"], ["y"]), N("Cast", ["y"], ["z"], to=1),
+                  N("Mul", ["z", "two"], ["w"])],
+                 [("x", list(x.shape))], [("w", None)], inits=[("two", np.float32(2))])
+    ref = check(model, {"x": x})
+    assert ref[0].shape == (rank, np.count_nonzero(x))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_compress(axis):
+    x = np.random.RandomState(4).randn(4, 5).astype(np.float32)
+    n = 20 if axis is None else x.shape[axis]
+    cond = (np.arange(n) % 3 != 1)
+    if axis == 1:
+        cond = cond[:3]         # shorter than the axis: the rest is dropped
+    at = {} if axis is None else {"axis": axis}
+    model = make([N("Compress", ["x", "c"], ["y"], **at)],
+                 [("x", [4, 5]), ("c", [len(cond)], onnx.TensorProto.BOOL)], [("y", None)])
+    check(model, {"x": x, "c": cond})

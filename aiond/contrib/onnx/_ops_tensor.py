@@ -649,6 +649,29 @@ def _nms(imp, node, ins, at):
         center_point_box=center)
 
 
+@op("NonZero")
+def _nonzero(imp, node, ins, at):
+    # (nonzero elements, rank) rows from npx.nonzero; ONNX wants (rank, count)
+    return sym.transpose(sym._internal._npx_nonzero(imp.sym(ins[0])))
+
+
+@op("Compress")
+def _compress(imp, node, ins, at):
+    x, cond = ins
+    axis = at.get("axis")
+    X = imp.sym(x)
+    if axis is None:
+        X, axis = sym.reshape(X, shape=(-1,)), 0
+    else:
+        axis = _norm_axis(axis, imp.rank(x, "Compress's input"))
+    n = imp.partial_shapes(cond)[0]
+    d = imp.partial_shapes(x)[0] if at.get("axis") is not None else None
+    if n is not None and n[0] is not None and d is not None and d[axis] is not None \
+            and n[0] < d[axis]:
+        X = sym.slice_axis(X, axis=axis, begin=0, end=n[0])     # a shorter condition
+    return sym.contrib.boolean_mask(X, imp.sym(cond), axis=axis)
+
+
 @op("IsNaN")
 def _isnan(imp, node, ins, at):
     x = imp.sym(ins[0])
