@@ -49,6 +49,8 @@ Short runs (2-core shared machine): the figures are indicative.
         [--mxnet-python .venvs/mxnet/bin/python] [--workers N]
     .venv/bin/python benchmarks/bench_serve.py --mode sockets \
         --torch-python /tmp/conv-torch/bin/python --mxnet-python /tmp/gcv-mx/bin/python
+    .venv/bin/python benchmarks/bench_serve.py --mode inproc --model resnet18 \
+        --mxnet-python /work/venvs/mx/bin/python     # issue 35's serving row
 """
 import asyncio
 import json
@@ -113,6 +115,31 @@ def inputs(n=16):
     return [rs.uniform(-1, 1, (1, SIZES[0])).astype(np.float32) for _ in range(n)]
 
 
+# ``--model resnet18``: issue 35's serving row (oneDNN convolutions under the
+# loop): resnet18_v1 with bench_convnet's deterministic weights, one
+# 224x224 image per request; references are the net's own sequential outputs
+RESNET_SAMPLE = (3, 224, 224)
+
+
+def build_resnet(mx, **hybridize):
+    import bench_convnet
+    net = mx.gluon.model_zoo.vision.resnet18_v1()
+    net.initialize(ctx=mx.cpu())
+    net(mx.nd.array(bench_convnet.images(1)))       # finish deferred shapes
+    params = list(net.collect_params().values())
+    kinds = ("running_mean", "running_var", "weight", "bias", "gamma", "beta")
+    specs = [([k for k in kinds if q.name.endswith(k)][0], q.shape) for q in params]
+    for q, v in zip(params, bench_convnet.resnet_values(specs)):
+        q.set_data(mx.nd.array(v))
+    net.hybridize(**hybridize)
+    return net
+
+
+def resnet_inputs(n=8):
+    import bench_convnet
+    return [x[None] for x in bench_convnet.images(n)]
+
+
 def pct(xs, p):
     s = sorted(xs)
     return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))] if s else float("nan")
@@ -158,14 +185,18 @@ async def closed_loop(handler, xs, clients, duration):
             "requests": len(lat)}, samples
 
 
-def _handlers(mx, backend, ws, pool, batch_opts):
-    fwd = numpy_forward(ws)
+def _handlers(mx, backend, ws, pool, batch_opts, model="mlp"):
     hs = {}
+    if model == "mlp":
+        fwd = numpy_forward(ws)
 
-    async def numpy_executor(x):
-        return await asyncio.get_running_loop().run_in_executor(pool, fwd, x)
-    hs["numpy_executor"] = numpy_executor
-    net = build_net(mx, ws)
+        async def numpy_executor(x):
+            return await asyncio.get_running_loop().run_in_executor(pool, fwd, x)
+        hs["numpy_executor"] = numpy_executor
+        net = build_net(mx, ws)
+        sample = (SIZES[0],)
+    else:
+        net, sample = build_resnet(mx), RESNET_SAMPLE
     nd = mx.nd
     if backend == "mxnet":
         async def mxnet_executor(x):
@@ -177,13 +208,14 @@ def _handlers(mx, backend, ws, pool, batch_opts):
     async def aiond_native(x):
         return await net(nd.array(x)).read()
     hs["aiond_native"] = aiond_native
-    single = build_net(mx, ws, coalesce=False)
+    single = build_net(mx, ws, coalesce=False) if model == "mlp" else \
+        build_resnet(mx, coalesce=False)
 
     async def aiond_unbatched(x):
         return await single(nd.array(x)).read()
     hs["aiond_unbatched"] = aiond_unbatched
     from aiond.serve import Batcher
-    batcher = Batcher(net, sample_shape=(SIZES[0],), dtype="float32", **batch_opts)
+    batcher = Batcher(net, sample_shape=sample, dtype="float32", **batch_opts)
 
     def aiond_batched(x):
         return batcher(x)
@@ -195,13 +227,21 @@ def workload(mx, backend, params):
     """In-process figures for ``backend`` ('aiond' or 'mxnet'); runs as is
     in MXNet's interpreter too (numpy and mx only)."""
     ws = make_weights()
-    ref = numpy_forward(ws)
-    xs = inputs()
+    model = params.get("model", "mlp")
+    if model == "mlp":
+        ref = numpy_forward(ws)
+        xs = inputs()
+    else:       # the net's own outputs, one request at a time before the load
+        net = build_resnet(mx)
+        xs = resnet_inputs()
+
+        def ref(x):
+            return net(mx.nd.array(x)).asnumpy()
     refs = [ref(x) for x in xs]
 
     async def main():
         pool = ThreadPoolExecutor()   # default size, as the usual workaround uses it
-        hs, batcher = _handlers(mx, backend, ws, pool, params["batch_opts"])
+        hs, batcher = _handlers(mx, backend, ws, pool, params["batch_opts"], model)
         for name, h in hs.items():
             np.testing.assert_allclose(await h(xs[0]), refs[0], rtol=1e-3, atol=1e-3)
         per = {name: [] for name in hs}
@@ -537,20 +577,29 @@ def main():
     p.add_argument("--clients", type=int, default=64)
     p.add_argument("--duration", type=float, default=2.0,
                    help="seconds per timed repeat (default %(default)s)")
-    p.add_argument("--max-batch-size", type=int, default=64)
+    p.add_argument("--max-batch-size", type=int, default=None,
+                   help="the Batcher's (default 64; 8 with --model resnet18: past a few "
+                        "224x224 images a CPU batch only adds memory traffic)")
     p.add_argument("--max-wait-ms", type=float, default=2.0)
     p.add_argument("--max-in-flight", type=int, default=None,
                    help="default: 2 in process and --mode http; --mode sockets: the CLI's "
                         "default (2, or 1 with one engine worker)")
+    p.add_argument("--model", choices=["mlp", "resnet18"], default="mlp",
+                   help="resnet18: resnet18_v1, one 224x224 image per request (issue 35's "
+                        "serving row; --mode inproc only)")
     p.add_argument("--workers", type=int, default=None,
                    help="engine CPU workers (re-runs this script with AIOND_CPU_WORKERS set)")
     args = parse(p)
     if args.workers is not None and os.environ.get("AIOND_CPU_WORKERS") != str(args.workers):
         env = dict(os.environ, AIOND_CPU_WORKERS=str(args.workers))
         os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    if args.model != "mlp" and args.mode != "inproc":
+        p.error("--model %s runs in --mode inproc only" % args.model)
     params = {"clients": args.clients, "duration": args.duration, "repeats": args.repeats,
+              "model": args.model,
               "plain_uvicorn": args.plain_uvicorn, "max_in_flight": args.max_in_flight,
-              "batch_opts": {"max_batch_size": args.max_batch_size,
+              "batch_opts": {"max_batch_size": args.max_batch_size or
+                             (64 if args.model == "mlp" else 8),
                              "max_wait": args.max_wait_ms / 1e3,
                              "max_in_flight": args.max_in_flight or 2, "max_queue": 4096}}
     import aiond as mx
@@ -572,10 +621,31 @@ def main():
             log("bench_serve: MXNet run failed:", e)
             results["mxnet_error"] = str(e)
     results["engine"] = aiond_engine_facts(mx)
-    targets = _targets(results)
+    targets = _targets(results) if args.model == "mlp" else _model_targets(results, args.model)
     if "sockets" in results:
         targets += _socket_targets(results["sockets"])
     emit("serve", args, results, targets, params)
+
+
+def _model_targets(res, model):
+    """Issue 35's serving targets for a convolution net in process."""
+    t = []
+    ip = res["inproc"]
+    mx_rps = dig(res, "mxnet", "mxnet_executor", "rps", "median")
+    for name in ("aiond_batched", "aiond_native", "aiond_unbatched"):
+        r = ip[name]
+        t.append(target("%s: in-process %s req/s" % (model, name[6:]), r["rps"]["median"],
+                        unit="req/s", mxnet=mx_rps))
+        if mx_rps:
+            t.append(target("%s: in-process %s / MXNet executor req/s" % (model, name[6:]),
+                            round(r["rps"]["median"] / mx_rps, 2),
+                            ">=" if name == "aiond_batched" else None,
+                            2.0 if name == "aiond_batched" else None, unit="x"))
+        t.append(target("%s: in-process %s loop lag p99" % (model, name[6:]),
+                        r["lag_p99_ms"]["median"], "<=" if name != "aiond_unbatched" else None,
+                        2.0 if name != "aiond_unbatched" else None, unit="ms",
+                        mxnet=dig(res, "mxnet", "mxnet_executor", "lag_p99_ms", "median")))
+    return t
 
 
 def _targets(res):
