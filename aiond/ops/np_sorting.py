@@ -162,11 +162,25 @@ def _npx_nonzero(xp, a, out, **hidden):
     out[...] = xp.transpose(xp.stack(xp.nonzero(xp.atleast_1d(a))))
 
 
+def _unique_rule(attrs, shapes, dtypes):
+    if attrs.get("_shapes") is None:
+        s, ax = tuple(shapes[0]), attrs.get("axis")
+        if ax is None:
+            u, n = (-1,), int(np.prod(s))
+        else:
+            ax = norm_axis(int(ax), len(s))
+            u, n = s[:ax] + (-1,) + s[ax + 1:], s[ax]
+        raise ValueShaped("the result's shape depends on the input's values; call it through "
+                          "mx.np (whose function reads the computed input)",
+                          (u, (-1,), (n,), (-1,)), (dtypes[0], _I64, _I64, _I64))
+    return _fixed_rule(attrs, shapes, dtypes)
+
+
 @register("_npi_unique", params=[Param("return_index", p_bool, False),
                                  Param("return_inverse", p_bool, False),
                                  Param("return_counts", p_bool, False),
                                  Param("axis", p_any, None, "the axis (None: flattened)")],
-          infer=_fixed_rule, num_outputs=4,
+          infer=_unique_rule, num_outputs=4,
           num_visible=lambda at: 1 + bool(at.get("return_index")) + bool(
               at.get("return_inverse")) + bool(at.get("return_counts")))
 def _npi_unique(xp, a, out, return_index=False, return_inverse=False, return_counts=False,

@@ -430,3 +430,5 @@ def _multinomial(imp, node, ins, at):
 from . import _ops_nn  # noqa: E402,F401
 from . import _ops_tensor  # noqa: E402,F401
 from . import _rnn  # noqa: E402,F401  (LSTM / GRU / RNN)
+from . import _ops_index  # noqa: E402,F401  (ScatterElements, Unique, ...)
+from . import _ops_quant  # noqa: E402,F401  (QuantizeLinear, bitwise, ...)

@@ -322,6 +322,56 @@ def _layernorm(imp, node, ins, at):
     return [y, mu, inv] if stats else y
 
 
+@op("RMSNormalization")
+def _rmsnorm(imp, node, ins, at):
+    x, scale = ins[0], ins[1]
+    r = imp.rank(x, "RMSNormalization's input")
+    axes = tuple(range(_norm_axis(at.get("axis", -1), r), r))
+    dt = (imp.dtype(x) or np.dtype(np.float32)).name
+    X = sym.Cast(imp.sym(x), dtype="float32")     # stash_type: float32
+    inv = sym.rsqrt(sym.mean(sym.square(X), axis=axes, keepdims=True)
+                    + float(at.get("epsilon", 1e-5)))
+    y = sym.Cast(sym.broadcast_mul(X, inv), dtype=dt)
+    return sym.broadcast_mul(y, imp.sym(scale))
+
+
+@op("Swish")
+def _swish(imp, node, ins, at):
+    X = imp.sym(ins[0])
+    alpha = float(at.get("alpha", 1.0))
+    return X * sym.sigmoid(X * alpha if alpha != 1.0 else X)
+
+
+@op("GridSample")
+def _grid_sample(imp, node, ins, at):
+    x, grid = ins
+    mode = at.get("mode", "linear" if imp.opset >= 20 else "bilinear")
+    if mode not in ("linear", "bilinear"):
+        imp.unsupported("GridSample with mode=%r (aiond imports bilinear sampling, MXNet's "
+                        "BilinearSampler)" % mode)
+    if at.get("padding_mode", "zeros") != "zeros":
+        imp.unsupported("GridSample with padding_mode=%r (MXNet's BilinearSampler pads with "
+                        "zeros)" % at.get("padding_mode"))
+    shp = imp.static_shape(x, "GridSample's input")
+    if len(shp) != 4:
+        imp.unsupported("GridSample of a %d-d input (aiond imports 2-d sampling)" % len(shp))
+    H, W = shp[2], shp[3]
+    G = sym.transpose(imp.sym(grid), axes=(0, 3, 1, 2))       # (N, 2: x, y, H_out, W_out)
+    if not at.get("align_corners", 0):
+        # MXNet maps -1/1 to the corner pixels' centres, ONNX without
+        # align_corners to the image's edges: x' = x * W / (W - 1) does it
+        if H < 2 or W < 2:
+            imp.unsupported("GridSample of a 1-pixel axis without align_corners")
+        k = np.array([W / (W - 1), H / (H - 1)], np.float32).reshape(1, 2, 1, 1)
+        G = sym.broadcast_mul(G, imp.sym(Const(k)))
+    return sym.BilinearSampler(imp.sym(x), G)
+
+
+@op("Det")
+def _det(imp, node, ins, at):
+    return sym.linalg.det(imp.sym(ins[0]))
+
+
 @op("LRN")
 def _lrn(imp, node, ins, at):
     return sym.LRN(imp.sym(ins[0]), alpha=at.get("alpha", 1e-4), beta=at.get("beta", 0.75),

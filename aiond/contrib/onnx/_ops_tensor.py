@@ -234,13 +234,10 @@ def _gather(imp, node, ins, at):
     return sym.take(imp.sym(data), imp.sym(idx), axis=axis, mode="wrap" if neg else "clip")
 
 
-@op("GatherElements")
-def _gather_elements(imp, node, ins, at):
-    data, idx = imp.sym(ins[0]), imp.sym(ins[1])
-    r = imp.rank(ins[0], "GatherElements' data")
-    axis = _norm_axis(at.get("axis", 0), r)
-    # gather_nd's index tuple per element: the index along ``axis``, the
-    # element's own coordinate elsewhere
+def element_coords(idx, r, axis):
+    """gather_nd's index tuples (r, *idx.shape) for GatherElements and
+    ScatterElements: per element of ``idx``, its value along ``axis`` and
+    the element's own coordinate elsewhere."""
     coords = []
     for ax in range(r):
         if ax == axis:
@@ -249,7 +246,15 @@ def _gather_elements(imp, node, ins, at):
             coords.append(sym.broadcast_like(
                 sym.reshape(sym.contrib.arange_like(idx, axis=ax),
                             shape=tuple(-1 if k == ax else 1 for k in range(r))), idx))
-    return sym.gather_nd(data, sym.stack(*coords, axis=0))
+    return sym.stack(*coords, axis=0)
+
+
+@op("GatherElements")
+def _gather_elements(imp, node, ins, at):
+    data, idx = imp.sym(ins[0]), imp.sym(ins[1])
+    r = imp.rank(ins[0], "GatherElements' data")
+    axis = _norm_axis(at.get("axis", 0), r)
+    return sym.gather_nd(data, element_coords(idx, r, axis))
 
 
 @op("GatherND")
@@ -272,11 +277,15 @@ def _scatter_nd(imp, node, ins, at):
     r = imp.rank(idx, "ScatterND's indices")
     # MXNet takes the index tuple on the first axis, ONNX on the last
     I = sym.transpose(sym.Cast(imp.sym(idx), dtype="int64"), axes=(r - 1,) + tuple(range(r - 1)))
-    U = imp.sym(upd)
-    if red == "add":    # gather_nd's gradient sums rows sent to one place
-        return sym.broadcast_add(imp.sym(data), sym._internal._backward_gather_nd(U, I, shape=shape))
+    return scatter_into(imp.sym(data), I, imp.sym(upd), shape, red)
+
+
+def scatter_into(D, I, U, shape, reduction):
+    """``D`` with ``U``'s rows written (or added) at gather_nd index tuples ``I``."""
+    if reduction == "add":      # gather_nd's gradient sums rows sent to one place
+        return sym.broadcast_add(D, sym._internal._backward_gather_nd(U, I, shape=shape))
     hit = sym.scatter_nd(sym.ones_like(U), I, shape=shape)
-    return sym.where(hit, sym.scatter_nd(U, I, shape=shape), imp.sym(data))
+    return sym.where(hit, sym.scatter_nd(U, I, shape=shape), D)
 
 
 @op("Expand")
