@@ -77,7 +77,18 @@ class ExecutorModel:
         exs = self._cache.get(key)
         if exs is None:
             shapes = {k: (n,) + s for k, s in zip(self.data_names, samples)}
-            arg_shapes, _, _ = self._sym.infer_shape_partial(**shapes)
+            arg_shapes, out_shapes, _ = self._sym.infer_shape_partial(**shapes)
+            for name, shp in zip(self.outputs, out_shapes):
+                # a batch is split back per request along axis 0: an output
+                # whose rows are not the batch's (an NMS's kept boxes) cannot be
+                if not shp or shp[0] != n:
+                    raise MXNetError(
+                        "output %r has shape %s for a batch of %d: aiond serves models "
+                        "whose outputs have the batch axis first (an output whose size "
+                        "depends on the values, such as NonMaxSuppression's selected "
+                        "boxes, cannot be split per request)"
+                        % (name, "unknown" if shp is None else
+                           tuple(d if d > 0 else "?" for d in shp), n))
             names = self._sym.list_arguments()
             exs = []
             for _ in range(self._copies):

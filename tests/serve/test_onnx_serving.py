@@ -7,6 +7,8 @@ import os
 import sys
 
 import numpy as np
+
+import aiond as mx
 import pytest
 
 pytest.importorskip("onnx")
@@ -131,3 +133,32 @@ def test_onnx_file_with_params_is_refused(tmp_path):
     path.write_bytes(mlp_model(1).SerializeToString())
     with pytest.raises(ValueError, match="holds its parameters"):
         load_model(str(path), str(tmp_path / "m-0001.params"))
+
+
+def test_model_whose_output_rows_are_not_the_batch_is_refused_at_load(tmp_path):
+    """NonMaxSuppression's selected boxes: as many rows as survive, not one
+    per request, so a batch could not be split back. Loading says so (the
+    repository reports the model as failed) instead of serving wrong rows."""
+    from onnx import helper
+    from aiond.serve.repository import ModelRepository, load_served
+    n = helper.make_node
+    model = make([n("NonMaxSuppression", ["boxes", "scores", "lim"], ["sel"])],
+                 [("boxes", ["N", 6, 4]), ("scores", ["N", 1, 6])], [("sel", None, I64)],
+                 [("lim", np.array([3], np.int64))], opset=13)
+    (tmp_path / "det").mkdir()
+    (tmp_path / "det" / "det.onnx").write_bytes(model.SerializeToString())
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "ok.onnx").write_bytes(mlp_model(2).SerializeToString())
+    with pytest.raises(mx.MXNetError, match=r"output 'sel' has shape \('\?', 3\).*batch axis"):
+        load_served(str(tmp_path / "det"))
+    repo = ModelRepository(str(tmp_path))
+
+    async def load():
+        await repo.load_all()
+        index = {m["name"]: m for m in repo.index()}
+        for m in repo.models():
+            await m.aclose()
+        return index
+    index = asyncio.run(load())
+    assert index["ok"]["state"] == "READY"
+    assert index["det"]["state"] == "UNAVAILABLE" and "batch axis" in index["det"]["reason"]
