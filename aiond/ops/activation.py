@@ -71,11 +71,15 @@ def _bwd_act_rule(attrs, shapes, dtypes):
     infer=_bwd_act_rule, elemwise=True)
 def _backward_activation(xp, ograd, output, *, out, act_type):
     """The gradient of Activation (relu, sigmoid, tanh) from its output, in
-    one op: ograd*(output > 0), ograd*output*(1 - output), ograd*(1 - output^2),
+    one op: ograd*(output > 0) (NaN where the output is NaN, as MXNet), ograd*output*(1 - output), ograd*(1 - output^2),
     each rounded as those ops would be one by one."""
     with _errstate():
         if act_type == "relu":
-            xp.multiply(ograd, output > 0, out=out)     # times 1 or 0: -0 and NaN kept
+            # 1 above 0, else 0, NaN at NaN (MXNet's relu_grad passes NaN
+            # through); for the output or the input alike (``relu`` passes the
+            # input); ograd's own -0 and NaN are kept too
+            xp.heaviside(output, out.dtype.type(0), out=out)
+            out *= ograd
         elif act_type == "sigmoid":
             t = xp.multiply(ograd, output)
             xp.subtract(out.dtype.type(1), output, out=out)

@@ -68,8 +68,8 @@ def _composed_grad(t, g, y):
     """The formulas the gradient used to be built from, op by op (float rounding
     after each op, in the arrays' dtype)."""
     one = y.dtype.type(1)
-    if t == "relu":
-        return g * (y > 0).astype(y.dtype)
+    if t == "relu":     # MXNet's relu_grad: NaN where y is NaN, else y > 0
+        return np.heaviside(y, y.dtype.type(0)) * g
     if t == "sigmoid":
         return (g * y) * (one - y)
     return g * (one - y * y)
@@ -325,3 +325,14 @@ def test_max_and_min_over_the_last_axis_are_bitwise_numpys(op, dtype, shape, kee
         assert got.shape == want.shape
         np.testing.assert_array_equal(_bits(got), _bits(want))
     assert _fast.last_axis_min(np, x).shape == shape[:-1] + (1,)
+
+
+@pytest.mark.parametrize("form", ["Activation", "relu"])
+def test_relu_gradient_passes_nan_through_as_mxnet(form):
+    """MXNet's relu_grad is NaN at a NaN input (1 above 0, else 0)."""
+    x = nd.array([[1.5, -1.0, np.nan], [0.0, 2.0, -3.0]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.Activation(x, act_type="relu") if form == "Activation" else nd.relu(x)
+    y.backward(nd.full((2, 3), 2.0))
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[2, 0, np.nan], [0, 2, 0]])
