@@ -75,10 +75,9 @@ def _backward_activation(xp, ograd, output, *, out, act_type):
     each rounded as those ops would be one by one."""
     with _errstate():
         if act_type == "relu":
-            # 1 above 0, else 0, NaN at NaN (MXNet's relu_grad passes NaN
-            # through); for the output or the input alike (``relu`` passes the
-            # input); ograd's own -0 and NaN are kept too
-            xp.heaviside(output, out.dtype.type(0), out=out)
+            # a ReLU output's sign is 1 above 0, else 0, NaN at NaN (MXNet's
+            # relu_grad passes NaN through); ograd's own NaN are kept too
+            xp.sign(output, out=out)
             out *= ograd
         elif act_type == "sigmoid":
             t = xp.multiply(ograd, output)

@@ -411,8 +411,8 @@ _rows.update({
     "arctanh": _un(lambda F, x, y, g: g / (1 - x * x)),
     "degrees": _un(lambda F, x, y, g: g * (180.0 / _math.pi)),
     "radians": _un(lambda F, x, y, g: g * (_math.pi / 180.0)),
-    # x > 0 exactly where relu(x) > 0: Activation's one-op gradient serves
-    "relu": _un(lambda F, x, y, g: F._internal._backward_Activation(g, x, act_type="relu")),
+    # from the output, as MXNet's (ElemwiseGradUseOut): Activation's one-op gradient
+    "relu": _un(lambda F, x, y, g: F._internal._backward_Activation(g, y, act_type="relu")),
     "sigmoid": _un(lambda F, x, y, g: F._internal._backward_Activation(g, y,
                                                                     act_type="sigmoid")),
     "softsign": _un(lambda F, x, y, g: g / F.square(1 + F.abs(x))),
