@@ -44,6 +44,7 @@ from .pool import _alg as _pool_alg, _geom as _pool_geom, _md as _pool_md
 __all__ = ["Node", "Spec", "kernel", "rows", "stats"]
 
 _F32 = np.dtype(np.float32)
+SPLIT = True        # the engine may split a chain by samples (else: one unit)
 stats = {"builds": 0, "runs": 0, "fallbacks": 0}
 
 
@@ -103,7 +104,10 @@ class Spec:
                 e = self.built.get(key, False)
                 if e is False:
                     try:
-                        e = _Built(self, b)
+                        # oneDNN plans a primitive's work for the threads
+                        # it may use when it is made
+                        with _threads.inside(nthr):
+                            e = _Built(self, b)
                     except Refused:
                         e = None
                     stats["builds"] += 1
@@ -382,7 +386,8 @@ class _Built:
             calls.append((prim.prim, len(args), arr))
         return _Set(keep, calls, dyn, wtmp)
 
-    def run(self, ins, outs, lo, hi, nthr):
+    def run(self, ins, outs, wts, lo, hi, nthr):
+        """Samples [lo, hi) of the chain; ``wts``: per conv node, (weight, bias, stamp)."""
         spec = self.spec
         ptr = {}
         hold = []
@@ -396,41 +401,43 @@ class _Built:
         except IndexError:
             st = self._new_set()
         try:
-            for j, nd in enumerate(spec.nodes):
-                if nd.kind in ("conv", "convbn"):
-                    w, bias, wst = _weights(nd, ins)
-                    hold += (w, bias)
-                    if j in self.wre:
-                        ptr[("w", j)] = self._weight(j, w, wst, st)
-                    else:
-                        ptr[("wu", j)] = w.ctypes.data
-                    if bias is not None:
-                        ptr[("b", j)] = bias.ctypes.data
-                elif nd.kind == "bn":
-                    for k in nd.params:
-                        ptr[("p", k)] = _vec(ins[k], hold)
-                    if j in self.ones:
-                        one = np.ones(self.ones[j], _F32)
-                        hold.append(one)
-                        ptr[("ones", j)] = one.ctypes.data
-            for loc, ms in st.dyn.items():
-                p = ptr[loc]
-                for m in ms:
-                    if m[1] != p:
-                        m[0].point(p)
-                        m[1] = p
-            lib = L.lib()
-            ex = lib.dnnl_primitive_execute
-            stream = L.stream()
             with _threads.inside(nthr):
-                for prim, n, arr in st.calls:
-                    status = ex(prim, stream, n, arr)
-                    if status != L.SUCCESS:
-                        raise L.OneDNNError("oneDNN chain: a primitive failed (status %d)"
-                                            % status)
+                self._go(spec, ins, wts, ptr, hold, st)
         finally:
             self.sets.append(st)
         stats["runs"] += 1
+
+    def _go(self, spec, ins, wts, ptr, hold, st):
+        """Point the run's memories at this call's arrays, then run every primitive."""
+        for j, nd in enumerate(spec.nodes):
+            if nd.kind in ("conv", "convbn"):
+                w, bias, wst = wts[j]
+                if j in self.wre:
+                    ptr[("w", j)] = self._weight(j, w, wst, st)
+                else:
+                    ptr[("wu", j)] = w.ctypes.data
+                if bias is not None:
+                    ptr[("b", j)] = bias.ctypes.data
+            elif nd.kind == "bn":
+                for k in nd.params:
+                    ptr[("p", k)] = _vec(ins[k], hold)
+                if j in self.ones:
+                    one = np.ones(self.ones[j], _F32)
+                    hold.append(one)
+                    ptr[("ones", j)] = one.ctypes.data
+        for loc, ms in st.dyn.items():
+            p = ptr[loc]
+            for m in ms:
+                if m[1] != p:
+                    m[0].point(p)
+                    m[1] = p
+        lib = L.lib()
+        ex = lib.dnnl_primitive_execute
+        stream = L.stream()
+        for prim, n, arr in st.calls:
+            status = ex(prim, stream, n, arr)
+            if status != L.SUCCESS:
+                raise L.OneDNNError("oneDNN chain: a primitive failed (status %d)" % status)
 
     def _weight(self, j, w, wst, st):
         r, uw, wmd, nbytes, key = self.wre[j]
@@ -498,6 +505,11 @@ def rows(xp, ins, out, attrs):
     if xp is not np or not _ready(spec, ins, outs):
         return 1, lambda lo, hi: _fallback(spec, xp, ins, outs)
     n = spec.batch
+    # folded weights and version stamps here, on the plan's thread: the
+    # kept-weight scope (``_wcache.scope``) is this thread's, not the
+    # workers' that may take a range
+    wts = {j: _weights(nd, ins) for j, nd in enumerate(spec.nodes)
+           if nd.kind in ("conv", "convbn")}
 
     def run(lo, hi):
         b = hi - lo
@@ -509,7 +521,9 @@ def rows(xp, ins, out, attrs):
             acts = set(spec.acts)
             return _fallback(spec, xp, [a[lo:hi] if k in acts else a for k, a in enumerate(ins)],
                              [o[lo:hi] for o in outs])
-        built.run(ins, outs, lo, hi, nthr)
+        built.run(ins, outs, wts, lo, hi, nthr)
+    if not SPLIT:
+        return 1, lambda lo, hi: run(0, n)
     return n, run
 
 
