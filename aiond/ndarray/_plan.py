@@ -243,7 +243,8 @@ class Plan:
                                              written, shapes)
             # runs of oneDNN steps exchange blocked layouts (``_plan_chain``)
             from . import _plan_chain
-            steps = _plan_chain.chain(steps, [_ref(h, slot_of) for h in outputs], shapes)
+            steps, written = _plan_chain.chain(steps, [_ref(h, slot_of) for h in outputs],
+                                               written, shapes)
         for s in written:
             if keep[s] is not None:
                 raise TraceError("a step writes an array made outside the graph")

@@ -45,7 +45,11 @@ def _info(st, shapes, conv_bn_kernel):
     """(kind, activation slots read, parameter slots, attrs, relu) of a step
     oneDNN can run inside a chain, else None."""
     from ..ops.onednn import pool as _pool
-    if st.whole is None or st.rng or st.writes or not st.outs:
+    if st.whole is None or st.rng or not st.outs:
+        return None
+    # (an inference BatchNorm in a graph declares a write of gamma that
+    # does not happen: ``_plan_fuse._bn_ok``)
+    if st.writes and not (st.op is not None and st.op.name == "BatchNorm"):
         return None
     o = st.outs[0]
     if o[1:] != (None, None) or o[0] not in st.fresh or not _act(shapes, o[0]):
@@ -118,14 +122,15 @@ def _info(st, shapes, conv_bn_kernel):
     return None
 
 
-def chain(steps, outputs, shapes):
-    """``steps`` with each chainable run replaced by one chain step;
-    ``outputs``: the plan's output refs; ``shapes``: (shape, dtype) per slot."""
+def chain(steps, outputs, written, shapes):
+    """(steps, written input slots) with each chainable run of ``steps``
+    replaced by one chain step; ``outputs``: the plan's output refs;
+    ``written``: the input slots written; ``shapes``: (shape, dtype) per slot."""
     if not enabled():
-        return steps
+        return steps, written
     from ..ops import onednn as _dnn
     if not _dnn.active():
-        return steps
+        return steps, written
     from ..ops import conv_bn
     readers = collections.defaultdict(set)
     for i, st in enumerate(steps):
@@ -154,7 +159,13 @@ def chain(steps, outputs, shapes):
         else:
             out.append(made)
         i = j
-    return out
+    if len(out) == len(steps):
+        return steps, written
+    nw = set()
+    for st in out:
+        nw.update(st.writes)
+        nw.update(r[0] for r in st.outs if r[0] not in st.fresh)
+    return out, {s for s in written if s in nw}
 
 
 def _make(steps, i0, i1, info, readers, out_slots, shapes):
