@@ -413,7 +413,11 @@ class _Built:
             if nd.kind in ("conv", "convbn"):
                 w, bias, wst = wts[j]
                 if j in self.wre:
-                    ptr[("w", j)] = self._weight(j, w, wst, st)
+                    # held to the end of the run: another thread's refill of
+                    # the same key, or an eviction, drops the cache's reference
+                    buf = self._weight(j, w, wst, st)
+                    hold.append(buf)
+                    ptr[("w", j)] = buf.ctypes.data
                 else:
                     ptr[("wu", j)] = w.ctypes.data
                 if bias is not None:
@@ -454,8 +458,8 @@ class _Built:
         if wst is None:
             buf = st.wtmp[j]
             fill(buf)
-            return buf.ctypes.data
-        return _wcache.get(key + (self.b, w.ctypes.data), wst, nbytes, fill).ctypes.data
+            return buf
+        return _wcache.get(key + (self.b, w.ctypes.data), wst, nbytes, fill)
 
 
 class _Set:
