@@ -215,14 +215,14 @@ def _make(steps, i0, i1, info, readers, out_slots, shapes):
             cv["out"] = nd["out"]
             made_at[nd["out"]] = pc
             nodes[q] = None
-            host, hq = cv, q
+            host, at = cv, pc
         else:
-            host, hq = nd, q
+            host, at = nd, q
         rq = sole(host["out"], "relu")
-        if rq is not None and rq > hq:
+        if rq is not None and rq > q:
             host["relu"] = True
             host["out"] = nodes[rq]["out"]
-            made_at[host["out"]] = nodes.index(host)
+            made_at[host["out"]] = at
             nodes[rq] = None
     for q, nd in enumerate(nodes):
         if nd is not None and nd["kind"] == "bn" and not nd["relu"]:

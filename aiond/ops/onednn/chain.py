@@ -32,7 +32,6 @@ Anything oneDNN refuses while building falls back to the original steps
 """
 from __future__ import annotations
 
-import ctypes as C
 import threading
 
 import numpy as np
@@ -79,7 +78,8 @@ class Spec:
     original steps, run when oneDNN cannot build a part."""
 
     def __init__(self, nodes, outs, ext, fallback):
-        self.nodes, self.outs, self.ext, self.fallback = list(nodes), tuple(outs), list(ext), fallback
+        self.nodes, self.outs, self.ext = list(nodes), tuple(outs), list(ext)
+        self.fallback = fallback
         self.nin = len(self.ext)
         self.acts = tuple(k for k, s in enumerate(self.ext) if s is not None)
         self.built = {}
@@ -108,7 +108,7 @@ class Spec:
                         # it may use when it is made
                         with _threads.inside(nthr):
                             e = _Built(self, b)
-                    except Refused:
+                    except (Refused, L.OneDNNError):
                         e = None
                     stats["builds"] += 1
                     self.built[key] = e
@@ -137,9 +137,6 @@ def _pad_of(prim):
     if md is None or not md.size():
         return None
     return md
-
-
-_ONE_OUT = ("relu", "add", "bn", "pool")
 
 
 class _Built:
