@@ -340,3 +340,24 @@ def test_a_refused_build_falls_back_to_the_steps(plans, monkeypatch):
     assert _chain.stats["fallbacks"] > before
     monkeypatch.setattr(_chain, "_Built", orig)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_ranges_refilling_the_weight_cache_at_once(plans):
+    """Two ranges of one chain (the engine's workers) that both find the
+    reordered weights gone refill them at the same time; the results stay
+    the op-by-op ones. (A smoke test: with these small buffers it did not
+    catch the buffer a second refill dropped under the first range, which
+    crashed only at model sizes under load.)"""
+    from aiond.ops.onednn import _wcache
+    net = _ResNetish()
+    net.initialize()
+    x = mx.nd.array(np.random.RandomState(16).standard_normal((4, 3, 20, 20)).astype(np.float32))
+    net(x)
+    _randomize(net, 17)
+    want = net(x).asnumpy()
+    net.hybridize()
+    net(x).wait_to_read()
+    assert _chains(plans[-1])
+    for _ in range(10):
+        _wcache.clear()
+        np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-4, atol=1e-4)
