@@ -323,7 +323,9 @@ class Plan:
                     free.setdefault(sizes[p], []).append(p)
         self.phys = phys
         self.phys_bytes = sizes
-        self.workspace_bytes = sum(sizes)
+        # a oneDNN chain keeps its inner values in scratch of its own
+        self.workspace_bytes = sum(sizes) + sum(
+            st.attrs["chain"].nbytes for st in self.steps if st.op is None and "chain" in st.attrs)
 
     def __repr__(self):
         return "<Plan %s: %d steps>" % (self.name, len(self.steps))

@@ -90,6 +90,12 @@ class Spec:
         self.batch = n.pop()
         self.macs = sum(_macs(nd) for nd in self.nodes)
 
+    @property
+    def nbytes(self):
+        """Scratch one run at the full batch keeps (0 before it is built)."""
+        e = self.built.get((self.batch, 1))
+        return e.nbytes if e else 0
+
     def shape(self, v, b):
         s = self.ext[v] if v < self.nin else self.nodes[v - self.nin].shape
         return (b,) + tuple(s[1:])
