@@ -369,3 +369,19 @@ def test_a_kept_weight_lives_through_its_run(plans, monkeypatch):
     for _ in range(3):
         np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-4, atol=1e-4)
     assert junk
+
+
+def test_a_plan_without_convolutions_does_not_load_onednn():
+    import subprocess
+    import sys
+    code = ("import aiond as mx\n"
+            "from aiond.gluon import nn\n"
+            "from aiond.ops.onednn import _lib\n"
+            "net = nn.HybridSequential()\n"
+            "net.add(nn.Dense(8, activation='relu'), nn.Dense(2))\n"
+            "net.initialize()\n"
+            "net.hybridize()\n"
+            "net(mx.nd.ones((2, 4))).wait_to_read()\n"
+            "assert not _lib._state['tried'], 'oneDNN loaded for an MLP plan'\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]

@@ -128,16 +128,19 @@ def chain(steps, outputs, written, shapes):
     ``written``: the input slots written; ``shapes``: (shape, dtype) per slot."""
     if not enabled():
         return steps, written
+    from ..ops import conv_bn
+    info = [_info(st, shapes, conv_bn.kernel) for st in steps]
+    if not any(x is not None and x[0] in ("conv", "convbn") for x in info):
+        return steps, written
+    # (only now: a plan without a convolution never loads the library)
     from ..ops import onednn as _dnn
     if not _dnn.active():
         return steps, written
-    from ..ops import conv_bn
     readers = collections.defaultdict(set)
     for i, st in enumerate(steps):
         for r in st.ins:
             readers[r[0]].add(i)
     out_slots = {r[0] for r in outputs}
-    info = [_info(st, shapes, conv_bn.kernel) for st in steps]
     for i, st in enumerate(steps):
         # a BatchNorm's mean/var outputs: nothing may read them
         if info[i] is not None and info[i][0] == "bn" and any(
