@@ -12,7 +12,7 @@ from aiond.ndarray import _plan_chain
 from aiond.ops import onednn
 from aiond.ops.onednn import chain as _chain
 
-pytestmark = pytest.mark.skipif(not onednn.active(), reason="oneDNN is not installed")
+pytestmark = pytest.mark.skipif(not onednn.active(), reason="oneDNN is off or not installed")
 
 
 @pytest.fixture
