@@ -69,7 +69,11 @@ FORWARD = textwrap.dedent("""
         o2 = net(x)
         o2 = [o.asnumpy() for o in (o2 if isinstance(o2, (list, tuple)) else [o2])]
         res[name] = {"shapes": [list(v.shape) for v in o1],
-                     "err": max(float(np.abs(a - b).max()) for a, b in zip(o1, o2)),
+                     # relative to each output's scale: a hybridized graph runs
+                     # oneDNN chains (other kernels, other rounding) and SSD's
+                     # decoded boxes reach thousands, where a float32 ulp is 1e-4
+                     "err": max(float(np.abs(a - b).max()) / max(1.0, float(np.abs(a).max()))
+                                for a, b in zip(o1, o2)),
                      "finite": all(bool(np.isfinite(v).all()) for v in o1)}
     print(json.dumps(res))
 """)

@@ -176,6 +176,18 @@ def _rowwise(plan, pos):
                 return False
         in_shapes = [shapes[s][0] if shape is None else shape for s, _, shape in st.ins]
         ndims = [len(s) for s in in_shapes]
+        chain = st.attrs.get("chain") if st.op is None else None
+        if chain is not None:
+            # a oneDNN chain (``_plan_chain``): every op in it keeps samples
+            # apart; its activations carry the rows, its parameters do not
+            acts = set(chain.acts)
+            if not all(b == (k in acts) for k, b in enumerate(ins)):
+                return False
+            for s, off, shape in outs:
+                if off not in (None, 0) or shapes[s][0][0] != rows:
+                    return False
+                batched[s] = True
+            continue
         try:
             op = registry.get(st.name)
         except Exception:  # noqa: BLE001 - not a registry operator

@@ -187,7 +187,8 @@ class Plan:
     def __init__(self, members, inputs, outputs, name="plan", inline=False, partial=False,
                  fuse=False):
         """``fuse``: inference on the CPU; Convolution + BatchNorm (+ ReLU)
-        steps may run as one (``_plan_fuse``)."""
+        steps may run as one (``_plan_fuse``), and runs of oneDNN steps as
+        one chain keeping oneDNN's layouts between them (``_plan_chain``)."""
         self.name = name
         slot_of = {}
         shapes = []             # per slot: (shape, dtype) of its buffer
@@ -240,6 +241,10 @@ class Plan:
             from . import _plan_fuse
             steps, written = _plan_fuse.fuse(steps, [_ref(h, slot_of) for h in outputs],
                                              written, shapes)
+            # runs of oneDNN steps exchange blocked layouts (``_plan_chain``)
+            from . import _plan_chain
+            steps, written = _plan_chain.chain(steps, [_ref(h, slot_of) for h in outputs],
+                                               written, shapes)
         for s in written:
             if keep[s] is not None:
                 raise TraceError("a step writes an array made outside the graph")
@@ -318,7 +323,9 @@ class Plan:
                     free.setdefault(sizes[p], []).append(p)
         self.phys = phys
         self.phys_bytes = sizes
-        self.workspace_bytes = sum(sizes)
+        # a oneDNN chain keeps its inner values in scratch of its own
+        self.workspace_bytes = sum(sizes) + sum(
+            st.attrs["chain"].nbytes for st in self.steps if st.op is None and "chain" in st.attrs)
 
     def __repr__(self):
         return "<Plan %s: %d steps>" % (self.name, len(self.steps))

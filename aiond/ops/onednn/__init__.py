@@ -6,6 +6,10 @@ the case (dtype, layout, shape), and the numpy kernel then runs as before.
 Nothing here loads the library until such a call: ``import aiond`` stays
 free of it. One registry entry per op still holds its shape rule and
 gradient; only the kernel body differs.
+
+CPU inference plans run consecutive oneDNN ops as one chain (``chain``,
+formed by ``ndarray/_plan_chain.py``) whose values stay in oneDNN's
+blocked layouts between the primitives.
 """
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ CONV_DIRECT, DECONV_DIRECT = 0x1, 0xa
 ELTWISE_RELU = 0x20
 POOL_MAX, POOL_AVG_INC, POOL_AVG_EXC = 0x1ff, 0x2ff, 0x3ff
 # dnnl_normalization_flags_t
-USE_GLOBAL_STATS, USE_SCALE, USE_SHIFT = 0x1, 0x2, 0x4
+USE_GLOBAL_STATS, USE_SCALE, USE_SHIFT, FUSE_NORM_RELU = 0x1, 0x2, 0x4, 0x8
+BINARY_ADD = 0x1fff0
 # dnnl_query_t
 Q_SRC, Q_DIFF_SRC, Q_WEIGHTS, Q_DIFF_WEIGHTS, Q_DST, Q_DIFF_DST, Q_WORKSPACE = \
     129, 130, 131, 132, 133, 134, 135
@@ -38,6 +39,7 @@ Q_EXEC_ARG, Q_SCRATCHPAD = 255, 136
 Q_IMPL_INFO = 8
 # DNNL_ARG_*
 A_SRC, A_DST, A_WEIGHTS, A_BIAS = 1, 17, 33, 41
+A_SRC_1 = 2
 A_MEAN, A_VARIANCE, A_SCALE, A_SHIFT, A_WORKSPACE, A_SCRATCHPAD = 49, 50, 51, 52, 64, 80
 SCRATCHPAD_USER = 1
 A_DIFF_SRC, A_DIFF_DST, A_DIFF_WEIGHTS, A_DIFF_BIAS = 129, 145, 161, 169
@@ -72,6 +74,7 @@ _SIGS = {
     "dnnl_primitive_attr_set_scratchpad_mode": (C.c_int, [_p, C.c_int]),
     "dnnl_post_ops_create": (C.c_int, [C.POINTER(_p)]),
     "dnnl_post_ops_append_eltwise": (C.c_int, [_p, C.c_int, C.c_float, C.c_float]),
+    "dnnl_post_ops_append_sum": (C.c_int, [_p, C.c_float, C.c_int32, C.c_int]),
     "dnnl_post_ops_destroy": (C.c_int, [_p]),
     "dnnl_primitive_attr_set_post_ops": (C.c_int, [_p, _p]),
     "dnnl_primitive_desc_query_md": (_p, [_p, C.c_int, C.c_int]),
@@ -93,6 +96,10 @@ _SIGS = {
         C.c_int, [C.POINTER(_p), _p, C.c_int, _p, _p, Dims, Dims, Dims, Dims, Dims, _p, _p]),
     "dnnl_batch_normalization_forward_primitive_desc_create": (
         C.c_int, [C.POINTER(_p), _p, C.c_int, _p, _p, C.c_float, C.c_uint, _p]),
+    "dnnl_eltwise_forward_primitive_desc_create": (
+        C.c_int, [C.POINTER(_p), _p, C.c_int, C.c_int, _p, _p, C.c_float, C.c_float, _p]),
+    "dnnl_binary_primitive_desc_create": (
+        C.c_int, [C.POINTER(_p), _p, C.c_int, _p, _p, _p, _p]),
     "dnnl_batch_normalization_backward_primitive_desc_create": (
         C.c_int, [C.POINTER(_p), _p, C.c_int, _p, _p, _p, C.c_float, C.c_uint, _p, _p]),
 }
@@ -340,6 +347,40 @@ def relu_attr():
                 _check(lb.dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops")
                 lb.dnnl_post_ops_destroy(po)        # the attributes hold a copy
                 _state["relu_attr"] = a
+    return a
+
+
+def post_ops_attr(ops):
+    """Primitive attributes with user scratchpad and post-ops ``ops``, a
+    tuple of "sum" (add the destination's old value) and "relu", applied in
+    that order (made once per tuple)."""
+    if not ops:
+        return _state["attr"]
+    if ops == ("relu",):
+        return relu_attr()
+    cache = _state.setdefault("post_attrs", {})
+    a = cache.get(ops)
+    if a is None:
+        with _lock:
+            a = cache.get(ops)
+            if a is None:
+                lb = lib()
+                a, po = _p(), _p()
+                _check(lb.dnnl_primitive_attr_create(C.byref(a)), "attr_create")
+                _check(lb.dnnl_primitive_attr_set_scratchpad_mode(a, SCRATCHPAD_USER),
+                       "set_scratchpad_mode")
+                _check(lb.dnnl_post_ops_create(C.byref(po)), "post_ops_create")
+                for op in ops:
+                    if op == "sum":
+                        _check(lb.dnnl_post_ops_append_sum(po, 1.0, 0, 0), "post_ops_append_sum")
+                    elif op == "relu":
+                        _check(lb.dnnl_post_ops_append_eltwise(po, ELTWISE_RELU, 0.0, 0.0),
+                               "post_ops_append_eltwise")
+                    else:
+                        raise ValueError("unknown post-op %r; expected 'sum' or 'relu'" % (op,))
+                _check(lb.dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops")
+                lb.dnnl_post_ops_destroy(po)
+                cache[ops] = a
     return a
 
 
