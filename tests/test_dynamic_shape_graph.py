@@ -65,3 +65,22 @@ def test_bound_executor_output_whose_size_is_a_value():
     out = ex.forward(i=mx.nd.array([1, 0, 0]))
     np.testing.assert_array_equal(out[0].asnumpy(), [[2, 4]])
     assert ex.output_dict[y.list_outputs()[0]].shape == (1, 2)
+
+
+def test_value_shaped_np_ops_in_a_bound_symbol():
+    """np.unique and npx.nonzero in a Symbol: inference reports their
+    value-sized axes as unknown, a bound executor runs them (MXNet's
+    GraphExecutor refuses such graphs; its CachedOp runs them)."""
+    x = mx.sym.var("x")
+    u = mx.sym.np.unique(x.as_np_ndarray(), return_counts=True)
+    _, outs, _ = u.infer_shape_partial(x=(3, 4))
+    assert outs == [(0,), (0,)]
+    assert u.infer_type(x="float32")[1] == [np.float32, np.int64]
+    ex = u.bind(mx.cpu(), {"x": mx.nd.array([[1, 2, 2], [3, 1, 1]])})
+    vals, counts = (o.asnumpy() for o in ex.forward())
+    np.testing.assert_array_equal(vals, [1, 2, 3])
+    np.testing.assert_array_equal(counts, [3, 2, 1])
+    nz = mx.sym.transpose(mx.sym._internal._npx_nonzero(x))
+    assert nz.infer_shape_partial(x=(2, 5))[1] == [(2, 0)]
+    ex = nz.bind(mx.cpu(), {"x": mx.nd.array([[0, 1], [2, 0]])})
+    np.testing.assert_array_equal(ex.forward()[0].asnumpy(), [[0, 1], [1, 0]])
