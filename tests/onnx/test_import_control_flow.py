@@ -227,3 +227,73 @@ def test_scan_reads_an_outer_value():
              [("st0", [3]), ("x", [6, 3]), ("w", [3])], [("st", [3]), ("os", [6, 3])])
     check(m, {"st0": rnd(3), "x": rnd(6, 3), "w": rnd(3)})
 
+
+
+def test_loop_over_a_dynamic_axis_with_scan_outputs_is_a_foreach():
+    # M = Shape(x)[0], what PyTorch writes for `for i in range(x.shape[0])`
+    body = graph(
+        [N("Identity", ["cond_in"], ["cond_out"]),
+         N("Gather", ["x", "i"], ["xi"], axis=0),
+         N("Cast", ["i"], ["if_"], to=TP.FLOAT),
+         N("Mul", ["xi", "if_"], ["xw"]),
+         N("Add", ["s_in", "xw"], ["s_out"]),
+         N("Identity", ["s_out"], ["s_scan"]),
+         N("Identity", ["i"], ["i_scan"])],
+        [vi("i", I64, []), vi("cond_in", BOOL, []), vi("s_in", F32, [3])],
+        [vi("cond_out", BOOL, []), vi("s_out", F32, [3]), vi("s_scan", F32, [3]),
+         vi("i_scan", I64, [])])
+    m = make([N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "zero"], ["n"], axis=0),
+              N("Loop", ["n", "", "s0"], ["s", "ss", "iters"], body=body)],
+             [("x", ["T", 3]), ("s0", [3])], [("s", [3]), ("ss", ["T", 3]), ("iters", ["T"], I64)],
+             inits=[("zero", np.array(0, np.int64))])
+    sym, _, _ = mx.contrib.onnx.import_model(m.SerializeToString())
+    assert "_foreach" in sym.tojson()
+    for t in (1, 5):
+        check(m, {"x": rnd(t, 3), "s0": rnd(3)})
+
+
+def test_loop_over_a_dynamic_axis_without_scan_outputs_is_a_while_loop():
+    body = graph(
+        [N("Identity", ["cond_in"], ["cond_out"]),
+         N("Gather", ["x", "i"], ["xi"], axis=0),
+         N("Mul", ["s_in", "half"], ["sd"]),
+         N("Add", ["sd", "xi"], ["s_out"])],
+        [vi("i", I64, []), vi("cond_in", BOOL, []), vi("s_in", F32, [3])],
+        [vi("cond_out", BOOL, []), vi("s_out", F32, [3])],
+        inits=[("half", np.array(0.5, np.float32))])
+    m = make([N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "zero"], ["n"], axis=0),
+              N("Loop", ["n", "", "s0"], ["s"], body=body)],
+             [("x", ["T", 3]), ("s0", [3])], [("s", [3])],
+             inits=[("zero", np.array(0, np.int64))])
+    sym, _, _ = mx.contrib.onnx.import_model(m.SerializeToString())
+    assert "_while_loop" in sym.tojson()
+    for t in (1, 4):
+        check(m, {"x": rnd(t, 3), "s0": rnd(3)})
+
+
+def test_errors_in_a_body_name_the_loop():
+    body = graph([N("Identity", ["cond_in"], ["cond_out"]),
+                  N("NoSuchOp", ["s_in"], ["s_out"], name="bad")],
+                 [vi("i", I64, []), vi("cond_in", BOOL, []), vi("s_in", F32, [3])],
+                 [vi("cond_out", BOOL, []), vi("s_out", F32, [3])])
+    m = make([N("Loop", ["M", "", "s0"], ["s"], body=body, name="outer_loop")],
+             [("s0", [3])], [("s", [3])], inits=[("M", np.array(2, np.int64))])
+    with pytest.raises(UnsupportedOnnxOperator,
+                       match=r"NoSuchOp.*'bad'.*in the body of Loop 'outer_loop'"):
+        mx.contrib.onnx.import_model(m.SerializeToString())
+
+
+def test_scan_over_a_dynamic_1d_sequence():
+    # the elements of a 1-d sequence are 0-d, as the body declares them
+    body = graph([N("Mul", ["xt", "k"], ["xk"]), N("Add", ["st_in", "xk"], ["st_out"]),
+                  N("Add", ["xt", "st_in"], ["o"])],
+                 [vi("st_in", F32, []), vi("xt", F32, [])],
+                 [vi("st_out", F32, []), vi("o", F32, [])],
+                 inits=[("k", np.array(2.0, np.float32))])
+    m = make([N("Scan", ["st0", "x"], ["st", "os"], body=body, num_scan_inputs=1,
+                scan_input_directions=[1])],
+             [("st0", []), ("x", ["T"])], [("st", []), ("os", ["T"])])
+    for t in (1, 5):
+        check(m, {"st0": np.array(0.5, np.float32), "x": rnd(t)})
+    fixed = make(m.graph.node, [("st0", []), ("x", [4])], [("st", []), ("os", [4])])
+    check(fixed, {"st0": np.array(0.5, np.float32), "x": rnd(4)})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import symbol as sym
-from ._graph import Const
+from ._graph import Const, OnnxImportError
 from ._ops import op
 
 _MAX_ITERS = 1024           # iterations a loop is unrolled to at most
@@ -52,6 +52,9 @@ def _call_body(imp, graph, bind):
         for i, v in zip(graph.input, bind):
             imp.values[i.name] = v
         return imp.inline(graph)
+    except OnnxImportError as e:
+        # say which loop's body the failing node is in
+        raise type(e)("%s in the body of %s %r" % (e, outer.op_type, _name(outer))) from e
     finally:
         imp.values = saved
         imp.node = outer
@@ -92,16 +95,29 @@ def _loop(imp, node, ins, at):
         imp.fail("Loop's body takes %d inputs and gives %d outputs for %d loop-carried "
                  "values (it must take 2 + N and give 1 + N + scan outputs)"
                  % (len(body.input), len(body.output), len(carried)))
-    trip = None
-    if m is not None and isinstance(m, Const) and m.static:
-        trip = max(int(np.asarray(m.a).reshape(-1)[0]), 0)
+    trip = dyn = None
+    if isinstance(m, Const):
+        if m.a.size != 1 or m.b.size != 1:
+            imp.fail("Loop's trip count M must be a single value, got shape %s" % (m.a.shape,))
+        if m.static:
+            trip = max(int(m.a.reshape(-1)[0]), 0)
+        else:
+            # M follows a dynamic input axis (Shape -> Gather, as PyTorch's
+            # exporter writes `for i in range(x.shape[0])`)
+            dyn = imp.dim_ref(int(m.a.reshape(-1)[0]), int(m.b.reshape(-1)[0]))
+            if dyn is None:
+                imp.unsupported("Loop %r: its trip count changes with the model's dynamic "
+                                "input axes but is no input axis's length" % _name(node))
     if (m is None or trip is not None) and _known_cond(c):
         if m is None and c is None:
-            imp.unsupported("Loop with neither a trip count nor a condition runs forever")
+            imp.unsupported("Loop %r has neither a trip count nor a condition: it runs "
+                            "forever" % _name(node))
         got = _unroll_loop(imp, node, body, trip, c, carried, n_scan)
         if got is not None:
             return got
-    return _while(imp, node, body, m, trip, c, carried, n_scan)
+    if dyn is not None and n_scan and _known_cond(c) and (c is None or _truth(c)):
+        return _foreach_loop(imp, node, body, dyn, carried, n_scan)
+    return _while(imp, node, body, m, trip, dyn, c, carried, n_scan)
 
 
 def _unroll_loop(imp, node, body, trip, c, carried, n_scan):
@@ -135,9 +151,57 @@ def _unroll_loop(imp, node, body, trip, c, carried, n_scan):
     return carried + [_stack(imp, rows, 0) for rows in scans]
 
 
-def _while(imp, node, body, m, trip, c, carried, n_scan):
+def _var_shapes(imp, vs, shapes, added):
+    """Give the loop body's variables ``vs`` the probe shapes ``shapes`` (so
+    translators in the body can read them); ``added`` collects what to undo."""
+    for v, sh in zip(vs, shapes):
+        for ps, s in zip(imp.probe_shapes, sh):
+            if s is not None and None not in s and v.name not in ps:
+                ps[v.name] = s
+                added.append((ps, v.name))
+
+
+def _scalar(v):
+    """foreach hands a 1-d sequence's elements over with shape (1,) (MXNet
+    1.x indexing): ONNX's are 0-d."""
+    return sym.split(v, num_outputs=1, axis=0, squeeze_axis=True)
+
+
+def _foreach_loop(imp, node, body, dyn, carried, n_scan):
+    """A Loop running as many times as a dynamic input axis is long, with a
+    constant-true condition: foreach over that axis's positions (the
+    iteration numbers)."""
+    var, ax = dyn
+    pos = sym.Cast(sym.contrib.arange_like(var, axis=ax), dtype="int64")
+    init = [imp.sym(v) for v in carried]
+    shapes = [imp.partial_shapes(v) for v in carried]
+    added = []
+
+    def fn(i, ss):
+        _var_shapes(imp, ss, shapes, added)
+        outs = _call_body(imp, body, [_scalar(i), Const(np.array(True))] + list(ss))
+        c = outs[0]
+        if not (_known_cond(c) and _truth(c)):
+            imp.unsupported(
+                "Loop %r has scan outputs, a trip count following a dynamic input axis "
+                "and a condition its body computes: the number of rows is known only "
+                "when it runs" % _name(node))
+        # (a state the body leaves alone still has to be read inside it)
+        new = [imp.sym(v) if v is not s else sym.identity(s)
+               for v, s in zip(outs[1:1 + len(ss)], ss)]
+        return [imp.sym(v) for v in outs[1 + len(ss):]], new
+
+    try:
+        ys, final = sym.contrib.foreach(fn, pos, init, name="onnx_loop")
+    finally:
+        for ps, k in added:
+            ps.pop(k, None)
+    return list(final) + list(ys)
+
+
+def _while(imp, node, body, m, trip, dyn, c, carried, n_scan):
     why = "its trip count is computed from the model's inputs" if trip is None and \
-        m is not None else "its condition is computed from the model's inputs"
+        m is not None and dyn is None else "its condition is computed from the model's inputs"
     if n_scan:
         imp.unsupported(
             "Loop %r has %d scan output(s) and %s: the number of rows is known only when "
@@ -155,17 +219,14 @@ def _while(imp, node, body, m, trip, c, carried, n_scan):
         seen.add(id(s))
         init.append(s)
     n_var = len(init)
-    m_sym = None if trip is not None or m is None else \
-        sym.reshape(sym.Cast(imp.sym(m), dtype="int64"), shape=(1,))
+    if trip is not None or m is None:
+        m_sym = None
+    elif dyn is not None:
+        m_sym = sym.slice_axis(sym.shape_array(dyn[0]), axis=0, begin=dyn[1], end=dyn[1] + 1)
+    else:
+        m_sym = sym.reshape(sym.Cast(imp.sym(m), dtype="int64"), shape=(1,))
     shapes = [imp.partial_shapes(v) for v in init]
     added = []
-
-    def bind_shapes(vs):
-        for v, sh in zip(vs, shapes):
-            for ps, s in zip(imp.probe_shapes, sh):
-                if s is not None and None not in s and v.name not in ps:
-                    ps[v.name] = s
-                    added.append((ps, v.name))
 
     def cond(*vs):
         if m_sym is None:
@@ -173,8 +234,8 @@ def _while(imp, node, body, m, trip, c, carried, n_scan):
         return vs[1] * sym.Cast(sym.broadcast_lesser(vs[0], m_sym), dtype="float32")
 
     def func(*vs):
-        bind_shapes(vs)
-        outs = _call_body(imp, body, list(vs))
+        _var_shapes(imp, vs, shapes, added)
+        outs = _call_body(imp, body, [_scalar(vs[0]), _scalar(vs[1])] + list(vs[2:]))
         # (times ones_like of the old one: while_loop wants every variable used)
         c_new = sym.Cast(sym.reshape(imp.sym(outs[0]), shape=(1,)), dtype="float32")
         new = [vs[0] + 1, c_new * sym.ones_like(vs[1])]
@@ -296,12 +357,9 @@ def _foreach_scan(imp, node, body, states, xs, axes, in_dirs, out_axes, out_dirs
     added, ranks = [], []
 
     def fn(ds, ss):
-        for v, sh in list(zip(ds, data_shapes)) + list(zip(ss, st_shapes)):
-            for ps, s in zip(imp.probe_shapes, sh):
-                if s is not None and None not in s and v.name not in ps:
-                    ps[v.name] = s
-                    added.append((ps, v.name))
-        outs = _call_body(imp, body, list(ss) + list(ds))
+        _var_shapes(imp, list(ds) + list(ss), data_shapes + st_shapes, added)
+        ds = [_scalar(d) if sh[0] is not None and len(sh[0]) == 0 else d for d, sh in zip(ds, data_shapes)]
+        outs = _call_body(imp, body, list(ss) + ds)
         ys = [imp.sym(v) for v in outs[n_st:]]
         ranks.extend(_rank_of(imp, y) for y in ys)
         return ys, [imp.sym(v) for v in outs[:n_st]]
