@@ -297,3 +297,63 @@ def test_scan_over_a_dynamic_1d_sequence():
         check(m, {"st0": np.array(0.5, np.float32), "x": rnd(t)})
     fixed = make(m.graph.node, [("st0", []), ("x", [4])], [("st", []), ("os", [4])])
     check(fixed, {"st0": np.array(0.5, np.float32), "x": rnd(4)})
+
+
+def test_if_on_a_computed_condition_is_a_cond():
+    then_g = graph([N("Mul", ["x", "two"], ["t"])], [], [vi("t", F32, [2, 3])],
+                   inits=[("two", np.array(2.0, np.float32))])
+    else_g = graph([N("Neg", ["x"], ["e"])], [], [vi("e", F32, [2, 3])])
+    m = make([N("ReduceSum", ["x"], ["tot"], keepdims=0),
+              N("Greater", ["tot", "zero"], ["c"]),
+              N("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+             [("x", [2, 3])], [("y", [2, 3])], inits=[("zero", np.array(0, np.float32))])
+    sym, _, _ = mx.contrib.onnx.import_model(m.SerializeToString())
+    assert "_cond" in sym.tojson()
+    x = rnd(2, 3)
+    for v in (x, -x):
+        check(m, {"x": v})
+
+
+# ------------------------------------------------------------ PyTorch exports
+TORCH_LOOPS = ["range_of_axis", "fixed_recurrence", "while_sum"]
+
+
+@pytest.fixture(scope="module")
+def torch_loops(tmp_path_factory):
+    """torch_export_loops.py's exports: made in this Python if it has torch,
+    else with $AIOND_TORCH_PYTHON (a Python that has it)."""
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = str(tmp_path_factory.mktemp("torch_loops"))
+    try:
+        import torch  # noqa: F401
+        have = True
+    except ImportError:
+        have = False
+    if have:
+        import torch_export_loops
+        torch_export_loops.main(out)
+        return out
+    py = os.environ.get("AIOND_TORCH_PYTHON")
+    if not py:
+        pytest.skip("torch is not importable here and $AIOND_TORCH_PYTHON is not set")
+    r = subprocess.run([py, os.path.join(here, "torch_export_loops.py"), out],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return out
+
+
+@pytest.mark.parametrize("name", TORCH_LOOPS)
+def test_pytorch_loop_export(torch_loops, name):
+    model = onnx.load(os.path.join(torch_loops, name + ".onnx"))
+    assert "Loop" in [n.op_type for n in model.graph.node]
+    x = np.load(os.path.join(torch_loops, name + ".in.npy"))
+    y = np.load(os.path.join(torch_loops, name + ".out.npy"))
+    ref = check(model, {"input": x})
+    np.testing.assert_allclose(ref[0], y, rtol=1e-4, atol=1e-5)
+    if name == "range_of_axis":     # the loop runs as long as the dynamic axis
+        for t in (1, 8):
+            check(model, {"input": rnd(t, 3, 2)})
+    if name == "while_sum":         # and as long as the data says
+        for v in (x * 0.01, x * 1000.0):
+            check(model, {"input": v})

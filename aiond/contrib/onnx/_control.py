@@ -83,6 +83,38 @@ def _rank_of(imp, v):
     return None if a is None else len(a)
 
 
+# ---------------------------------------------------------------------- If
+def data_if(imp, node, c, at):
+    """An If whose condition is computed from the data (PyTorch writes one for
+    the short-circuit ``and`` of a while loop's condition): ``sym.contrib.cond``,
+    both branches translated as its bodies (their outputs must agree in shape)."""
+    pred = sym.reshape(imp.sym(c), shape=(1,))
+
+    def branch(g):
+        def fn():
+            outs = _call_body(imp, g, [])
+            if any(o is None for o in outs):
+                imp.fail("a branch of If %r gives no value" % _name(node))
+            # one value: (1,) in both branches (a 0-d constant becomes a (1,)
+            # parameter, a 0-d value computed with one has that shape too)
+            res = []
+            for o in outs:
+                o = imp.sym(o)
+                a, b = imp.partial_shapes(o)
+                if a is not None and b is not None and len(a) <= 1 and a == b and \
+                        (len(a) == 0 or a[0] == 1):
+                    o = sym.reshape(o, shape=(1,))
+                res.append(o)
+            return res
+        return fn
+    then_g, else_g = at["then_branch"], at["else_branch"]
+    if len(then_g.output) != len(else_g.output):
+        imp.fail("If's branches give %d and %d outputs" % (len(then_g.output),
+                                                           len(else_g.output)))
+    outs = sym.contrib.cond(pred, branch(then_g), branch(else_g), name="onnx_if")
+    return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+
 # -------------------------------------------------------------------- Loop
 @op("Loop")
 def _loop(imp, node, ins, at):
