@@ -357,3 +357,36 @@ def test_pytorch_loop_export(torch_loops, name):
     if name == "while_sum":         # and as long as the data says
         for v in (x * 0.01, x * 1000.0):
             check(model, {"input": v})
+
+
+def test_loop_states_keep_their_shape_across_0d_constants():
+    # a 0-d counter starting as a constant (a (1,) parameter in aiond) counted
+    # up with a 0-d constant: the while_loop's state keeps its shape, and
+    # the Loop's output is 0-d again
+    body = graph(
+        [N("Add", ["n_in", "one"], ["n_out"]),
+         N("ReduceSum", ["x"], ["xs"], keepdims=1),
+         N("Add", ["t_in", "xs"], ["t_out"]),
+         N("Less", ["t_out", "lim"], ["cond_out"])],
+        [vi("i", I64, []), vi("cond_in", BOOL, []), vi("n_in", F32, []), vi("t_in", F32, [1])],
+        [vi("cond_out", BOOL, [1]), vi("n_out", F32, []), vi("t_out", F32, [1])],
+        inits=[("one", np.array(1, np.float32))])
+    m = make([N("ReduceSum", ["x"], ["t0"], keepdims=1),
+              N("Loop", ["M", "c", "n0", "t0"], ["n", "t"], body=body)],
+             [("x", [3]), ("lim", [])], [("n", []), ("t", [1])],
+             inits=[("M", np.array(10, np.int64)), ("c", np.array(True)),
+                    ("n0", np.array(0, np.float32))])
+    x = np.abs(rnd(3)) + 0.1
+    for lim in (0.0, 3.0, 100.0):
+        ref = check(m, {"x": x, "lim": np.array(lim * x.sum(), np.float32)})
+        assert ref[0] == {0.0: 1, 100.0: 10}.get(lim, ref[0])
+
+
+def test_scan_of_opset_8_is_refused():
+    body = graph([N("Add", ["s_in", "xt"], ["s_out"])], [vi("s_in", F32, [1, 3]),
+                                                         vi("xt", F32, [1, 3])],
+                 [vi("s_out", F32, [1, 3])])
+    m = make([N("Scan", ["", "s0", "x"], ["s"], body=body, num_scan_inputs=1, name="old_scan")],
+             [("s0", [1, 3]), ("x", [1, 4, 3])], [("s", [1, 3])], opset=8)
+    with pytest.raises(UnsupportedOnnxOperator, match=r"opset 8.*old_scan"):
+        mx.contrib.onnx.import_model(m.SerializeToString())

@@ -67,7 +67,24 @@ def _stack(imp, rows, axis):
         if all(r.static for r in rows):
             return Const(a)
         return Const(a, np.stack([r.b for r in rows], axis=axis))
-    return sym.stack(*[imp.sym(r) for r in rows], axis=axis)
+    syms = [r for r in rows if not isinstance(r, Const)]
+    zero_d = _rank_of(imp, syms[0]) == 0
+    # (a 0-d constant becomes a (1,) parameter: 0-d again beside 0-d values)
+    return sym.stack(*[_scalar(imp.sym(r)) if zero_d and isinstance(r, Const) and
+                       r.a.ndim == 0 else imp.sym(r) for r in rows], axis=axis)
+
+
+def _keep_shape(imp, new, shapes):
+    """A loop state ``new`` (a Symbol) in the shape its initial value has
+    (``shapes``: that value's partial shapes), where the two differ only as
+    () and (1,) do: 0-d constants become (1,) parameters, and a state
+    must keep its shape in while_loop and foreach."""
+    a = shapes[0]
+    n = imp.partial_shapes(new)[0]
+    if a is None or n is None or len(a) > 1 or len(n) > 1 or len(a) == len(n) or \
+            (a and a[0] != 1) or (n and n[0] != 1):
+        return new
+    return _scalar(new) if not a else sym.reshape(new, shape=(1,))
 
 
 def _truth(c):
@@ -152,21 +169,33 @@ def _loop(imp, node, ins, at):
     return _while(imp, node, body, m, trip, dyn, c, carried, n_scan)
 
 
+def _as_declared(final, initial):
+    """Final loop states 0-d where their initial values were 0-d constants
+    (which ran through the loop as (1,) parameters)."""
+    return [_scalar(f) if isinstance(v, Const) and v.a.ndim == 0 else f
+            for f, v in zip(final, initial)]
+
+
+def _too_long(imp, node, n, size):
+    imp.unsupported(
+        "%s %r runs %s iterations of a %d-node body; aiond unrolls loops whose trip count "
+        "is known at import time up to %d iterations (and %d body nodes in all)"
+        % (node.op_type, _name(node), n, size, _MAX_ITERS, _MAX_UNROLLED))
+
+
 def _unroll_loop(imp, node, body, trip, c, carried, n_scan):
     """The Loop unrolled; None when its condition turns out to be computed
     from the data (the caller builds a while_loop then)."""
     size = max(_graph_size(body), 1)
     cap = min(_MAX_ITERS, _MAX_UNROLLED // size)
     go = True if c is None else _truth(c)
+    if trip is not None and trip > cap and go:
+        _too_long(imp, node, trip, size)
     scans = [[] for _ in range(n_scan)]
     i = 0
     while go and (trip is None or i < trip):
         if i >= cap:
-            imp.unsupported(
-                "Loop %r runs %s iterations of a %d-node body; aiond unrolls loops whose "
-                "trip count is known at import time up to %d iterations (and %d body nodes "
-                "in all)" % (_name(node), trip if trip is not None else "more than %d" % cap,
-                             size, _MAX_ITERS, _MAX_UNROLLED))
+            _too_long(imp, node, "more than %d" % cap, size)
         outs = _call_body(imp, body, [Const(np.array(i, np.int64)), Const(np.array(go))]
                           + carried)
         cond_out = outs[0]
@@ -206,7 +235,7 @@ def _foreach_loop(imp, node, body, dyn, carried, n_scan):
     var, ax = dyn
     pos = sym.Cast(sym.contrib.arange_like(var, axis=ax), dtype="int64")
     init = [imp.sym(v) for v in carried]
-    shapes = [imp.partial_shapes(v) for v in carried]
+    shapes = [imp.partial_shapes(v) for v in init]
     added = []
 
     def fn(i, ss):
@@ -219,8 +248,8 @@ def _foreach_loop(imp, node, body, dyn, carried, n_scan):
                 "and a condition its body computes: the number of rows is known only "
                 "when it runs" % _name(node))
         # (a state the body leaves alone still has to be read inside it)
-        new = [imp.sym(v) if v is not s else sym.identity(s)
-               for v, s in zip(outs[1:1 + len(ss)], ss)]
+        new = [_keep_shape(imp, imp.sym(v), sh) if v is not s else sym.identity(s)
+               for v, s, sh in zip(outs[1:1 + len(ss)], ss, shapes)]
         return [imp.sym(v) for v in outs[1 + len(ss):]], new
 
     try:
@@ -228,7 +257,7 @@ def _foreach_loop(imp, node, body, dyn, carried, n_scan):
     finally:
         for ps, k in added:
             ps.pop(k, None)
-    return list(final) + list(ys)
+    return _as_declared(final, carried) + list(ys)
 
 
 def _while(imp, node, body, m, trip, dyn, c, carried, n_scan):
@@ -271,7 +300,8 @@ def _while(imp, node, body, m, trip, dyn, c, carried, n_scan):
         # (times ones_like of the old one: while_loop wants every variable used)
         c_new = sym.Cast(sym.reshape(imp.sym(outs[0]), shape=(1,)), dtype="float32")
         new = [vs[0] + 1, c_new * sym.ones_like(vs[1])]
-        new += [imp.sym(v) for v in outs[1:n_var - 1]]
+        new += [_keep_shape(imp, imp.sym(v), sh)
+                for v, sh in zip(outs[1:n_var - 1], shapes[2:])]
         return [], new
 
     try:
@@ -281,7 +311,7 @@ def _while(imp, node, body, m, trip, dyn, c, carried, n_scan):
     finally:
         for ps, k in added:
             ps.pop(k, None)
-    return list(final[2:])
+    return _as_declared(final[2:], carried)
 
 
 # -------------------------------------------------------------------- Scan
@@ -338,9 +368,7 @@ def _slices(imp, x, axis, n):
 def _unroll_scan(imp, node, body, states, xs, axes, in_dirs, out_axes, out_dirs, n):
     size = max(_graph_size(body), 1)
     if n > min(_MAX_ITERS, _MAX_UNROLLED // size):
-        imp.unsupported("Scan %r runs %d iterations of a %d-node body; aiond unrolls up to %d "
-                        "iterations (and %d body nodes in all)"
-                        % (_name(node), n, size, _MAX_ITERS, _MAX_UNROLLED))
+        _too_long(imp, node, n, size)
     if n == 0:
         imp.unsupported("Scan %r over an empty sequence" % _name(node))
     seqs = []
@@ -384,7 +412,7 @@ def _foreach_scan(imp, node, body, states, xs, axes, in_dirs, out_axes, out_dirs
         data_shapes.append(tuple(None if p is None else p[:ax] + p[ax + 1:]
                                  for p in imp.partial_shapes(x)))
     init = [imp.sym(v) for v in states]
-    st_shapes = [imp.partial_shapes(v) for v in states]
+    st_shapes = [imp.partial_shapes(v) for v in init]
     n_st = len(states)
     added, ranks = [], []
 
@@ -394,7 +422,7 @@ def _foreach_scan(imp, node, body, states, xs, axes, in_dirs, out_axes, out_dirs
         outs = _call_body(imp, body, list(ss) + ds)
         ys = [imp.sym(v) for v in outs[n_st:]]
         ranks.extend(_rank_of(imp, y) for y in ys)
-        return ys, [imp.sym(v) for v in outs[:n_st]]
+        return ys, [_keep_shape(imp, imp.sym(v), sh) for v, sh in zip(outs[:n_st], st_shapes)]
 
     try:
         ys, final = sym.contrib.foreach(fn, data, init, name="onnx_scan")
@@ -415,4 +443,4 @@ def _foreach_scan(imp, node, body, states, xs, axes, in_dirs, out_axes, out_dirs
             perm = list(range(1, ax + 1)) + [0] + list(range(ax + 1, rk + 1))
             y = sym.transpose(y, axes=tuple(perm))
         res.append(y)
-    return list(final) + res
+    return _as_declared(final, states) + res
