@@ -1,14 +1,26 @@
-"""ONNX ``Loop`` and ``Scan`` -> aiond symbols.
+"""ONNX ``Loop``, ``Scan`` and ``If`` on the data -> aiond symbols.
 
 A loop whose trip count is known at import time (a constant ``M`` and a
 condition that stays constant, what PyTorch exports for ``for i in
 range(n)``; a Scan over a fixed-length sequence) is unrolled: the body is
 translated once per iteration in the outer scope, so its nodes see every
 outer value and fold what is constant (the iteration number included).
-Otherwise a Loop becomes ``sym.contrib.while_loop`` (when it has no scan
-outputs: MXNet's while_loop pads those to ``max_iterations`` rows, ONNX's
-have as many as the loop ran) and a Scan over a sequence whose length
-follows a dynamic input axis becomes ``sym.contrib.foreach``.
+Otherwise:
+
+- a Loop running as long as a dynamic input axis (``range(x.shape[0])``)
+  with scan outputs is ``sym.contrib.foreach`` over that axis's positions;
+- any other Loop is ``sym.contrib.while_loop`` when it has no scan outputs
+  (MXNet's while_loop pads those to ``max_iterations`` rows, ONNX's have as
+  many as the loop ran: such loops are refused);
+- a Scan over a sequence whose length follows a dynamic input axis is
+  ``sym.contrib.foreach``;
+- an If whose condition is computed from the data is ``sym.contrib.cond``
+  (``_ops_tensor._if`` inlines the branch of a constant one).
+
+Values are 0-d in ONNX where aiond's legacy operators give (1,) (a 0-d
+constant becomes a (1,) parameter): loop states are kept in the shape they
+start with, and iteration numbers and the elements of 1-d sequences reach
+the bodies 0-d.
 """
 from __future__ import annotations
 
@@ -416,9 +428,14 @@ def _foreach_scan(imp, node, body, states, xs, axes, in_dirs, out_axes, out_dirs
     n_st = len(states)
     added, ranks = [], []
 
+    # (foreach hands the elements of a 1-d sequence over as (1,))
+    var_shapes = [tuple(None if p is None else (p or (1,)) for p in sh)
+                  for sh in data_shapes] + st_shapes
+
     def fn(ds, ss):
-        _var_shapes(imp, list(ds) + list(ss), data_shapes + st_shapes, added)
-        ds = [_scalar(d) if sh[0] is not None and len(sh[0]) == 0 else d for d, sh in zip(ds, data_shapes)]
+        _var_shapes(imp, list(ds) + list(ss), var_shapes, added)
+        ds = [_scalar(d) if sh[0] is not None and len(sh[0]) == 0 else d
+              for d, sh in zip(ds, data_shapes)]
         outs = _call_body(imp, body, list(ss) + ds)
         ys = [imp.sym(v) for v in outs[n_st:]]
         ranks.extend(_rank_of(imp, y) for y in ys)
