@@ -410,14 +410,15 @@ def test_more_ops(name):
     check(model, feeds)
 
 
-def test_if_on_the_data_is_refused():
+def test_if_on_the_data_is_a_cond():
+    # (was refused before Loop/Scan came: now a sym.contrib.cond, see
+    # test_import_control_flow.py)
     model = make([N("ReduceSum", ["x"], ["s"], keepdims=0), N("Greater", ["s", "z"], ["c"]),
                   N("If", ["c"], ["y"], name="branchy", then_branch=_branch("Relu", "t"),
                     else_branch=_branch("Sigmoid", "e"))],
                  [("x", [2, 5, 4])], [("y", None)], [("z", np.array(0, np.float32))], opset=13)
-    with pytest.raises(mx.contrib.onnx.UnsupportedOnnxOperator,
-                       match="If's condition must be a constant.*'branchy'"):
-        mx.contrib.onnx.import_model(model.SerializeToString())
+    for x in (np.abs(X3), -np.abs(X3)):    # each branch
+        check(model, {"x": x})
 
 
 OPSET_FORMS = {

@@ -21,7 +21,7 @@ __all__ = ["translate", "supported_ops"]
 OPS = {}
 # nodes that must run at inference time even when their inputs are constants
 _NO_FOLD = {"RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike",
-            "Multinomial", "Bernoulli", "If"}
+            "Multinomial", "Bernoulli", "If", "Loop", "Scan"}
 _MAX_FOLD = 1 << 27     # elements of one constant made at import time
 _BIG = 2 ** 62      # ends past this mean "to the end" (PyTorch writes INT64_MAX)
 
@@ -432,3 +432,4 @@ from . import _ops_tensor  # noqa: E402,F401
 from . import _rnn  # noqa: E402,F401  (LSTM / GRU / RNN)
 from . import _ops_index  # noqa: E402,F401  (ScatterElements, Unique, ...)
 from . import _ops_quant  # noqa: E402,F401  (QuantizeLinear, bitwise, ...)
+from . import _control  # noqa: E402,F401  (Loop, Scan)

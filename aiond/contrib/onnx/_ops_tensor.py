@@ -604,7 +604,10 @@ def _rand_normal(imp, node, ins, at):
 @op("If")
 def _if(imp, node, ins, at):
     # a condition known at import time (shape checks exporters write) picks
-    # its branch, which is inlined; one computed from the data cannot be
+    # its branch, which is inlined; one computed from the data is a sym.contrib.cond
+    if not isinstance(ins[0], Const):
+        from ._control import data_if
+        return data_if(imp, node, ins[0], at)
     cond = imp.const(ins[0], "If's condition")
     return imp.inline(at["then_branch" if bool(np.asarray(cond).reshape(-1)[0])
                          else "else_branch"])
