@@ -20,6 +20,13 @@ Workloads (all float32, synthetic data, fixed seeds):
            to compare with MXNet: ``resnet`` times a hybridized Gluon net,
            which MXNet runs some 20 % slower than the imported SymbolBlock.
            Torch runs its own ResNet-18 for resnet18_v1 only.
+  rtrain   resnet18_v1 training steps: the model-zoo net (torch: its own
+           ResNet-18, built as the zoo builds it) with ``resnet_values``'
+           parameters, hybridized, batch ``RT_BATCH`` 224x224 images, fixed
+           labels, softmax cross-entropy, plain SGD lr ``RT_LR``, BatchNorm in
+           training mode (batch statistics); one timed run is
+           ``--rtrain-steps`` steps then one ``waitall``. The losses of the
+           first steps from the fixed parameters must agree across backends.
   micro    one Convolution (with bias) forward, and forward + backward (data,
            weight and bias gradients) on the shapes of a ResNet 3x3 layer
            (16x64x56x56, 64 filters, pad 1) and LeNet's two conv layers.
@@ -42,7 +49,7 @@ backends, and micro results must equal the numpy reference.
 
     .venv/bin/python benchmarks/bench_convnet.py [--steps 20] [--repeats 5]
         [--mxnet-python /tmp/gcv-mx/bin/python] [--torch-python /tmp/conv-torch/bin/python]
-        [--only lenet,resnet,zoo,micro] [--rounds 2]
+        [--only lenet,resnet,zoo,rtrain,micro] [--rounds 2] [--rtrain-steps 3]
 """
 import json
 import os
@@ -61,6 +68,7 @@ from _common import (HERE, aiond_engine_facts, check, dig, emit, log, parse,  # 
 
 perf = time.perf_counter
 BATCH, LR, NBATCH = 64, 0.05, 8
+RT_BATCH, RT_LR = 16, 0.01          # resnet18_v1 training steps
 MICRO = {  # name: (data shape, filters, kernel, pad)
     "resnet_3x3_64ch_56": ((16, 64, 56, 56), 64, 3, 1),
     "lenet_conv1": ((64, 1, 28, 28), 20, 5, 0),
@@ -133,6 +141,10 @@ def resnet_values(specs):
 
 def images(n):
     return np.random.RandomState(5).rand(n, 3, 224, 224).astype(np.float32)
+
+
+def rtrain_labels():
+    return np.random.RandomState(6).randint(0, 1000, RT_BATCH).astype(np.int64)
 
 
 # ------------------------------------------------------------------ numpy
@@ -278,6 +290,31 @@ def mx_resnet(mx):
         p.set_data(mx.nd.array(v))
     net.hybridize()
     return net
+
+
+def mx_resnet_train(mx, p):
+    """resnet18_v1 training steps (hybridized, SGD): (seconds per step, the
+    losses of the first ``rtrain_steps`` steps from the fixed parameters)."""
+    nd, autograd = mx.nd, mx.autograd
+    net = mx_resnet(mx)
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": RT_LR})
+    x = nd.array(images(RT_BATCH))
+    y = nd.array(rtrain_labels().astype(np.float32))
+    losses = []
+
+    def steps(n, keep=False):
+        for _ in range(n):
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(RT_BATCH)
+            if keep:
+                losses.append(loss)
+        nd.waitall()
+    steps(p["rtrain_steps"], keep=True)
+    got = [float(l.asnumpy().mean()) for l in losses]
+    return median_s(lambda: steps(p["rtrain_steps"]), p["repeats"], p["rtrain_steps"]), got
 
 
 def mx_resnet_infer(mx, p):
@@ -433,6 +470,13 @@ def measure(mx, backend, p):
         log("convnet[%s] zoo: %s (%.0fs)" % (
             backend, {k: v["sec_per_batch"]["median"] for k, v in res["zoo"].items()},
             perf() - t0))
+    if "rtrain" in only:
+        t0 = perf()
+        ts, losses = mx_resnet_train(mx, p)
+        res["resnet18_train"] = {"sec_per_step": summary(ts, digits=5), "times": ts,
+                                 "losses": [round(v, 5) for v in losses]}
+        log("convnet[%s] resnet18_v1 training: %.1f ms/step, losses %s (%.0fs)" % (
+            backend, 1e3 * statistics.median(ts), losses, perf() - t0))
     if "micro" in only:
         res["micro"] = mx_micro(mx, p)
         log("convnet[%s] micro: %s" % (backend, {k: {m: v[m]["ms"]["median"] for m in v}
@@ -477,7 +521,7 @@ def torch_measure(p):
         ts = median_s(lambda: steps(p["steps"]), p["repeats"], p["steps"])
         res["lenet_eager"] = {"sec_per_step": summary(ts, digits=5), "times": ts,
                               "losses": [round(x, 5) for x in losses]}
-    if "resnet" in only or "zoo" in only:
+    if "resnet" in only or "zoo" in only or "rtrain" in only:
         net = torch_resnet18_v1(tnn)
         specs = []
         for m in net.modules():
@@ -499,6 +543,7 @@ def torch_measure(p):
                 elif isinstance(m, tnn.Linear):
                     m.weight.copy_(torch.from_numpy(next(vals)))
                     m.bias.copy_(torch.from_numpy(next(vals)))
+    if "resnet" in only or "zoo" in only:
         net.eval()
         r = {}
         for bs, inner in ((1, p["resnet_inner_b1"]), (16, 1)):
@@ -518,6 +563,25 @@ def torch_measure(p):
         if "zoo" in only:          # its own ResNet-18, the zoo's resnet18_v1 figures
             res["zoo"] = {"resnet18_v1 b%d" % bs: {"sec_per_batch": r["batch%d" % bs]
                                                    ["sec_per_batch"]} for bs in (1, 16)}
+    if "rtrain" in only:
+        net.train()
+        opt = torch.optim.SGD(net.parameters(), lr=RT_LR)
+        lossf = tnn.CrossEntropyLoss()
+        x, y = torch.from_numpy(images(RT_BATCH)), torch.from_numpy(rtrain_labels())
+        losses = []
+
+        def rsteps(n, keep=False):
+            for _ in range(n):
+                opt.zero_grad()
+                loss = lossf(net(x), y)
+                loss.backward()
+                opt.step()
+                if keep:
+                    losses.append(float(loss))
+        rsteps(p["rtrain_steps"], keep=True)
+        ts = median_s(lambda: rsteps(p["rtrain_steps"]), p["repeats"], p["rtrain_steps"])
+        res["resnet18_train"] = {"sec_per_step": summary(ts, digits=5), "times": ts,
+                                 "losses": [round(v, 5) for v in losses]}
     if "micro" in only:
         r = {}
         for name, (ds, F, k, pad) in MICRO.items():
@@ -642,13 +706,15 @@ def main():
     p.add_argument("--steps", type=int, default=20, help="LeNet steps per timed run")
     p.add_argument("--resnet-inner-b1", type=int, default=5,
                    help="batch-1 resnet forwards per timed run")
-    p.add_argument("--only", default="lenet,resnet,zoo,micro")
+    p.add_argument("--rtrain-steps", type=int, default=3,
+                   help="resnet18_v1 training steps per timed run (and checked steps)")
+    p.add_argument("--only", default="lenet,resnet,zoo,rtrain,micro")
     p.add_argument("--rounds", type=int, default=2,
                    help="rounds of (aiond, MXNet, torch) per section (default %(default)s)")
     p.add_argument("--torch-python", metavar="PATH", default=None)
     args = parse(p)
     params = {"repeats": args.repeats, "steps": args.steps, "only": args.only.split(","),
-              "resnet_inner_b1": args.resnet_inner_b1}
+              "resnet_inner_b1": args.resnet_inner_b1, "rtrain_steps": args.rtrain_steps}
     try:
         rounds, errors = run_rounds(args, params)
     finally:
@@ -724,6 +790,25 @@ def main():
                            unit="ms", mxnet=None if m is None else round(m * 1e3, 2),
                            note=None if t is None else "torch eager %.2f ms" % (t * 1e3)),
                     target("%s aiond/MXNet" % key, rel(k, k), "<=", 1.0, "x")]
+    if "rtrain" in params["only"]:
+        k = ("resnet18_train", "sec_per_step")
+        for rd in rounds:
+            ref = rd["aiond"]["resnet18_train"]["losses"]
+            for who in ("mxnet", "torch"):
+                got = dig(rd.get(who) or {}, "resnet18_train", "losses")
+                if got is not None:
+                    err = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(got, ref))
+                    check(err < 2e-3, "resnet18_v1 training losses %s %s vs aiond %s"
+                          % (who, got, ref))
+        a, m, t = fig("aiond", *k)[0], fig("mxnet", *k)[0], fig("torch", *k)[0]
+        targets += [
+            target("resnet18_v1 b%d training ms/step" % RT_BATCH, round(a * 1e3, 1), unit="ms",
+                   mxnet=None if m is None else round(m * 1e3, 1),
+                   note=None if t is None else "torch eager %.1f ms" % (t * 1e3)),
+            target("resnet18_v1 training aiond/MXNet", rel(k, k), "<=", 1.0, "x")]
+        if t is not None:
+            targets.append(target("resnet18_v1 training aiond/torch eager",
+                                  rel(k, k, "torch"), "<=", 1.0, "x"))
     if "micro" in params["only"]:
         for name in MICRO:
             for lab in ("fwd", "fwd_bwd"):

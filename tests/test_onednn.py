@@ -157,7 +157,8 @@ def test_deconvolution_matches_numpy(case):
 
 
 POOL_CASES = [
-    # (data shape, kwargs); oneDNN takes channels in multiples of 8, not global pooling
+    # (data shape, kwargs); oneDNN takes 8 channels or more (whole 8-blocks in a
+    # blocked layout, other counts channels-last), not global pooling
     ((2, 8, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")),
     ((2, 16, 10, 7), dict(kernel=(2, 3), stride=(2, 2), pool_type="max",
                           pooling_convention="full")),
@@ -175,12 +176,22 @@ POOL_CASES = [
     ((2, 5, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")),  # numpy
     ((2, 8, 8, 8), dict(kernel=(2, 2), stride=(2, 2), pool_type="sum")),          # numpy
     ((2, 3, 6, 8), dict(kernel=(3, 3), stride=(1, 1), pool_type="max", layout="NHWC")),
+    # channels off the 8-block: oneDNN in channels-last
+    ((3, 20, 12, 12), dict(kernel=(2, 2), stride=(2, 2), pool_type="max")),     # LeNet's
+    ((2, 50, 8, 8), dict(kernel=(2, 2), stride=(2, 2), pool_type="max")),
+    ((2, 12, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")),
+    ((2, 20, 9, 9), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="avg",
+                         count_include_pad=False)),
+    ((2, 10, 11, 8), dict(kernel=(3, 2), stride=(2, 3), pad=(1, 0), pool_type="max",
+                          pooling_convention="full")),
+    ((2, 9, 13), dict(kernel=(3,), stride=(2,), pad=(1,), pool_type="avg")),     # 1-D
+    ((1, 12, 5, 6, 7), dict(kernel=(2, 2, 3), stride=(2, 1, 2), pool_type="max")),  # 3-D
 ]
 
 
 def _numpy_pool(dshape, kw):
     """The cases oneDNN leaves to numpy (see onednn/pool.py)."""
-    return (kw.get("global_pool") or dshape[1] % 8 or kw.get("layout") == "NHWC"
+    return (kw.get("global_pool") or dshape[1] < 8 or kw.get("layout") == "NHWC"
             or kw["pool_type"] == "sum"
             or (kw["pool_type"] == "avg" and kw.get("pooling_convention") == "full"
                 and kw.get("count_include_pad", True)))
@@ -193,13 +204,23 @@ def test_pooling_matches_numpy(case):
     _same(lambda a: mx.nd.Pooling(a, **kw), [x], on_dnn=not _numpy_pool(dshape, kw))
 
 
-def test_max_pooling_gradient_goes_to_the_first_maximum():
+@pytest.mark.parametrize("channels", [8, 16, 20, 50])   # blocked, blocked, channels-last x2
+@pytest.mark.parametrize("kernel", [(3, 3), (2, 2)])     # overlapping, disjoint windows
+def test_max_pooling_gradient_goes_to_the_first_maximum(channels, kernel):
     """After a ReLU many windows are all zeros: MXNet sends the gradient to
     the first cell of each tied window, and so must oneDNN's path."""
-    x = np.maximum(_rand(2, 8, 8, 8), 0)
+    x = np.maximum(_rand(2, channels, 8, 8), 0)
     x[:, :, :4, :4] = 0
-    kw = dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")
-    _same(lambda a: mx.nd.Pooling(a, **kw), [x], atol=1e-6, rtol=1e-6)   # sums in another order
+    x[:, ::3, 4:, 4:] = 1.5             # ties at a nonzero maximum too
+    kw = dict(kernel=kernel, stride=(2, 2), pad=(1, 1) if kernel == (3, 3) else (0, 0),
+              pool_type="max")
+    got = _same(lambda a: mx.nd.Pooling(a, **kw), [x], atol=1e-6, rtol=1e-6)
+    if kernel == (2, 2):        # disjoint windows: each gradient lands on its first cell
+        og = np.random.RandomState(7).standard_normal(got[0].shape).astype("f4")
+        want = np.zeros_like(x)
+        want[:, :, 0::2, 0::2][x[:, :, 0::2, 0::2] == got[0]] = og[x[:, :, 0::2, 0::2] == got[0]]
+        np.testing.assert_array_equal(got[1][:, :, :4, :4], want[:, :, :4, :4])
+        np.testing.assert_array_equal(got[1][:, ::3, 4:, 4:], want[:, ::3, 4:, 4:])
 
 
 def _bn_run(shape, kw, train, dnn):

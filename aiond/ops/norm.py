@@ -97,6 +97,59 @@ _BN_PARAMS = [
 ]
 
 
+# a BatchNorm this large (elements) is shared out by channels between the
+# engine's idle workers (``_by_channels``): it is one op of several passes
+# over memory, which would otherwise keep one core busy while the others
+# wait for it (ResNet-18 training at batch 16: some 20 % of a step)
+SPLIT_MIN = 1 << 20
+
+
+def _by_channels(xp, data, C, run):
+    """``run(c0, c1)`` over the channels ``[0, C)``: for a numpy BatchNorm of
+    ``SPLIT_MIN`` elements or more, in one range per engine worker, the
+    pushing thread and idle workers taking them (``run_ranges``: the ranges
+    depend only on C and the worker count, so the result does not depend on
+    what else the machine ran); otherwise at once."""
+    if xp is np and C >= 2 and data.size >= SPLIT_MIN:
+        from ..engine import get
+        cpu = getattr(get(), "cpu", None)
+        if cpu is not None and cpu.nworkers > 1:
+            cpu.run_ranges(C, run)
+            return
+    run(0, C)
+
+
+def _csum(xp, a):
+    """Per-channel sums of (A, C, B) ``a``: ``channel_sum``, or for a channel
+    range of a larger array (not contiguous) the same BLAS products per
+    sample."""
+    if xp is np and not a.flags.c_contiguous and a.shape[2] >= 16 and a.dtype.kind == "f" \
+            and a.strides[2] == a.itemsize and a.dtype.itemsize >= 4:
+        from ._fast import _filled
+        return np.matmul(a, _filled(1, a.dtype, a.shape[2])).sum(axis=0)
+    return channel_sum(xp, a)
+
+
+def _bn_batch_fwd(xp, x3, y3, gamma, beta, mean_out, invstd_out, eps, fix_gamma, acc):
+    """Training BatchNorm of (A, C, B) ``x3`` into ``y3`` with the batch
+    statistics, and those statistics (mean, 1/std) into their outputs."""
+    A, C, B = x3.shape
+    m = A * B
+    xa = x3 if x3.dtype == acc else x3.astype(acc)
+    mean = _csum(xp, xa) / m
+    # x - mean goes straight into the output when it has the working
+    # dtype: one full-size temporary and one pass fewer, the same bits
+    in_place = y3.dtype == acc
+    xc = xp.subtract(xa, mean.reshape(1, C, 1), out=y3 if in_place else None)
+    var = xp.einsum("acb,acb->c", xc, xc) / m
+    invstd = 1.0 / xp.sqrt(var + eps)
+    scale = invstd if fix_gamma else invstd * gamma.astype(acc, copy=False)
+    xp.multiply(xc, scale.reshape(1, C, 1), out=y3, casting="unsafe")
+    y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
+    mean_out[...] = mean
+    invstd_out[...] = invstd
+
+
 @register("BatchNorm", inputs=("data", "gamma", "beta", "moving_mean", "moving_var"),
           params=_BN_PARAMS, infer=_bn_rule, num_outputs=3,
           output_names=("output", "mean", "var"), train_aware=True,
@@ -124,18 +177,11 @@ def BatchNorm(xp, data, gamma, beta, moving_mean, moving_var, *, out, eps=1e-3, 
     x3 = data.reshape(A, C, B)
     y3 = y.reshape(A, C, B)
     if _train and not use_global_stats:
-        m = A * B
-        xa = x3 if x3.dtype == acc else x3.astype(acc)
-        mean = channel_sum(xp, xa) / m
-        # x - mean goes straight into the output when it has the working
-        # dtype: one full-size temporary and one pass fewer, the same bits
-        in_place = y3.dtype == acc
-        xc = xp.subtract(xa, mean.reshape(1, C, 1), out=y3 if in_place else None)
-        var = xp.einsum("acb,acb->c", xc, xc) / m
-        invstd = 1.0 / xp.sqrt(var + eps)
-        scale = invstd if fix_gamma else invstd * gamma.astype(acc, copy=False)
-        xp.multiply(xc, scale.reshape(1, C, 1), out=y3, casting="unsafe")
-        y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
+        def run(c0, c1):
+            _bn_batch_fwd(xp, x3[:, c0:c1], y3[:, c0:c1], gamma[c0:c1], beta[c0:c1],
+                          mean_out[c0:c1], invstd_out[c0:c1], eps, fix_gamma, acc)
+        _by_channels(xp, data, C, run)
+        return
     else:
         mean = moving_mean.astype(acc, copy=False)
         invstd = 1.0 / xp.sqrt(moving_var.astype(acc, copy=False) + eps)
@@ -189,8 +235,18 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
                                                   batch=batch):
         return
     w = xp.ones_like(istd) if fix_gamma else gamma.astype(acc, copy=False)
-    ga = g3 if g3.dtype == acc else g3.astype(acc)
     dx3 = dx.reshape(A, C, B)
+
+    def run(c0, c1):
+        _bn_bwd_range(xp, g3[:, c0:c1], x3[:, c0:c1], dx3[:, c0:c1], mu[c0:c1], istd[c0:c1],
+                      w[c0:c1], dgamma[c0:c1], dbeta[c0:c1], m, batch, fix_gamma, acc)
+    _by_channels(xp, data, C, run)
+
+
+def _bn_bwd_range(xp, g3, x3, dx3, mu, istd, w, dgamma, dbeta, m, batch, fix_gamma, acc):
+    """BatchNorm's gradients for (A, C, B) views (all channels or a range)."""
+    C = x3.shape[1]
+    ga = g3 if g3.dtype == acc else g3.astype(acc)
     # x - mean is built in the gradient's buffer when it has the working
     # dtype (and ograd is not that buffer), then turned into the gradient
     # in place: the same operations in the same order, fewer temporaries
@@ -198,7 +254,7 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
                 and not xp.may_share_memory(dx3, x3))
     xc = xp.subtract(x3 if x3.dtype == acc else x3.astype(acc), mu.reshape(1, C, 1),
                      out=dx3 if in_place else None)
-    sum_g = channel_sum(xp, ga)
+    sum_g = _csum(xp, ga)
     dotp = xp.einsum("acb,acb->c", xc, ga)
     iw = (istd * w).reshape(1, C, 1)
     if batch:

@@ -385,3 +385,59 @@ def test_batchnorm_training_is_bitwise_its_formula(dtype, monkeypatch):
     bits = "u%d" % np.dtype(dtype).itemsize
     assert np.array_equal(y.asnumpy().reshape(6, 3, 35).view(bits), want_y.view(bits))
     assert np.array_equal(X.grad.asnumpy().reshape(6, 3, 35).view(bits), want_dx.view(bits))
+
+
+@pytest.mark.parametrize("fix_gamma", [False, True])
+def test_batchnorm_split_by_channels_matches_whole(fix_gamma, monkeypatch):
+    """A BatchNorm of ``norm.SPLIT_MIN`` elements or more runs as channel
+    ranges shared with idle workers (forward, and the numpy backward below
+    oneDNN's size): the same values as the whole op and the float64 formula,
+    an odd channel count splitting unevenly."""
+    from aiond.ops import norm
+    monkeypatch.setenv("AIOND_ONEDNN", "0")
+    rs = np.random.RandomState(3)
+    shape = (2, 37, 120, 120)
+    assert np.prod(shape) >= norm.SPLIT_MIN
+    x = (rs.randn(*shape) * 2 + 0.5).astype("f4")
+    head = rs.randn(*shape).astype("f4")
+    gamma, beta = (rs.rand(37) + 0.5).astype("f4"), rs.randn(37).astype("f4")
+
+    def run(split_min):
+        monkeypatch.setattr(norm, "SPLIT_MIN", split_min)
+        with mx.cpu():
+            X, G, B = nd.array(x), nd.array(gamma), nd.array(beta)
+            for a in (X, G, B):
+                a.attach_grad()
+            mm, mv = nd.zeros(37), nd.ones(37)
+            with mx.autograd.record():
+                y = nd.BatchNorm(X, G, B, mm, mv, fix_gamma=fix_gamma, eps=1e-5,
+                                 momentum=0.8)
+            y.backward(nd.array(head))
+            return [a.asnumpy() for a in (y, X.grad, G.grad, B.grad, mm, mv)]
+    ranges = []
+    fwd = norm._bn_batch_fwd
+
+    def counted(xp, x3, *a):
+        ranges.append(x3.shape[1])
+        return fwd(xp, x3, *a)
+    monkeypatch.setattr(norm, "_bn_batch_fwd", counted)
+    split = run(norm.SPLIT_MIN)
+    from aiond.engine import get
+    assert sum(ranges) == 37 and len(ranges) == min(get().cpu.nworkers, 37), ranges
+    whole = run(1 << 60)
+    for i, (s, w) in enumerate(zip(split, whole)):
+        np.testing.assert_allclose(s, w, rtol=1e-5, atol=1e-5, err_msg="output %d" % i)
+    x3 = x.reshape(2, 37, -1).astype("f8")
+    mean = x3.mean(axis=(0, 2))
+    var = x3.var(axis=(0, 2))
+    g = np.ones(37) if fix_gamma else gamma.astype("f8")
+    want_y = (x3 - mean[:, None]) / np.sqrt(var[:, None] + 1e-5) * g[:, None] + beta[:, None]
+    np.testing.assert_allclose(split[0].reshape(2, 37, -1), want_y, rtol=1e-4, atol=1e-4)
+    h3 = head.reshape(2, 37, -1).astype("f8")
+    xh = (x3 - mean[:, None]) / np.sqrt(var[:, None] + 1e-5)
+    want_dx = (g / np.sqrt(var + 1e-5))[:, None] * (
+        h3 - h3.mean(axis=(0, 2))[:, None] - xh * (h3 * xh).mean(axis=(0, 2))[:, None])
+    np.testing.assert_allclose(split[1].reshape(2, 37, -1), want_dx, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(split[3], h3.sum(axis=(0, 2)), rtol=1e-4, atol=1e-2)
+    np.testing.assert_allclose(split[4], 0.2 * mean, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(split[5], 0.8 + 0.2 * var, rtol=1e-4, atol=1e-6)

@@ -49,14 +49,26 @@ def _alg(attrs, p, pr):
     return L.POOL_AVG_INC
 
 
-# channel-blocked layouts (aBc8b, aBcd8b, aBcde8b): oneDNN's jit pooling
-# wants them; on plain NCHW it has only a slow reference loop
+# oneDNN's jit pooling wants channel-blocked (aBc8b, aBcd8b, aBcde8b) or
+# channels-last (acb, acdb, acdeb) data; on plain NCHW it has only a slow
+# reference loop. Channels in whole 8-blocks take the blocked layout; other
+# counts take channels-last, which pads nothing (a blocked layout would
+# pool the padding too: 20 channels as 24, 50 as 56), for the same reorder
+# cost (one pass each way). Measured on 2 AVX-512 cores, one thread, max
+# 2x2 (ms, numpy / 8-blocked / channels-last, fwd and bwd):
+#   64x20x24x24   fwd 0.64 / 0.64 / 0.50   bwd 1.81 / 1.21 / 1.12
+#   64x50x8x8     fwd 0.19 / 0.15 / 0.14   bwd 0.47 / 0.35 / 0.33
+#   16x64x112x112 (3x3 s2 p1)  fwd 96 / 15 / 23   bwd 220 / 33 / 38
 _BLOCKED = {3: 69, 4: 102, 5: 142}
+_LAST = {3: 15, 4: 22, 5: 33}
 BLOCKED = True
+MIN_CHANNELS = 8    # below, a vector of channels is mostly tail: numpy's kernel
 
 
 def _md(shape):
-    return L.MD.plain(shape, _BLOCKED[len(shape)]) if BLOCKED else L.MD.plain(shape)
+    if not BLOCKED:
+        return L.MD.plain(shape)
+    return L.MD.plain(shape, (_BLOCKED if shape[1] % 8 == 0 else _LAST)[len(shape)])
 
 
 def _pd_fwd(prop, alg, xs, ys, geo):
@@ -134,10 +146,12 @@ def run(kind, ins, out, attrs):
 def takes(attrs, shape):
     """Whether oneDNN takes this pooling (the engine then leaves it unsplit).
 
-    Measured against the numpy kernel (2 cores, AVX2): global pooling is a
-    plain reduction numpy does as fast, and with channels not a multiple of
-    the 8-channel block the reorders cost more than the pooling saves."""
+    Global pooling is a plain reduction numpy does as fast; fewer than
+    ``MIN_CHANNELS`` channels leave oneDNN's channel vectors mostly empty.
+    (Until 2026-12-03 channels had to fill 8-blocks: measured on 2 AVX2
+    cores, padded blocks cost more than the pooling saved; channels-last
+    now takes the other counts without padding.)"""
     return attrs.get("layout") not in ("NWC", "NHWC", "NDHWC") and \
         attrs.get("pooling_convention", "valid") != "same" and \
         attrs.get("pool_type", "max") in ("max", "avg") and \
-        not attrs.get("global_pool") and len(shape) >= 3 and shape[1] % 8 == 0
+        not attrs.get("global_pool") and len(shape) >= 3 and shape[1] >= MIN_CHANNELS
