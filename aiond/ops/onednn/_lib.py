@@ -194,6 +194,18 @@ def engine():
     return _state["engine"]
 
 
+_AVX512_CORE = 0x27     # dnnl_cpu_isa_avx512_core: the bits every AVX-512 level has
+
+
+def wide_isa():
+    """Whether oneDNN runs AVX-512 (or newer) kernels here: their convolutions
+    take channel counts off the 8-block in channels-last layouts, unpadded."""
+    v = _state.get("isa")
+    if v is None:
+        v = _state["isa"] = int(_state["lib"].dnnl_get_effective_cpu_isa())
+    return v & _AVX512_CORE == _AVX512_CORE
+
+
 def stream():
     """This thread's stream (a stream is not for concurrent use)."""
     s = getattr(_local, "stream", None)
