@@ -488,6 +488,21 @@ def measure(mx, backend, p):
 
 
 # ------------------------------------------------------------------ torch
+def _torch_steps(net, opt, lossf, batch, losses):
+    """``steps(n, keep=False)``: n SGD steps of torch eager on ``batch()``'s
+    (x, y); with ``keep`` each step's loss goes into ``losses``."""
+    def steps(n, keep=False):
+        for _ in range(n):
+            x, y = batch()
+            opt.zero_grad()
+            loss = lossf(net(x), y)
+            loss.backward()
+            opt.step()
+            if keep:
+                losses.append(float(loss))
+    return steps
+
+
 def torch_measure(p):
     import torch
     import torch.nn as tnn
@@ -507,16 +522,10 @@ def torch_measure(p):
         state = {"it": 0}
         losses = []
 
-        def steps(n, keep=False):
-            for _ in range(n):
-                x, y = data[state["it"] % NBATCH]
-                state["it"] += 1
-                opt.zero_grad()
-                loss = lossf(net(x), y)
-                loss.backward()
-                opt.step()
-                if keep:
-                    losses.append(float(loss))
+        def batch():
+            state["it"] += 1
+            return data[(state["it"] - 1) % NBATCH]
+        steps = _torch_steps(net, opt, lossf, batch, losses)
         steps(p["steps"], keep=True)
         ts = median_s(lambda: steps(p["steps"]), p["repeats"], p["steps"])
         res["lenet_eager"] = {"sec_per_step": summary(ts, digits=5), "times": ts,
@@ -569,15 +578,7 @@ def torch_measure(p):
         lossf = tnn.CrossEntropyLoss()
         x, y = torch.from_numpy(images(RT_BATCH)), torch.from_numpy(rtrain_labels())
         losses = []
-
-        def rsteps(n, keep=False):
-            for _ in range(n):
-                opt.zero_grad()
-                loss = lossf(net(x), y)
-                loss.backward()
-                opt.step()
-                if keep:
-                    losses.append(float(loss))
+        rsteps = _torch_steps(net, opt, lossf, lambda: (x, y), losses)
         rsteps(p["rtrain_steps"], keep=True)
         ts = median_s(lambda: rsteps(p["rtrain_steps"]), p["repeats"], p["rtrain_steps"])
         res["resnet18_train"] = {"sec_per_step": summary(ts, digits=5), "times": ts,

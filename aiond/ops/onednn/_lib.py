@@ -343,23 +343,7 @@ refused = []     # the last (function, status) pairs oneDNN declined: for debugg
 
 def relu_attr():
     """Primitive attributes as the default ones plus a ReLU post-op (made once)."""
-    a = _state.get("relu_attr")
-    if a is None:
-        with _lock:
-            a = _state.get("relu_attr")
-            if a is None:
-                lb = lib()
-                a, po = _p(), _p()
-                _check(lb.dnnl_primitive_attr_create(C.byref(a)), "attr_create")
-                _check(lb.dnnl_primitive_attr_set_scratchpad_mode(a, SCRATCHPAD_USER),
-                       "set_scratchpad_mode")
-                _check(lb.dnnl_post_ops_create(C.byref(po)), "post_ops_create")
-                _check(lb.dnnl_post_ops_append_eltwise(po, ELTWISE_RELU, 0.0, 0.0),
-                       "post_ops_append_eltwise")
-                _check(lb.dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops")
-                lb.dnnl_post_ops_destroy(po)        # the attributes hold a copy
-                _state["relu_attr"] = a
-    return a
+    return post_ops_attr(("relu",))
 
 
 def post_ops_attr(ops):
@@ -368,8 +352,6 @@ def post_ops_attr(ops):
     that order (made once per tuple)."""
     if not ops:
         return _state["attr"]
-    if ops == ("relu",):
-        return relu_attr()
     cache = _state.setdefault("post_attrs", {})
     a = cache.get(ops)
     if a is None:
