@@ -252,8 +252,24 @@ def mx_lenet(mx, hybridize):
     return net
 
 
+def _mx_steps(mx, net, loss_fn, trainer, batch, bs, losses):
+    """``steps(n, keep=False)``: n recorded training steps on ``batch()``'s
+    (x, y), then a waitall; with ``keep`` each step's loss goes into ``losses``."""
+    def steps(n, keep=False):
+        for _ in range(n):
+            x, y = batch()
+            with mx.autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(bs)
+            if keep:
+                losses.append(loss)
+        mx.nd.waitall()
+    return steps
+
+
 def mx_lenet_train(mx, p, hybridize):
-    nd, autograd = mx.nd, mx.autograd
+    nd = mx.nd
     net = mx_lenet(mx, hybridize)
     loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": LR})
@@ -261,17 +277,10 @@ def mx_lenet_train(mx, p, hybridize):
     state = {"it": 0}
     losses = []
 
-    def steps(n, keep=False):
-        for _ in range(n):
-            x, y = data[state["it"] % NBATCH]
-            state["it"] += 1
-            with autograd.record():
-                loss = loss_fn(net(x), y)
-            loss.backward()
-            trainer.step(BATCH)
-            if keep:
-                losses.append(loss)
-        nd.waitall()
+    def batch():
+        state["it"] += 1
+        return data[(state["it"] - 1) % NBATCH]
+    steps = _mx_steps(mx, net, loss_fn, trainer, batch, BATCH, losses)
     # the checked run: the first p["steps"] steps from the fixed weights
     steps(p["steps"], keep=True)
     got = [float(l.asnumpy().mean()) for l in losses]
@@ -295,23 +304,14 @@ def mx_resnet(mx):
 def mx_resnet_train(mx, p):
     """resnet18_v1 training steps (hybridized, SGD): (seconds per step, the
     losses of the first ``rtrain_steps`` steps from the fixed parameters)."""
-    nd, autograd = mx.nd, mx.autograd
+    nd = mx.nd
     net = mx_resnet(mx)
     loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": RT_LR})
     x = nd.array(images(RT_BATCH))
     y = nd.array(rtrain_labels().astype(np.float32))
     losses = []
-
-    def steps(n, keep=False):
-        for _ in range(n):
-            with autograd.record():
-                loss = loss_fn(net(x), y)
-            loss.backward()
-            trainer.step(RT_BATCH)
-            if keep:
-                losses.append(loss)
-        nd.waitall()
+    steps = _mx_steps(mx, net, loss_fn, trainer, lambda: (x, y), RT_BATCH, losses)
     steps(p["rtrain_steps"], keep=True)
     got = [float(l.asnumpy().mean()) for l in losses]
     return median_s(lambda: steps(p["rtrain_steps"]), p["repeats"], p["rtrain_steps"]), got

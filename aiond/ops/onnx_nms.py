@@ -23,15 +23,10 @@ import numpy as np
 
 from ..base import OpError
 from .dynamic import ValueShaped
-from .registry import Null, Param, p_float, p_int, register
+from ._nn_util import _p_opt_float
+from .registry import Param, p_float, p_int, register
 
 _I64 = np.dtype(np.int64)
-
-
-def _p_opt_float(v):
-    if v is None or v is Null or (isinstance(v, str) and v.strip() in ("None", "")):
-        return None
-    return p_float(v)
 
 
 def _corners(boxes, center):

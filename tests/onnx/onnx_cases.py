@@ -63,3 +63,27 @@ def check(model, feeds, rtol=1e-4, atol=1e-5, gluon=True):
             np.testing.assert_allclose(g.astype(np.float64), r.astype(np.float64),
                                        rtol=rtol, atol=atol)
     return ref
+
+
+def torch_exports(tmp_path_factory, script):
+    """A folder of PyTorch ONNX exports made by ``script`` (a module beside
+    this file with ``main(out_dir)``): in this Python if it has torch, else
+    with $AIOND_TORCH_PYTHON (a Python that has it); skips without either."""
+    import importlib
+    import os
+    import subprocess
+    import pytest
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = str(tmp_path_factory.mktemp(script))
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        py = os.environ.get("AIOND_TORCH_PYTHON")
+        if not py:
+            pytest.skip("torch is not importable here and $AIOND_TORCH_PYTHON is not set")
+        r = subprocess.run([py, os.path.join(here, script + ".py"), out], capture_output=True,
+                           text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return out
+    importlib.import_module(script).main(out)
+    return out

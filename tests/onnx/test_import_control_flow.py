@@ -18,7 +18,7 @@ import aiond as mx  # noqa: E402
 from aiond.contrib.onnx import UnsupportedOnnxOperator  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_cases import F32, I64, check, make  # noqa: E402
+from onnx_cases import F32, I64, check, make, torch_exports  # noqa: E402
 
 N = helper.make_node
 R = np.random.RandomState(5)
@@ -320,27 +320,8 @@ TORCH_LOOPS = ["range_of_axis", "fixed_recurrence", "while_sum"]
 
 @pytest.fixture(scope="module")
 def torch_loops(tmp_path_factory):
-    """torch_export_loops.py's exports: made in this Python if it has torch,
-    else with $AIOND_TORCH_PYTHON (a Python that has it)."""
-    import subprocess
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = str(tmp_path_factory.mktemp("torch_loops"))
-    try:
-        import torch  # noqa: F401
-        have = True
-    except ImportError:
-        have = False
-    if have:
-        import torch_export_loops
-        torch_export_loops.main(out)
-        return out
-    py = os.environ.get("AIOND_TORCH_PYTHON")
-    if not py:
-        pytest.skip("torch is not importable here and $AIOND_TORCH_PYTHON is not set")
-    r = subprocess.run([py, os.path.join(here, "torch_export_loops.py"), out],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return out
+    """torch_export_loops.py's exports."""
+    return torch_exports(tmp_path_factory, "torch_export_loops")
 
 
 @pytest.mark.parametrize("name", TORCH_LOOPS)

@@ -21,7 +21,7 @@ from aiond.base import MXNetError  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onnx_cases import I64, aiond_run, check, gluon_run, make, ort_run  # noqa: E402
+from onnx_cases import I64, aiond_run, check, gluon_run, make, ort_run, torch_exports  # noqa: E402
 
 N = helper.make_node
 R = np.random.RandomState(3)
@@ -41,26 +41,8 @@ TORCH_MODELS = ["mlp", "cnn", "transformer", "positions", "recurrent", "decoder"
 
 @pytest.fixture(scope="module")
 def torch_dir(tmp_path_factory):
-    """PyTorch's ONNX exports of torch_export.py's models: made in this Python
-    if it has torch, else with $AIOND_TORCH_PYTHON (a Python that has it)."""
-    out = str(tmp_path_factory.mktemp("torch_onnx"))
-    try:
-        import torch  # noqa: F401
-        have = True
-    except ImportError:
-        have = False
-    if have:
-        sys.path.insert(0, HERE)
-        import torch_export
-        torch_export.main(out)
-        return out
-    py = os.environ.get("AIOND_TORCH_PYTHON")
-    if not py:
-        pytest.skip("torch is not importable here and $AIOND_TORCH_PYTHON is not set")
-    r = subprocess.run([py, os.path.join(HERE, "torch_export.py"), out], capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return out
+    """PyTorch's ONNX exports of torch_export.py's models."""
+    return torch_exports(tmp_path_factory, "torch_export")
 
 
 @pytest.mark.parametrize("name", TORCH_MODELS)
