@@ -331,3 +331,62 @@ def test_strided_views_are_read_and_written_in_place():
         os.environ.pop("AIOND_ONEDNN")
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-3)
     assert (outbuf[:, :8] == 7).all() and (outbuf[:, 24:] == 7).all()
+
+
+def test_kept_weight_refilled_in_its_own_buffer_after_an_update():
+    """A weight whose version moved (a training step) is reordered again
+    into the buffer its entry had, not into fresh memory; the new stamp is
+    what a later lookup finds."""
+    from aiond.ops.onednn import _wcache
+
+    class Var:
+        pass
+    v = Var()
+    fills = []
+
+    def fill(buf):
+        fills.append(buf)
+        buf[:] = len(fills)
+    key = ("test-refill", 1)
+    a = _wcache.get(key, (v, 1), 256, fill)
+    b = _wcache.get(key, (v, 1), 256, fill)
+    c = _wcache.get(key, (v, 2), 256, fill)
+    assert len(fills) == 2 and a is b
+    assert c.ctypes.data == a.ctypes.data and (c == 2).all()
+    other = _wcache.get(key, (Var(), 1), 512, fill)      # another size: its own memory
+    assert other.size == 512 and (other == 3).all()
+    _wcache.clear()
+
+
+def test_ranges_missing_together_fill_the_weight_once():
+    """The ranges of one split op miss the same key together: one fills,
+    the other waits for it (a gate holds the fill) and gets that buffer."""
+    import threading
+    from aiond.ops.onednn import _wcache
+
+    class Var:
+        pass
+    v = Var()
+    started, release = threading.Event(), threading.Event()
+    fills = []
+
+    def fill(buf):
+        fills.append(buf)
+        started.set()
+        assert release.wait(10)
+        buf[:] = 7
+    key = ("test-once", 2)
+    got = {}
+    t1 = threading.Thread(target=lambda: got.setdefault(1, _wcache.get(key, (v, 5), 64, fill)))
+    t1.start()
+    assert started.wait(10)
+    t2 = threading.Thread(target=lambda: got.setdefault(2, _wcache.get(key, (v, 5), 64, fill)))
+    t2.start()
+    t2.join(0.2)
+    assert t2.is_alive()            # waiting on the first fill, not filling its own
+    release.set()
+    t1.join(10)
+    t2.join(10)
+    assert len(fills) == 1
+    assert got[1] is got[2] and (got[2] == 7).all()
+    _wcache.clear()

@@ -100,8 +100,10 @@ _BN_PARAMS = [
 # a BatchNorm this large (elements) is shared out by channels between the
 # engine's idle workers (``_by_channels``): it is one op of several passes
 # over memory, which would otherwise keep one core busy while the others
-# wait for it (ResNet-18 training at batch 16: some 20 % of a step)
-SPLIT_MIN = 1 << 20
+# wait for it (ResNet-18 training at batch 16: some 20 % of a step). The
+# engine's own threshold for elementwise ops: ResNet-18's 16x256x14x14 and
+# 16x512x7x7 BatchNorms gain 5 ms a step split (2 AVX-512 cores, 2026-12-03)
+SPLIT_MIN = 1 << 18
 
 
 def _by_channels(xp, data, C, run):
@@ -254,6 +256,31 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
     _by_channels(xp, data, C, run)
 
 
+# ``_minus_from``'s pieces: (g - mean) is made this much at a time in a
+# reused buffer, not as a full-size temporary (a fresh one of tens of MB
+# costs page faults on every call once the allocator has given it back:
+# ResNet-18's first BatchNorm backward at batch 16 spent 60 ms in them on a
+# 30 ms op)
+_PIECE = 1 << 20
+
+
+def _minus_from(xp, g, mg, xc):
+    """``xc = (g - mg) - xc`` for (A, C, B) ``g``/``xc`` and (1, C, 1) ``mg``,
+    those operations in that order."""
+    A = g.shape[0]
+    per = g[0].size * xc.itemsize
+    if xp is not np or A < 2 or A * per <= _PIECE:
+        xp.subtract(g - mg, xc, out=xc)
+        return
+    from .conv_gemm import scratch
+    n = max(1, _PIECE // per)
+    t = scratch(xp, "bn-gm", (min(n, A),) + g.shape[1:], xc.dtype)
+    for a in range(0, A, n):
+        b = min(A, a + n)
+        u = np.subtract(g[a:b], mg, out=t[:b - a])
+        np.subtract(u, xc[a:b], out=xc[a:b])
+
+
 def _bn_bwd_range(xp, g3, x3, dx3, mu, istd, w, dgamma, dbeta, m, batch, fix_gamma, acc):
     """BatchNorm's gradients for (A, C, B) views (all channels or a range)."""
     C = x3.shape[1]
@@ -272,7 +299,7 @@ def _bn_bwd_range(xp, g3, x3, dx3, mu, istd, w, dgamma, dbeta, m, batch, fix_gam
         k = (dotp * istd * istd / m).reshape(1, C, 1)
         if in_place:
             xc *= k
-            xp.subtract(ga - (sum_g / m).reshape(1, C, 1), xc, out=dx3)
+            _minus_from(xp, ga, (sum_g / m).reshape(1, C, 1), xc)
             dx3 *= iw
         else:       # a narrower gradient is rounded once, at the end
             dx3[...] = (ga - (sum_g / m).reshape(1, C, 1) - xc * k) * iw

@@ -341,16 +341,22 @@ def test_batchnorm_v1_is_batchnorm():
     assert s.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
 
 
+@pytest.mark.parametrize("piece", [None, 64])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
-def test_batchnorm_training_is_bitwise_its_formula(dtype, monkeypatch):
+def test_batchnorm_training_is_bitwise_its_formula(dtype, piece, monkeypatch):
     """The kernels build x - mean in the output (forward) and gradient
     (backward) buffers and finish in place; the result must be the plain
     formula's, op for op, in the working dtype (float32 for float16 data,
     rounded once at the end). The numpy kernels' arithmetic: on the CPU
     whatever the test run's default context, and without oneDNN (whose
-    float32 kernel sums in its own order; tests/test_onednn.py)."""
+    float32 kernel sums in its own order; tests/test_onednn.py). ``piece``:
+    the backward's (g - mean(g)) made a few samples at a time in a reused
+    buffer (``norm._PIECE`` bytes, as for large batches), the same bits."""
+    from aiond.ops import norm
     from aiond.ops._fast import channel_sum
     monkeypatch.setenv("AIOND_ONEDNN", "0")
+    if piece is not None:
+        monkeypatch.setattr(norm, "_PIECE", piece)
     rs = np.random.RandomState(12)
     x = rs.randn(6, 3, 5, 7).astype(dtype)
     head = rs.randn(6, 3, 5, 7).astype(dtype)

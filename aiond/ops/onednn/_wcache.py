@@ -29,6 +29,7 @@ _local = threading.local()
 _lock = threading.Lock()
 _entries: "collections.OrderedDict" = collections.OrderedDict()
 _bytes = [0]
+_filling: dict = {}     # key -> the lock its fill holds
 stats = {"hits": 0, "misses": 0}
 
 
@@ -79,34 +80,61 @@ def get(key, st, nbytes, fill):
     """A 64-byte aligned float32 buffer of ``nbytes`` holding the reordered
     weight of ``key`` at stamp ``st`` = (var, version); ``fill(buf)`` makes
     it on a miss."""
-    var, version = st
+    buf = _hit(key, st)
+    if buf is not None:
+        return buf
+    # the ranges of one split op miss together: one fills, the others wait
+    # for it and hit (a copy each would be fresh memory on every step)
+    with _lock:
+        gate = _filling.get(key)
+        if gate is None:
+            gate = _filling[key] = threading.Lock()
+    with gate:
+        buf = _hit(key, st)
+        if buf is not None:
+            return buf
+        stats["misses"] += 1
+        var, version = st
+        # a weight updated since (a training step) is reordered into the
+        # buffer its entry had: fresh memory of several MB a step costs page
+        # faults. No op still reads that copy: the update that moved the
+        # version waited for them
+        with _lock:
+            old = _entries.pop(key, None)
+            if old is not None:
+                _bytes[0] -= old[2].nbytes
+        if old is not None and old[2].nbytes == nbytes:
+            buf = old[2]
+        else:
+            raw = np.empty(nbytes + 64, np.uint8)
+            off = (-raw.ctypes.data) % 64
+            buf = raw[off:off + nbytes]
+        fill(buf)
+        with _lock:
+            # the entry holds the variable itself: its id cannot be reused
+            # while the entry lives, so ``is`` never confuses two variables
+            _entries[key] = (var, version, buf)
+            _bytes[0] += buf.nbytes
+            while _bytes[0] > CAPACITY and len(_entries) > 1:
+                k, e = _entries.popitem(last=False)
+                _bytes[0] -= e[2].nbytes
+                _filling.pop(k, None)
+    return buf
+
+
+def _hit(key, st):
     e = _entries.get(key)
-    if e is not None and e[0] is var and e[1] == version:
+    if e is not None and e[0] is st[0] and e[1] == st[1]:
         stats["hits"] += 1
         with _lock:
             if key in _entries:
                 _entries.move_to_end(key)
         return e[2]
-    stats["misses"] += 1
-    raw = np.empty(nbytes + 64, np.uint8)
-    off = (-raw.ctypes.data) % 64
-    buf = raw[off:off + nbytes]
-    fill(buf)
-    with _lock:
-        old = _entries.pop(key, None)
-        if old is not None:
-            _bytes[0] -= old[2].nbytes
-        # the entry holds the variable itself: its id cannot be reused while
-        # the entry lives, so ``is`` above never confuses two variables
-        _entries[key] = (var, version, buf)
-        _bytes[0] += buf.nbytes
-        while _bytes[0] > CAPACITY and len(_entries) > 1:
-            _, e = _entries.popitem(last=False)
-            _bytes[0] -= e[2].nbytes
-    return buf
+    return None
 
 
 def clear():
     with _lock:
         _entries.clear()
+        _filling.clear()
         _bytes[0] = 0
