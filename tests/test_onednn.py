@@ -64,6 +64,7 @@ CONV_CASES = [
     # (data shape, num_filter, kernel, stride, dilate, pad, groups, no_bias); oneDNN
     # takes channel counts in multiples of 8 (a first layer of <= 4 channels forward)
     ((2, 3, 9, 9), 8, (3, 3), (1, 1), (1, 1), (1, 1), 1, False),
+    ((2, 3, 20, 20), 16, (7, 7), (2, 2), (1, 1), (3, 3), 1, True),     # ResNet's first layer
     ((1, 16, 11, 7), 24, (3, 2), (2, 1), (1, 1), (0, 1), 2, True),
     ((3, 16, 10, 10), 16, (3, 3), (2, 2), (2, 2), (2, 1), 16, False),   # depthwise, dilated
     ((2, 16, 8, 8), 32, (1, 1), (1, 1), (1, 1), (0, 0), 1, False),      # 1x1: numpy
