@@ -264,6 +264,23 @@ def test_batchnorm_matches_numpy(shape, train, fix_gamma, monkeypatch):
         np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4, err_msg=n)
 
 
+@pytest.mark.parametrize("shape", [(2, 8, 20, 20), (4, 16, 64, 64)])
+@pytest.mark.parametrize("fix_gamma", [True, False])
+def test_batchnorm_gradient_finished_in_one_pass_matches_numpy(shape, fix_gamma):
+    """The numpy backward's sums, then dx in one oneDNN binary pass by
+    samples (``onednn/binary.py``): planes of 256 elements and more, below
+    oneDNN's own BatchNorm threshold; the larger shape is shared out
+    between the engine's workers (by channels, then by samples)."""
+    kw = dict(eps=1e-3, momentum=0.9, fix_gamma=fix_gamma)
+    before = _calls()
+    got = _bn_run(shape, kw, True, True)
+    assert _calls() > before
+    want = _bn_run(shape, kw, True, False)
+    names = ("y", "mean", "invstd", "dx", "dgamma", "dbeta", "moving_mean", "moving_var")
+    for n, g, w in zip(names, got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5, err_msg=n)
+
+
 def test_batchnorm_use_global_stats_matches_numpy(monkeypatch):
     from aiond.ops.onednn import bnorm
     monkeypatch.setattr(bnorm, "BWD_MIN", 0)

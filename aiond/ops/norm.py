@@ -249,11 +249,54 @@ def _backward_BatchNorm(xp, ograd, data, gamma, mean, invstd, moving_mean, movin
         return
     w = xp.ones_like(istd) if fix_gamma else gamma.astype(acc, copy=False)
     dx3 = dx.reshape(A, C, B)
+    if batch and _one_pass_tail(xp, g3, x3, dx3, B):
+        # the sums by channels, then dx = (xc * -k + g - mean(g)) * istd * w
+        # in one oneDNN pass by samples (dense blocks, one call each)
+        k, mg = np.empty(C, acc), np.empty(C, acc)
+
+        def sums(c0, c1):
+            _bn_bwd_range(xp, g3[:, c0:c1], x3[:, c0:c1], dx3[:, c0:c1], mu[c0:c1],
+                          istd[c0:c1], w[c0:c1], dgamma[c0:c1], dbeta[c0:c1], m, batch,
+                          fix_gamma, acc, tail=(k[c0:c1], mg[c0:c1]))
+        _by_channels(xp, data, C, sums)
+        nk, iw = -k, istd * w
+
+        def tail(a0, a1):
+            d, g = dx3[a0:a1], g3[a0:a1]
+            if not _dnn.channel_chain(d, (("mul", nk), ("add", g), ("sub", mg), ("mul", iw)), d):
+                d *= k.reshape(1, C, 1)
+                _minus_from(xp, g, mg.reshape(1, C, 1), d)
+                d *= iw.reshape(1, C, 1)
+        _by_samples(xp, data, A, tail)
+        return
 
     def run(c0, c1):
         _bn_bwd_range(xp, g3[:, c0:c1], x3[:, c0:c1], dx3[:, c0:c1], mu[c0:c1], istd[c0:c1],
                       w[c0:c1], dgamma[c0:c1], dbeta[c0:c1], m, batch, fix_gamma, acc)
     _by_channels(xp, data, C, run)
+
+
+def _one_pass_tail(xp, g3, x3, dx3, B):
+    """Whether the backward's elementwise end runs on oneDNN (float32, dx
+    its own contiguous buffer, planes large enough to gain)."""
+    return (xp is np and dx3.dtype == g3.dtype == x3.dtype == np.float32
+            and B >= _dnn_binary_min() and dx3.flags.c_contiguous and g3.flags.c_contiguous
+            and not np.may_share_memory(dx3, g3) and not np.may_share_memory(dx3, x3)
+            and _dnn.active())
+
+
+def _dnn_binary_min():
+    from .onednn.binary import MIN_PLANE
+    return MIN_PLANE
+
+
+def _by_samples(xp, data, A, run):
+    """``run(a0, a1)`` over the samples, shared out as ``_by_channels`` does."""
+    cpu = _splitter(xp, data, A)
+    if cpu is not None:
+        cpu.run_ranges(A, run)
+        return
+    run(0, A)
 
 
 # ``_minus_from``'s pieces: (g - mean) is made this much at a time in a
@@ -281,8 +324,11 @@ def _minus_from(xp, g, mg, xc):
         np.subtract(u, xc[a:b], out=xc[a:b])
 
 
-def _bn_bwd_range(xp, g3, x3, dx3, mu, istd, w, dgamma, dbeta, m, batch, fix_gamma, acc):
-    """BatchNorm's gradients for (A, C, B) views (all channels or a range)."""
+def _bn_bwd_range(xp, g3, x3, dx3, mu, istd, w, dgamma, dbeta, m, batch, fix_gamma, acc,
+                  tail=None):
+    """BatchNorm's gradients for (A, C, B) views (all channels or a range).
+    ``tail`` = (k, mean(g)) vectors: in training, stop with x - mu in dx and
+    write those there, for the caller to finish dx."""
     C = x3.shape[1]
     ga = g3 if g3.dtype == acc else g3.astype(acc)
     # x - mean is built in the gradient's buffer when it has the working
@@ -297,7 +343,10 @@ def _bn_bwd_range(xp, g3, x3, dx3, mu, istd, w, dgamma, dbeta, m, batch, fix_gam
     iw = (istd * w).reshape(1, C, 1)
     if batch:
         k = (dotp * istd * istd / m).reshape(1, C, 1)
-        if in_place:
+        if tail is not None and in_place:
+            tail[0][...] = k.reshape(C)
+            tail[1][...] = sum_g / m
+        elif in_place:
             xc *= k
             _minus_from(xp, ga, (sum_g / m).reshape(1, C, 1), xc)
             dx3 *= iw

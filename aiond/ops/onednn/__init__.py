@@ -18,7 +18,8 @@ import os
 from . import _lib
 from ._wcache import scope as kept_scope
 
-__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_bwd", "kept_scope"]
+__all__ = ["active", "conv_plan", "pool_run", "pool_whole", "bn_bwd", "channel_chain",
+           "kept_scope"]
 
 
 def active():
@@ -61,3 +62,12 @@ def bn_bwd(*args, **kw):
         return False
     from .bnorm import backward
     return backward(*args, **kw)
+
+
+def channel_chain(src, ops, out):
+    """Per-channel elementwise chain in one pass (``binary.chain``); False
+    where oneDNN does not take it."""
+    if not active():
+        return False
+    from .binary import chain
+    return chain(src, ops, out)

@@ -31,7 +31,10 @@ ELTWISE_RELU = 0x20
 POOL_MAX, POOL_AVG_INC, POOL_AVG_EXC = 0x1ff, 0x2ff, 0x3ff
 # dnnl_normalization_flags_t
 USE_GLOBAL_STATS, USE_SCALE, USE_SHIFT, FUSE_NORM_RELU = 0x1, 0x2, 0x4, 0x8
-BINARY_ADD = 0x1fff0
+BINARY_ADD, BINARY_MUL, BINARY_SUB = 0x1fff0, 0x1fff1, 0x1fff5
+# DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE of oneDNN 3.2: post-op i's second
+# operand is (i + 1) * POST_OP_BASE | A_SRC_1 (older releases used 16384)
+POST_OP_BASE = 32768
 # dnnl_query_t
 Q_SRC, Q_DIFF_SRC, Q_WEIGHTS, Q_DIFF_WEIGHTS, Q_DST, Q_DIFF_DST, Q_WORKSPACE = \
     129, 130, 131, 132, 133, 134, 135
@@ -71,10 +74,12 @@ _SIGS = {
     "dnnl_memory_set_data_handle": (C.c_int, [_p, _p]),
     "dnnl_memory_destroy": (C.c_int, [_p]),
     "dnnl_primitive_attr_create": (C.c_int, [C.POINTER(_p)]),
+    "dnnl_primitive_attr_destroy": (C.c_int, [_p]),
     "dnnl_primitive_attr_set_scratchpad_mode": (C.c_int, [_p, C.c_int]),
     "dnnl_post_ops_create": (C.c_int, [C.POINTER(_p)]),
     "dnnl_post_ops_append_eltwise": (C.c_int, [_p, C.c_int, C.c_float, C.c_float]),
     "dnnl_post_ops_append_sum": (C.c_int, [_p, C.c_float, C.c_int32, C.c_int]),
+    "dnnl_post_ops_append_binary": (C.c_int, [_p, C.c_int, _p]),
     "dnnl_post_ops_destroy": (C.c_int, [_p]),
     "dnnl_primitive_attr_set_post_ops": (C.c_int, [_p, _p]),
     "dnnl_primitive_desc_query_md": (_p, [_p, C.c_int, C.c_int]),
@@ -375,6 +380,24 @@ def post_ops_attr(ops):
                 _check(lb.dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops")
                 lb.dnnl_post_ops_destroy(po)
                 cache[ops] = a
+    return a
+
+
+def binary_attr(ops):
+    """Primitive attributes with user scratchpad and binary post-ops ``ops``:
+    (algorithm, MD of the second operand) pairs, applied in order. A new
+    handle, owned by the caller (kept with the primitive it made)."""
+    lb = lib()
+    a, po = _p(), _p()
+    _check(lb.dnnl_primitive_attr_create(C.byref(a)), "attr_create")
+    _check(lb.dnnl_primitive_attr_set_scratchpad_mode(a, SCRATCHPAD_USER), "set_scratchpad_mode")
+    _check(lb.dnnl_post_ops_create(C.byref(po)), "post_ops_create")
+    try:
+        for alg, md in ops:
+            _check(lb.dnnl_post_ops_append_binary(po, alg, md.h), "post_ops_append_binary")
+        _check(lb.dnnl_primitive_attr_set_post_ops(a, po), "set_post_ops")
+    finally:
+        lb.dnnl_post_ops_destroy(po)
     return a
 
 
