@@ -24,9 +24,14 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def _slow_model(gate):
-    def model(x):
-        gate.wait(20)               # holds every call in flight until released
+    async def held(x):
+        # every call is held in flight until the gate opens, in a thread:
+        # the server's loop keeps running, so each call reaches the batcher
+        await asyncio.get_running_loop().run_in_executor(None, gate.wait, 20)
         return x * 2
+
+    def model(x):
+        return held(x)
     return model
 
 
@@ -67,7 +72,10 @@ def test_calls_past_the_cap_get_resource_exhausted(served):
                 i.set_data_from_numpy(x)
                 return c.infer("m", [i])
             held = [asyncio.ensure_future(call()) for _ in range(2)]
-            await asyncio.sleep(0.5)            # both in flight, held by the gate
+            # both in flight: accepted by the batcher (one in the model,
+            # held by the gate, one queued behind it), however long that takes
+            while served.batcher.statistics().requests < 2:
+                await asyncio.sleep(0.01)
             with pytest.raises(InferenceServerException, match="(?i)resource|exhaust|concurren"):
                 await call()
             served.gate.set()
