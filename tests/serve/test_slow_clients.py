@@ -268,8 +268,12 @@ def test_500_slow_connections_are_all_cut_and_leave_nothing_behind(model):
         async def attack():
             slow = [asyncio.ensure_future(_slow_client(host, port, i % 2 == 1, 15))
                     for i in range(500)]
-            await asyncio.sleep(0.5)
-            peak = _fds(pid)
+            # until they are connected (the server closes them at the
+            # 2 s header deadline, so look within 1.5 s)
+            peak, t0 = _fds(pid), time.monotonic()
+            while peak < fd0 + 400 and time.monotonic() - t0 < 1.5:
+                await asyncio.sleep(0.02)
+                peak = max(peak, _fds(pid))
             await normal(40)
             return await asyncio.gather(*slow), peak
         results, peak = asyncio.run(asyncio.wait_for(attack(), 120))
