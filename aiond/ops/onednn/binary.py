@@ -63,8 +63,8 @@ def chain(src, ops, out):
     float32 vector (per channel) or an array shaped like ``src``. False
     where oneDNN does not take the case (nothing was written)."""
     A, c, B = src.shape
-    if B < MIN_PLANE or not ops or out.shape != src.shape or not _dense_rows(src) \
-            or not _dense_rows(out):
+    if B < MIN_PLANE or not ops or not src.size or out.shape != src.shape \
+            or not _dense_rows(src) or not _dense_rows(out):
         return False
     kinds = []
     for alg, v in ops:
