@@ -392,6 +392,52 @@ def _ln_acc_dtype(dt):
     return np.dtype(np.float64) if dt == np.float32 else _acc_dtype(dt)
 
 
+# LayerNorm runs over pieces of about this many elements along an axis it
+# does not normalise: its float64 working copies (float32 data accumulates
+# in float64, as MXNet's) stay cache-sized instead of several full-size
+# temporaries a call, which cost page faults each time the allocator has
+# given them back (32x128x768: 25 ms forward, 1,500 faults a call). Rows
+# are independent, so a piece's results are the whole call's, bit for bit;
+# large calls are shared out between the engine's workers by pieces.
+_LN_PIECE = 1 << 16
+
+
+def _ln_plan(xp, data, ax):
+    """(split axis, its length, piece length, pieces) of ``_ln_pieces``, or
+    None for one piece (a device array, 1-D or empty data)."""
+    if xp is not np or data.ndim < 2 or not data.size:
+        return None
+    sa = 1 if ax == 0 else 0
+    n = data.shape[sa]
+    step = max(1, _LN_PIECE // max(data.size // n, 1))
+    return sa, n, step, -(-n // step)
+
+
+def _npieces(xp, data, ax):
+    plan = _ln_plan(xp, data, ax)
+    return 1 if plan is None else plan[3]
+
+
+def _ln_pieces(xp, data, ax, run):
+    """``run(index, k)`` for the pieces of ``data`` (index: a tuple of
+    slices, k: the piece's number) along a non-normalised axis, in order
+    within each worker's range; the pieces depend only on the shape."""
+    plan = _ln_plan(xp, data, ax)
+    if plan is None:
+        run((), 0)
+        return
+    sa, n, step, npieces = plan
+
+    def pieces(lo, hi):
+        for k in range(lo, hi):
+            run((slice(None),) * sa + (slice(k * step, min(n, (k + 1) * step)),), k)
+    cpu = _splitter(xp, data, npieces)
+    if cpu is not None:
+        cpu.run_ranges(npieces, pieces)
+    else:
+        pieces(0, npieces)
+
+
 @register("LayerNorm", inputs=("data", "gamma", "beta"), params=_LN_PARAMS, infer=_ln_rule,
           num_outputs=3, output_names=("output", "mean", "std"), num_visible=_ln_visible,
           inline=False)
@@ -402,16 +448,22 @@ def LayerNorm(xp, data, gamma, beta, *, out, axis=-1, eps=1e-5, **_ignored):
     y, mean_out, std_out = out
     ax = axis % data.ndim
     acc = _ln_acc_dtype(data.dtype)
-    xa = data if data.dtype == acc else data.astype(acc)
-    mean = xp.mean(xa, axis=ax, keepdims=True)
-    xc = xa - mean
-    std = xp.sqrt(xp.mean(xc * xc, axis=ax, keepdims=True) + eps)
     bshape = tuple(n if i == ax else 1 for i, n in enumerate(data.shape))
-    xp.multiply(xc, (gamma.astype(acc, copy=False).reshape(bshape)) / std, out=y,
-                casting="unsafe")
-    y += beta.reshape(bshape).astype(y.dtype, copy=False)
-    mean_out[...] = mean
-    std_out[...] = std
+    g = gamma.astype(acc, copy=False).reshape(bshape)
+    b = beta.reshape(bshape).astype(y.dtype, copy=False)
+
+    def run(idx, _k):
+        x = data[idx]
+        xa = x if x.dtype == acc else x.astype(acc)
+        mean = xp.mean(xa, axis=ax, keepdims=True)
+        xc = xa - mean
+        std = xp.sqrt(xp.mean(xc * xc, axis=ax, keepdims=True) + eps)
+        yp = y[idx]
+        xp.multiply(xc, g / std, out=yp, casting="unsafe")
+        yp += b
+        mean_out[idx] = mean
+        std_out[idx] = std
+    _ln_pieces(xp, data, ax, run)
 
 
 def _norm_bwd_rule(attrs, shapes, dtypes):
@@ -421,19 +473,33 @@ def _norm_bwd_rule(attrs, shapes, dtypes):
 @register("_backward_LayerNorm", inputs=("ograd", "data", "gamma", "mean", "std"),
           params=_LN_PARAMS, infer=_norm_bwd_rule, num_outputs=3, inline=False)
 def _backward_LayerNorm(xp, ograd, data, gamma, mean, std, *, out, axis=-1, **_ignored):
-    """Gradients of LayerNorm w.r.t. (data, gamma, beta)."""
+    """Gradients of LayerNorm w.r.t. (data, gamma, beta), by pieces as the
+    forward (``_ln_pieces``); gamma's and beta's gradients sum the pieces'
+    in order."""
     dx, dgamma, dbeta = out
     ax = axis % data.ndim
     acc = _ln_acc_dtype(data.dtype)
     red = tuple(i for i in range(data.ndim) if i != ax)
     bshape = tuple(n if i == ax else 1 for i, n in enumerate(data.shape))
-    ga = ograd if ograd.dtype == acc else ograd.astype(acc)
-    xhat = ((data if data.dtype == acc else data.astype(acc)) - mean) / std
-    dbeta[...] = xp.sum(ga, axis=red)
-    dgamma[...] = xp.sum(ga * xhat, axis=red)
-    dxh = ga * gamma.astype(acc, copy=False).reshape(bshape)
-    dx[...] = (dxh - xp.mean(dxh, axis=ax, keepdims=True)
-               - xhat * xp.mean(dxh * xhat, axis=ax, keepdims=True)) / std
+    g = gamma.astype(acc, copy=False).reshape(bshape)
+    parts = [None] * _npieces(xp, data, ax)
+
+    def run(idx, k):
+        o, x = ograd[idx], data[idx]
+        ga = o if o.dtype == acc else o.astype(acc)
+        sd = std[idx]
+        xhat = ((x if x.dtype == acc else x.astype(acc)) - mean[idx]) / sd
+        parts[k] = (xp.sum(ga, axis=red), xp.sum(ga * xhat, axis=red))
+        dxh = ga * g
+        dx[idx] = (dxh - xp.mean(dxh, axis=ax, keepdims=True)
+                   - xhat * xp.mean(dxh * xhat, axis=ax, keepdims=True)) / sd
+    _ln_pieces(xp, data, ax, run)
+    sb, sg = parts[0]
+    for pb, pg in parts[1:]:
+        sb = sb + pb
+        sg = sg + pg
+    dbeta[...] = sb
+    dgamma[...] = sg
 
 # -------------------------------------------------------------- InstanceNorm
 

@@ -1,5 +1,6 @@
 """GroupNorm against numpy (forward, hidden mean/std, gradients by finite differences)."""
 import numpy as np
+import pytest
 
 import aiond as mx
 
@@ -77,3 +78,34 @@ def test_layernorm_float32_accumulates_in_float64():
     xd = x.astype(np.float64)
     want = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape,axis", [((6, 5, 40), -1), ((6, 40, 5), 1), ((40, 6, 5), 0),
+                                        ((64, 8, 512), -1)])     # shared between the workers
+def test_layernorm_by_pieces_is_the_whole_calls_result(shape, axis, monkeypatch):
+    """LayerNorm works on pieces along an axis it does not normalise (cache-
+    sized float64 copies, no full-size temporaries): every row's output,
+    mean, std and data gradient are the one-piece call's bit for bit; gamma's
+    and beta's gradients add the pieces' sums in order (same to rounding)."""
+    from aiond.ops import norm
+    rng = np.random.RandomState(9)
+    x = rng.normal(3, 2, shape).astype(np.float32)
+    C = shape[axis]
+    gamma, beta = rng.rand(C).astype(np.float32) + 0.5, rng.randn(C).astype(np.float32)
+    og = rng.randn(*shape).astype(np.float32)
+
+    def run(piece):
+        monkeypatch.setattr(norm, "_LN_PIECE", piece)
+        X, G, B = (mx.nd.array(a) for a in (x, gamma, beta))
+        for a in (X, G, B):
+            a.attach_grad()
+        with mx.autograd.record():
+            y, mean, std = mx.nd.LayerNorm(X, G, B, axis=axis, output_mean_var=True)
+        y.backward(mx.nd.array(og))
+        return [a.asnumpy() for a in (y, mean, std, X.grad, G.grad, B.grad)]
+    whole, pieces = run(1 << 30), run(16)
+    assert norm._npieces(np, x, axis % x.ndim) > 3
+    for name, a, b in zip(("y", "mean", "std", "dx"), whole[:4], pieces[:4]):
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), name
+    for name, a, b in zip(("dgamma", "dbeta"), whole[4:], pieces[4:]):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6, err_msg=name)
