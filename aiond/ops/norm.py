@@ -402,6 +402,12 @@ def _ln_acc_dtype(dt):
 _LN_PIECE = 1 << 16
 
 
+def _tmp(xp, slot, shape, dtype):
+    """A piece's working buffer: this thread's, reused (``conv_gemm.scratch``)."""
+    from .conv_gemm import scratch
+    return scratch(xp, slot, shape, dtype)
+
+
 def _ln_plan(xp, data, ax):
     """(split axis, its length, piece length, pieces) of ``_ln_pieces``, or
     None for one piece (a device array, 1-D or empty data)."""
@@ -456,10 +462,11 @@ def LayerNorm(xp, data, gamma, beta, *, out, axis=-1, eps=1e-5, **_ignored):
         x = data[idx]
         xa = x if x.dtype == acc else x.astype(acc)
         mean = xp.mean(xa, axis=ax, keepdims=True)
-        xc = xa - mean
-        std = xp.sqrt(xp.mean(xc * xc, axis=ax, keepdims=True) + eps)
+        xc = xp.subtract(xa, mean, out=_tmp(xp, "norm-a", x.shape, acc))
+        t = xp.multiply(xc, xc, out=_tmp(xp, "norm-b", x.shape, acc))
+        std = xp.sqrt(xp.mean(t, axis=ax, keepdims=True) + eps)
         yp = y[idx]
-        xp.multiply(xc, g / std, out=yp, casting="unsafe")
+        xp.multiply(xc, xp.divide(g, std, out=t), out=yp, casting="unsafe")
         yp += b
         mean_out[idx] = mean
         std_out[idx] = std
@@ -486,13 +493,19 @@ def _backward_LayerNorm(xp, ograd, data, gamma, mean, std, *, out, axis=-1, **_i
 
     def run(idx, k):
         o, x = ograd[idx], data[idx]
-        ga = o if o.dtype == acc else o.astype(acc)
         sd = std[idx]
-        xhat = ((x if x.dtype == acc else x.astype(acc)) - mean[idx]) / sd
-        parts[k] = (xp.sum(ga, axis=red), xp.sum(ga * xhat, axis=red))
-        dxh = ga * g
-        dx[idx] = (dxh - xp.mean(dxh, axis=ax, keepdims=True)
-                   - xhat * xp.mean(dxh * xhat, axis=ax, keepdims=True)) / sd
+        # the plain formula's operations, into this thread's piece buffers
+        xhat = xp.subtract(x, mean[idx], out=_tmp(xp, "norm-a", x.shape, acc), dtype=acc)
+        xhat /= sd
+        ga = _tmp(xp, "norm-b", x.shape, acc)
+        ga[...] = o
+        t = xp.multiply(ga, xhat, out=_tmp(xp, "norm-c", x.shape, acc))
+        parts[k] = (xp.sum(ga, axis=red), xp.sum(t, axis=red))
+        dxh = xp.multiply(ga, g, out=ga)
+        m2 = xp.mean(xp.multiply(dxh, xhat, out=t), axis=ax, keepdims=True)
+        dxh -= xp.mean(dxh, axis=ax, keepdims=True)
+        dxh -= xp.multiply(xhat, m2, out=t)
+        xp.divide(dxh, sd, out=dx[idx], casting="unsafe")
     _ln_pieces(xp, data, ax, run)
     sb, sg = parts[0]
     for pb, pg in parts[1:]:
@@ -516,10 +529,10 @@ def _in_rule(attrs, shapes, dtypes):
     return (d,), (dtypes[0],)
 
 
-def _in_stats(xp, x3, eps):
-    mean = xp.mean(x3, axis=2, keepdims=True)
+def _in_stats(xp, x3, eps, axis=2):
+    mean = xp.mean(x3, axis=axis, keepdims=True)
     xc = x3 - mean
-    invstd = 1.0 / xp.sqrt(xp.mean(xc * xc, axis=2, keepdims=True) + eps)
+    invstd = 1.0 / xp.sqrt(xp.mean(xc * xc, axis=axis, keepdims=True) + eps)
     return xc, invstd
 
 
@@ -528,35 +541,88 @@ def _in_stats(xp, x3, eps):
           inline=False)
 def InstanceNorm(xp, data, gamma, beta, *, out, eps=1e-3):
     """InstanceNorm(data, gamma, beta, eps=1e-3): normalise each (sample,
-    channel) over the spatial axes, then scale by gamma and shift by beta (per channel)."""
+    channel) over the spatial axes, then scale by gamma and shift by beta
+    (per channel). On numpy by pieces of instances, as LayerNorm."""
     N, C = data.shape[:2]
     acc = _acc_dtype(data.dtype)
-    x3 = data.reshape(N, C, -1)
-    xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
-    y3 = out.reshape(N, C, -1)
-    xp.multiply(xc, invstd * gamma.astype(acc, copy=False).reshape(1, C, 1), out=y3,
-                casting="unsafe")
-    y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
+    if xp is not np:
+        x3 = data.reshape(N, C, -1)
+        xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
+        y3 = out.reshape(N, C, -1)
+        xp.multiply(xc, invstd * gamma.astype(acc, copy=False).reshape(1, C, 1), out=y3,
+                    casting="unsafe")
+        y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
+        return
+    x2, y2 = data.reshape(N * C, -1), out.reshape(N * C, -1)
+    gam, bet = gamma.astype(acc, copy=False), beta.astype(out.dtype, copy=False)
+
+    def run(idx, _k):
+        xs = x2[idx]
+        xc, invstd = _in_piece_stats(xs, eps, acc)
+        ch = _in_channels(idx, N * C, C)
+        ys = y2[idx]
+        xp.multiply(xc, invstd * gam[ch][:, None], out=ys, casting="unsafe")
+        ys += bet[ch][:, None]
+    _ln_pieces(xp, x2, 1, run)
+
+
+def _in_piece_stats(xs, eps, acc):
+    """``_in_stats`` of a (rows, S) piece, into this thread's piece buffers."""
+    mean = np.mean(xs, axis=1, keepdims=True, dtype=acc)
+    xc = np.subtract(xs, mean, out=_tmp(np, "norm-a", xs.shape, acc), dtype=acc)
+    t = np.multiply(xc, xc, out=_tmp(np, "norm-b", xs.shape, acc))
+    return xc, 1.0 / np.sqrt(np.mean(t, axis=1, keepdims=True) + eps)
+
+
+def _in_channels(idx, rows, C):
+    """The channel of each instance (row) of piece ``idx``."""
+    return np.arange(rows)[idx[0] if idx else slice(None)] % C
 
 
 @register("_backward_InstanceNorm", inputs=("ograd", "data", "gamma"),
           params=[Param("eps", p_float, 1e-3)], infer=_norm_bwd_rule, num_outputs=3,
           inline=False)
 def _backward_InstanceNorm(xp, ograd, data, gamma, *, out, eps=1e-3):
-    """Gradients of InstanceNorm w.r.t. (data, gamma, beta)."""
+    """Gradients of InstanceNorm w.r.t. (data, gamma, beta); on numpy by
+    pieces of instances, gamma's and beta's gradients summed per instance
+    first (the same whatever the pieces)."""
     dx, dgamma, dbeta = out
     N, C = data.shape[:2]
     acc = _acc_dtype(data.dtype)
-    x3 = data.reshape(N, C, -1)
-    xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
-    xhat = xc * invstd
-    g3 = ograd.reshape(N, C, -1)
-    ga = g3 if g3.dtype == acc else g3.astype(acc)
-    dbeta[...] = xp.sum(ga, axis=(0, 2))
-    dgamma[...] = xp.sum(ga * xhat, axis=(0, 2))
-    dxh = ga * gamma.astype(acc, copy=False).reshape(1, C, 1)
-    dx.reshape(N, C, -1)[...] = (dxh - xp.mean(dxh, axis=2, keepdims=True)
-                                 - xhat * xp.mean(dxh * xhat, axis=2, keepdims=True)) * invstd
+    if xp is not np:
+        x3 = data.reshape(N, C, -1)
+        xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
+        xhat = xc * invstd
+        g3 = ograd.reshape(N, C, -1)
+        ga = g3 if g3.dtype == acc else g3.astype(acc)
+        dbeta[...] = xp.sum(ga, axis=(0, 2))
+        dgamma[...] = xp.sum(ga * xhat, axis=(0, 2))
+        dxh = ga * gamma.astype(acc, copy=False).reshape(1, C, 1)
+        dx.reshape(N, C, -1)[...] = (dxh - xp.mean(dxh, axis=2, keepdims=True)
+                                     - xhat * xp.mean(dxh * xhat, axis=2, keepdims=True)) * invstd
+        return
+    x2, g2, dx2 = data.reshape(N * C, -1), ograd.reshape(N * C, -1), dx.reshape(N * C, -1)
+    gam = gamma.astype(acc, copy=False)
+    sb, sg = np.empty(N * C, acc), np.empty(N * C, acc)
+
+    def run(idx, _k):
+        xs, gs = x2[idx], g2[idx]
+        xhat, invstd = _in_piece_stats(xs, eps, acc)
+        xhat *= invstd
+        ga = _tmp(xp, "norm-c", xs.shape, acc)
+        ga[...] = gs
+        t = _tmp(xp, "norm-b", xs.shape, acc)
+        rows = idx[0] if idx else slice(None)
+        sb[rows] = xp.sum(ga, axis=1)
+        sg[rows] = xp.sum(xp.multiply(ga, xhat, out=t), axis=1)
+        dxh = xp.multiply(ga, gam[_in_channels(idx, N * C, C)][:, None], out=ga)
+        m2 = xp.mean(xp.multiply(dxh, xhat, out=t), axis=1, keepdims=True)
+        dxh -= xp.mean(dxh, axis=1, keepdims=True)
+        dxh -= xp.multiply(xhat, m2, out=t)
+        xp.multiply(dxh, invstd, out=dx2[idx], casting="unsafe")
+    _ln_pieces(xp, x2, 1, run)
+    dbeta[...] = sb.reshape(N, C).sum(axis=0)
+    dgamma[...] = sg.reshape(N, C).sum(axis=0)
 
 # ------------------------------------------------------------ gradient table
 from ._grad import set_grads  # noqa: E402

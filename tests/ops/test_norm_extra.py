@@ -109,3 +109,33 @@ def test_layernorm_by_pieces_is_the_whole_calls_result(shape, axis, monkeypatch)
         assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), name
     for name, a, b in zip(("dgamma", "dbeta"), whole[4:], pieces[4:]):
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_instancenorm_by_pieces_is_the_whole_calls_result(monkeypatch):
+    """InstanceNorm by pieces of instances (cache-sized working buffers):
+    the output and data gradient are the one-piece call's bit for bit;
+    gamma's and beta's gradients sum per instance first, so they too."""
+    from aiond.ops import norm
+    rng = np.random.RandomState(10)
+    x = rng.normal(2, 3, (8, 6, 5, 7)).astype(np.float32)
+    gamma, beta = rng.rand(6).astype(np.float32) + 0.5, rng.randn(6).astype(np.float32)
+    og = rng.randn(*x.shape).astype(np.float32)
+
+    def run(piece):
+        monkeypatch.setattr(norm, "_LN_PIECE", piece)
+        X, G, B = (mx.nd.array(a) for a in (x, gamma, beta))
+        for a in (X, G, B):
+            a.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.InstanceNorm(X, G, B, eps=1e-3)
+        y.backward(mx.nd.array(og))
+        return [a.asnumpy() for a in (y, X.grad, G.grad, B.grad)]
+    whole, pieces = run(1 << 30), run(70)
+    assert norm._npieces(np, x.reshape(48, -1), 1) > 10
+    for name, a, b in zip(("y", "dx", "dgamma", "dbeta"), whole, pieces):
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), name
+    # and the formula, against numpy
+    m = x.mean(axis=(2, 3), keepdims=True)
+    v = x.var(axis=(2, 3), keepdims=True)
+    want = (x - m) / np.sqrt(v + 1e-3) * gamma.reshape(1, 6, 1, 1) + beta.reshape(1, 6, 1, 1)
+    np.testing.assert_allclose(pieces[0], want, rtol=1e-4, atol=1e-4)
