@@ -80,6 +80,20 @@ def test_layernorm_float32_accumulates_in_float64():
     np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-5, atol=1e-5)
 
 
+def _norm_by_pieces(monkeypatch, piece, op, x, gamma, beta, og):
+    """op's outputs, then the gradients of x, gamma and beta, with pieces of
+    ``piece`` elements (``norm._LN_PIECE``)."""
+    from aiond.ops import norm
+    monkeypatch.setattr(norm, "_LN_PIECE", piece)
+    X, G, B = (mx.nd.array(a) for a in (x, gamma, beta))
+    for a in (X, G, B):
+        a.attach_grad()
+    with mx.autograd.record():
+        outs = op(X, G, B)
+    outs[0].backward(mx.nd.array(og))
+    return [a.asnumpy() for a in list(outs) + [X.grad, G.grad, B.grad]]
+
+
 @pytest.mark.parametrize("shape,axis", [((6, 5, 40), -1), ((6, 40, 5), 1), ((40, 6, 5), 0),
                                         ((64, 8, 512), -1)])     # shared between the workers
 def test_layernorm_by_pieces_is_the_whole_calls_result(shape, axis, monkeypatch):
@@ -94,16 +108,9 @@ def test_layernorm_by_pieces_is_the_whole_calls_result(shape, axis, monkeypatch)
     gamma, beta = rng.rand(C).astype(np.float32) + 0.5, rng.randn(C).astype(np.float32)
     og = rng.randn(*shape).astype(np.float32)
 
-    def run(piece):
-        monkeypatch.setattr(norm, "_LN_PIECE", piece)
-        X, G, B = (mx.nd.array(a) for a in (x, gamma, beta))
-        for a in (X, G, B):
-            a.attach_grad()
-        with mx.autograd.record():
-            y, mean, std = mx.nd.LayerNorm(X, G, B, axis=axis, output_mean_var=True)
-        y.backward(mx.nd.array(og))
-        return [a.asnumpy() for a in (y, mean, std, X.grad, G.grad, B.grad)]
-    whole, pieces = run(1 << 30), run(16)
+    def op(X, G, B):
+        return mx.nd.LayerNorm(X, G, B, axis=axis, output_mean_var=True)
+    whole, pieces = (_norm_by_pieces(monkeypatch, p, op, x, gamma, beta, og) for p in (1 << 30, 16))
     assert norm._npieces(np, x, axis % x.ndim) > 3
     for name, a, b in zip(("y", "mean", "std", "dx"), whole[:4], pieces[:4]):
         assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), name
@@ -121,16 +128,9 @@ def test_instancenorm_by_pieces_is_the_whole_calls_result(monkeypatch):
     gamma, beta = rng.rand(6).astype(np.float32) + 0.5, rng.randn(6).astype(np.float32)
     og = rng.randn(*x.shape).astype(np.float32)
 
-    def run(piece):
-        monkeypatch.setattr(norm, "_LN_PIECE", piece)
-        X, G, B = (mx.nd.array(a) for a in (x, gamma, beta))
-        for a in (X, G, B):
-            a.attach_grad()
-        with mx.autograd.record():
-            y = mx.nd.InstanceNorm(X, G, B, eps=1e-3)
-        y.backward(mx.nd.array(og))
-        return [a.asnumpy() for a in (y, X.grad, G.grad, B.grad)]
-    whole, pieces = run(1 << 30), run(70)
+    def op(X, G, B):
+        return [mx.nd.InstanceNorm(X, G, B, eps=1e-3)]
+    whole, pieces = (_norm_by_pieces(monkeypatch, p, op, x, gamma, beta, og) for p in (1 << 30, 70))
     assert norm._npieces(np, x.reshape(48, -1), 1) > 10
     for name, a, b in zip(("y", "dx", "dgamma", "dbeta"), whole, pieces):
         assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), name
