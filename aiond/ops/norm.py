@@ -529,85 +529,59 @@ def _in_rule(attrs, shapes, dtypes):
     return (d,), (dtypes[0],)
 
 
-def _in_stats(xp, x3, eps, axis=2):
-    mean = xp.mean(x3, axis=axis, keepdims=True)
-    xc = x3 - mean
-    invstd = 1.0 / xp.sqrt(xp.mean(xc * xc, axis=axis, keepdims=True) + eps)
-    return xc, invstd
-
-
 @register("InstanceNorm", inputs=("data", "gamma", "beta"),
           params=[Param("eps", p_float, 1e-3, "added to the variance")], infer=_in_rule,
           inline=False)
 def InstanceNorm(xp, data, gamma, beta, *, out, eps=1e-3):
     """InstanceNorm(data, gamma, beta, eps=1e-3): normalise each (sample,
     channel) over the spatial axes, then scale by gamma and shift by beta
-    (per channel). On numpy by pieces of instances, as LayerNorm."""
+    (per channel). By pieces of instances, as LayerNorm."""
     N, C = data.shape[:2]
     acc = _acc_dtype(data.dtype)
-    if xp is not np:
-        x3 = data.reshape(N, C, -1)
-        xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
-        y3 = out.reshape(N, C, -1)
-        xp.multiply(xc, invstd * gamma.astype(acc, copy=False).reshape(1, C, 1), out=y3,
-                    casting="unsafe")
-        y3 += beta.reshape(1, C, 1).astype(y3.dtype, copy=False)
-        return
     x2, y2 = data.reshape(N * C, -1), out.reshape(N * C, -1)
     gam, bet = gamma.astype(acc, copy=False), beta.astype(out.dtype, copy=False)
 
     def run(idx, _k):
         xs = x2[idx]
-        xc, invstd = _in_piece_stats(xs, eps, acc)
-        ch = _in_channels(idx, N * C, C)
+        xc, invstd = _in_stats(xp, xs, eps, acc)
+        ch = _in_channels(xp, idx, N * C, C)
         ys = y2[idx]
         xp.multiply(xc, invstd * gam[ch][:, None], out=ys, casting="unsafe")
         ys += bet[ch][:, None]
     _ln_pieces(xp, x2, 1, run)
 
 
-def _in_piece_stats(xs, eps, acc):
-    """``_in_stats`` of a (rows, S) piece, into this thread's piece buffers."""
-    mean = np.mean(xs, axis=1, keepdims=True, dtype=acc)
-    xc = np.subtract(xs, mean, out=_tmp(np, "norm-a", xs.shape, acc), dtype=acc)
-    t = np.multiply(xc, xc, out=_tmp(np, "norm-b", xs.shape, acc))
-    return xc, 1.0 / np.sqrt(np.mean(t, axis=1, keepdims=True) + eps)
+def _in_stats(xp, xs, eps, acc):
+    """(x - mean, 1/std) of each instance (row) of a (rows, S) piece, in this
+    thread's piece buffers."""
+    mean = xp.mean(xs, axis=1, keepdims=True, dtype=acc)
+    xc = xp.subtract(xs, mean, out=_tmp(xp, "norm-a", xs.shape, acc), dtype=acc)
+    t = xp.multiply(xc, xc, out=_tmp(xp, "norm-b", xs.shape, acc))
+    return xc, 1.0 / xp.sqrt(xp.mean(t, axis=1, keepdims=True) + eps)
 
 
-def _in_channels(idx, rows, C):
+def _in_channels(xp, idx, rows, C):
     """The channel of each instance (row) of piece ``idx``."""
-    return np.arange(rows)[idx[0] if idx else slice(None)] % C
+    return xp.arange(rows)[idx[0] if idx else slice(None)] % C
 
 
 @register("_backward_InstanceNorm", inputs=("ograd", "data", "gamma"),
           params=[Param("eps", p_float, 1e-3)], infer=_norm_bwd_rule, num_outputs=3,
           inline=False)
 def _backward_InstanceNorm(xp, ograd, data, gamma, *, out, eps=1e-3):
-    """Gradients of InstanceNorm w.r.t. (data, gamma, beta); on numpy by
-    pieces of instances, gamma's and beta's gradients summed per instance
-    first (the same whatever the pieces)."""
+    """Gradients of InstanceNorm w.r.t. (data, gamma, beta), by pieces of
+    instances; gamma's and beta's gradients summed per instance first (the
+    same whatever the pieces)."""
     dx, dgamma, dbeta = out
     N, C = data.shape[:2]
     acc = _acc_dtype(data.dtype)
-    if xp is not np:
-        x3 = data.reshape(N, C, -1)
-        xc, invstd = _in_stats(xp, x3 if x3.dtype == acc else x3.astype(acc), eps)
-        xhat = xc * invstd
-        g3 = ograd.reshape(N, C, -1)
-        ga = g3 if g3.dtype == acc else g3.astype(acc)
-        dbeta[...] = xp.sum(ga, axis=(0, 2))
-        dgamma[...] = xp.sum(ga * xhat, axis=(0, 2))
-        dxh = ga * gamma.astype(acc, copy=False).reshape(1, C, 1)
-        dx.reshape(N, C, -1)[...] = (dxh - xp.mean(dxh, axis=2, keepdims=True)
-                                     - xhat * xp.mean(dxh * xhat, axis=2, keepdims=True)) * invstd
-        return
     x2, g2, dx2 = data.reshape(N * C, -1), ograd.reshape(N * C, -1), dx.reshape(N * C, -1)
     gam = gamma.astype(acc, copy=False)
-    sb, sg = np.empty(N * C, acc), np.empty(N * C, acc)
+    sb, sg = xp.empty(N * C, acc), xp.empty(N * C, acc)
 
     def run(idx, _k):
         xs, gs = x2[idx], g2[idx]
-        xhat, invstd = _in_piece_stats(xs, eps, acc)
+        xhat, invstd = _in_stats(xp, xs, eps, acc)
         xhat *= invstd
         ga = _tmp(xp, "norm-c", xs.shape, acc)
         ga[...] = gs
@@ -615,7 +589,7 @@ def _backward_InstanceNorm(xp, ograd, data, gamma, *, out, eps=1e-3):
         rows = idx[0] if idx else slice(None)
         sb[rows] = xp.sum(ga, axis=1)
         sg[rows] = xp.sum(xp.multiply(ga, xhat, out=t), axis=1)
-        dxh = xp.multiply(ga, gam[_in_channels(idx, N * C, C)][:, None], out=ga)
+        dxh = xp.multiply(ga, gam[_in_channels(xp, idx, N * C, C)][:, None], out=ga)
         m2 = xp.mean(xp.multiply(dxh, xhat, out=t), axis=1, keepdims=True)
         dxh -= xp.mean(dxh, axis=1, keepdims=True)
         dxh -= xp.multiply(xhat, m2, out=t)
