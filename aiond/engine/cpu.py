@@ -12,13 +12,17 @@
   run under ``SCHED_BATCH`` (``AIOND_WORKER_SCHED``) and the loop's thread
   takes a short time slice (``AIOND_LOOP_SLICE_US``), so that the loop,
   waking from ``epoll_wait``, gets a core before them instead of waiting
-  out their time slice (``ossched.py``). A plain training loop keeps the
-  normal policy: there a worker woken for half of a split op must not wait
-  behind the BLAS threads of the thread that pushed it.
+  out their time slice (``ossched.py``); while processes at a lower
+  priority use the cores, the workers take the normal policy back, or
+  such a process could hold a woken worker off its core until the next
+  scheduler tick. A plain training loop keeps the normal policy: there a
+  worker woken for half of a split op must not wait behind the BLAS
+  threads of the thread that pushed it.
 """
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import threading
 
@@ -81,6 +85,9 @@ class CPUExecutor(Executor):
         # each worker compares it with its own before taking an item
         self.policy = self._batch_policy if mode == "batch" else None
         self._auto = mode == "auto" and self._batch_policy is not None
+        # under 'auto' once serving: a neighbour at a lower priority sends
+        # the workers back to the normal policy (``ossched.NicedLoad``)
+        self._niced = None
         self.native_ids = []                # the workers' OS thread ids
 
     # ------------------------------------------------------------ lifecycle
@@ -104,7 +111,10 @@ class CPUExecutor(Executor):
         bl = blas.state
         while True:
             item = get()
-            if self.policy is not mine:
+            niced = self._niced
+            if niced is not None and niced.due():
+                self.policy = self._normal if niced.update() else self._batch_policy
+            if self.policy != mine:
                 mine = self.policy
                 ossched.set_policy(mine)
             self.busy += 1
@@ -122,6 +132,8 @@ class CPUExecutor(Executor):
         if self._auto:
             self._auto = False
             self.policy = self._batch_policy
+            self._normal = getattr(os, "SCHED_OTHER", None)
+            self._niced = ossched.NicedLoad()
         if self._loop_slice:
             tid = threading.get_native_id()
             if tid not in self._sliced:

@@ -47,6 +47,9 @@ async def main():
     x = mx.nd.ones((64, 64), ctx=mx.cpu())
     return await mx.nd.dot(x, x).read()     # an event loop awaits a result
 asyncio.run(main())
+if cpu._niced is not None:
+    # whatever else runs on this machine: no niced neighbour is seen
+    cpu._niced.due = lambda: False
 on_workers()
 print(json.dumps({"plain": plain, "served": policies(), "nworkers": cpu.nworkers,
                   "started": len(cpu.native_ids),
@@ -101,6 +104,18 @@ def test_in_this_process_workers_serving_a_loop_are_batch_and_results_hold():
         return await mx.nd.dot(x, x).read()
     np.testing.assert_allclose(asyncio.run(main()), a @ a, rtol=1e-5)
     cpu = mx.engine.get().cpu
+    watch = cpu._niced
+    if watch is not None:
+        # whatever else runs on this machine: no niced neighbour is seen
+        cpu._niced = None
+        cpu.policy = cpu._batch_policy
+    try:
+        _hold_each_worker_once_and_check_batch(cpu)
+    finally:
+        cpu._niced = watch
+
+
+def _hold_each_worker_once_and_check_batch(cpu):
     # a worker takes the policy with its next item: one held op per worker
     # (waited for with a plain event: waitall would run a queued one itself)
     gate = threading.Barrier(cpu.nworkers, timeout=30)
@@ -250,3 +265,151 @@ def test_a_thread_at_a_negative_nice_value_is_left_alone():
     assert got["before"]["nice"] == -2, got      # what the probe asked for, whatever ran it
     assert got["served"]["nice"] == -2
     assert got["served"]["slice"] == got["before"]["slice"]
+
+
+# ---------------------------- a neighbour at a lower priority (ossched.NicedLoad)
+class _Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+def _niced(readings, own=None, interval=0.5, share=0.05):
+    """A NicedLoad over scripted /proc/stat readings (ticks at 100 a second)."""
+    from aiond.engine import ossched
+    clock = _Clock()
+    it = iter(readings)
+    owns = iter(own) if own is not None else None
+    w = ossched.NicedLoad(interval=interval, share=share, read=lambda cpus: next(it),
+                          own=(lambda: next(owns)) if owns is not None else (lambda: 0),
+                          clock=clock, cpus={0, 1}, ticks_per_s=100)
+    return w, clock
+
+
+def test_niced_time_of_other_processes_marks_a_lower_priority_neighbour():
+    # half a second is 50 ticks of one core; 5 % of a core is 2.5 ticks
+    w, clock = _niced([1000, 1002, 1030, 1031, 1031])
+    assert w.update() is False                  # the first reading is a baseline
+    clock.t += 0.5
+    assert w.update() is False                  # 2 ticks: below 5 % of a core
+    clock.t += 0.5
+    assert w.update() is True                   # 28 ticks: a neighbour
+    clock.t += 0.5
+    assert w.update() is False                  # 1 tick: gone again
+    clock.t += 0.5
+    assert w.update() is False and w.present is False
+
+
+def test_this_processs_own_niced_time_does_not_count():
+    # run at a positive nice value itself: its own user time is in the column
+    w, clock = _niced([0, 40, 80], own=[0, 39, 50])
+    w.update()
+    clock.t += 0.5
+    assert w.update() is False                  # 40 ticks, 39 of them ours
+    clock.t += 0.5
+    assert w.update() is True                   # 40 ticks, 11 ours: 29 others'
+
+
+def test_without_proc_stat_nothing_is_assumed():
+    w, clock = _niced([None, None])
+    assert w.update() is False
+    clock.t += 1
+    assert w.update() is False
+
+
+def test_the_reading_is_due_once_per_interval():
+    w, clock = _niced([])
+    assert w.due() is True
+    assert w.due() is False
+    clock.t += 0.49
+    assert w.due() is False
+    clock.t += 0.02
+    assert w.due() is True and w.due() is False
+
+
+def test_the_real_proc_stat_sees_a_nice_19_busy_loop():
+    from aiond.engine import ossched
+    if ossched._niced_ticks(os.sched_getaffinity(0)) is None:
+        pytest.skip("no /proc/stat here")
+    busy = subprocess.Popen(["nice", "-n", "19", sys.executable, "-c", "while True: pass"])
+    try:
+        w = ossched.NicedLoad(interval=0.3)
+        w.update()
+        seen = False
+        for _ in range(40):              # up to ~12 s on a machine busy with other work
+            threading.Event().wait(0.3)
+            if w.update():
+                seen = True
+                break
+        assert seen, "a nice-19 busy loop was not seen in /proc/stat's niced time"
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+_NICED_PROBE = """
+import asyncio, json, os, threading
+import aiond as mx
+from aiond.engine import ossched
+cpu = mx.engine.get().cpu
+
+class Verdict:
+    # what NicedLoad would say, scripted: a reading is due before every item
+    present = False
+    def due(self):
+        return True
+    def update(self):
+        return self.present
+
+def on_workers():
+    n = cpu.nworkers
+    gate = threading.Barrier(n, timeout=30)
+    done = threading.Semaphore(0)
+    def op():
+        gate.wait()
+        done.release()
+    arrs = [mx.nd.zeros((4,), ctx=mx.cpu()) for _ in range(n)]
+    for a in arrs:
+        mx.engine.push(op, writes=(a,), name="probe")
+    for _ in range(n):
+        assert done.acquire(timeout=30)
+    mx.nd.waitall()
+    return sorted({os.sched_getscheduler(t) for t in cpu.native_ids})
+
+async def main():
+    x = mx.nd.ones((64, 64), ctx=mx.cpu())
+    return await mx.nd.dot(x, x).read()
+asyncio.run(main())
+watch = cpu._niced
+verdict = Verdict()
+if watch is not None:       # (a policy asked for by name has no watch to script)
+    cpu._niced = verdict
+out = {"watch": type(watch).__name__, "quiet": on_workers()}
+verdict.present = True
+out["beside"] = on_workers()
+verdict.present = False
+out["after"] = on_workers()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("value", [None, "batch", "other"])
+def test_a_lower_priority_neighbour_sends_serving_workers_back_to_the_normal_policy(value):
+    env = dict(os.environ)
+    env.pop("AIOND_ENGINE", None)
+    env.pop("AIOND_CPU_WORKERS", None)
+    env.pop("AIOND_WORKER_SCHED", None)
+    if value is not None:
+        env["AIOND_WORKER_SCHED"] = value
+    r = subprocess.run([sys.executable, "-c", _NICED_PROBE], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(r.stdout)
+    if value is None:       # auto: batch while nothing niced runs, normal beside it
+        assert got == {"watch": "NicedLoad", "quiet": [os.SCHED_BATCH],
+                       "beside": [os.SCHED_OTHER], "after": [os.SCHED_BATCH]}
+    else:                   # a policy asked for by name is kept whatever runs beside
+        want = [getattr(os, "SCHED_" + value.upper())]
+        assert got == {"watch": "NoneType", "quiet": want, "beside": want, "after": want}
