@@ -17,7 +17,7 @@ import aiond as mx
 pytestmark = pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"),
                                 reason="SCHED_BATCH is a Linux scheduling policy")
 
-_PROBE = """
+_HOLD_EACH_WORKER = """
 import asyncio, json, os, threading
 import aiond as mx
 cpu = mx.engine.get().cpu
@@ -40,7 +40,9 @@ def on_workers():
 
 def policies():
     return sorted({os.sched_getscheduler(t) for t in cpu.native_ids})
+"""
 
+_PROBE = _HOLD_EACH_WORKER + """
 on_workers()
 plain = policies()
 async def main():
@@ -349,12 +351,7 @@ def test_the_real_proc_stat_sees_a_nice_19_busy_loop():
         busy.wait()
 
 
-_NICED_PROBE = """
-import asyncio, json, os, threading
-import aiond as mx
-from aiond.engine import ossched
-cpu = mx.engine.get().cpu
-
+_NICED_PROBE = _HOLD_EACH_WORKER + """
 class Verdict:
     # what NicedLoad would say, scripted: a reading is due before every item
     present = False
@@ -362,21 +359,6 @@ class Verdict:
         return True
     def update(self):
         return self.present
-
-def on_workers():
-    n = cpu.nworkers
-    gate = threading.Barrier(n, timeout=30)
-    done = threading.Semaphore(0)
-    def op():
-        gate.wait()
-        done.release()
-    arrs = [mx.nd.zeros((4,), ctx=mx.cpu()) for _ in range(n)]
-    for a in arrs:
-        mx.engine.push(op, writes=(a,), name="probe")
-    for _ in range(n):
-        assert done.acquire(timeout=30)
-    mx.nd.waitall()
-    return sorted({os.sched_getscheduler(t) for t in cpu.native_ids})
 
 async def main():
     x = mx.nd.ones((64, 64), ctx=mx.cpu())
@@ -386,11 +368,14 @@ watch = cpu._niced
 verdict = Verdict()
 if watch is not None:       # (a policy asked for by name has no watch to script)
     cpu._niced = verdict
-out = {"watch": type(watch).__name__, "quiet": on_workers()}
+on_workers()
+out = {"watch": type(watch).__name__, "quiet": policies()}
 verdict.present = True
-out["beside"] = on_workers()
+on_workers()
+out["beside"] = policies()
 verdict.present = False
-out["after"] = on_workers()
+on_workers()
+out["after"] = policies()
 print(json.dumps(out))
 """
 
