@@ -85,6 +85,7 @@ class CPUExecutor(Executor):
         # each worker compares it with its own before taking an item
         self.policy = self._batch_policy if mode == "batch" else None
         self._auto = mode == "auto" and self._batch_policy is not None
+        self._normal = getattr(os, "SCHED_OTHER", None)
         # under 'auto' once serving: a neighbour at a lower priority sends
         # the workers back to the normal policy (``ossched.NicedLoad``)
         self._niced = None
@@ -132,7 +133,6 @@ class CPUExecutor(Executor):
         if self._auto:
             self._auto = False
             self.policy = self._batch_policy
-            self._normal = getattr(os, "SCHED_OTHER", None)
             self._niced = ossched.NicedLoad()
         if self._loop_slice:
             tid = threading.get_native_id()

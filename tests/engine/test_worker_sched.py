@@ -108,13 +108,24 @@ def test_in_this_process_workers_serving_a_loop_are_batch_and_results_hold():
     cpu = mx.engine.get().cpu
     watch = cpu._niced
     if watch is not None:
-        # whatever else runs on this machine: no niced neighbour is seen
-        cpu._niced = None
-        cpu.policy = cpu._batch_policy
+        # whatever else runs on this machine (or ran before this test): the
+        # workers' next items read a verdict of no niced neighbour
+        cpu._niced = _NoNeighbour()
     try:
         _hold_each_worker_once_and_check_batch(cpu)
     finally:
         cpu._niced = watch
+
+
+class _NoNeighbour:
+    """A NicedLoad that always reads no lower-priority neighbour."""
+    present = False
+
+    def due(self):
+        return True
+
+    def update(self):
+        return False
 
 
 def _hold_each_worker_once_and_check_batch(cpu):
